@@ -1,0 +1,53 @@
+/**
+ * What the chart hands to each invoked actor. Implementations of `llm`, `tool`, `postToolsHook`
+ * and `retryTimer` receive these as `input` and answer with the chart's own events.
+ */
+import type { CompletedToolInfo, LlmRequest, ToolCall } from './types.js';
+
+/**
+ * Input of the `llm` actor: the request to stream. The actor answers with `LlmTextDelta`,
+ * `LlmToolCallDelta`, then `LlmCompleted` or `LlmError`.
+ *
+ * @example
+ * const input: LlmActorInput = { request: buildRequest(core.context) };
+ */
+export interface LlmActorInput {
+  request: LlmRequest;
+}
+
+/**
+ * Input of one `tool` actor (one per call, with the call id as actor id). It answers with
+ * `ToolProgress` (optional) and one `ToolCompleted`.
+ *
+ * @example
+ * const input: ToolActorInput = { call: { id: 't1', name: 'read_file', input: { path: 'a.txt' } } };
+ */
+export interface ToolActorInput {
+  call: ToolCall;
+}
+
+/**
+ * Input of the `postToolsHook` actor: every call of the response in call order with whether it
+ * succeeded, and the calls themselves (so a commit message can name files). It answers with one
+ * `PostToolsHookCompleted`.
+ *
+ * @example
+ * const input: PostToolsHookInput = { completedTools: [{ name: 'edit_file', succeeded: true }], calls };
+ */
+export interface PostToolsHookInput {
+  completedTools: CompletedToolInfo[];
+  calls: ToolCall[];
+}
+
+/**
+ * Input of the `retryTimer` actor: how long to wait before sending `RetryTimeoutFired`. The delay
+ * travels in the input, not in an `after` transition, so a restored snapshot restarts the timer
+ * (XState does not persist pending `after` timers).
+ *
+ * @example
+ * const input: RetryTimerInput = { delayMs: 400, attempt: 2 };
+ */
+export interface RetryTimerInput {
+  delayMs: number;
+  attempt: number;
+}

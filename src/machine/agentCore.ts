@@ -1,0 +1,252 @@
+/**
+ * Pure mode: Loom's `handleEvent(event) → actions` over the same statechart the actors run.
+ * No I/O, no clock, no randomness outside the seeded jitter: the same events give the same
+ * actions and snapshots, so an event log replays exactly.
+ */
+import { type ActorScope, type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
+import { type AgentMachine, agentMachine } from './agentMachine.js';
+import { type AgentContext, createInitialContext, resolveConfig } from './context.js';
+import type { AgentAction, AgentConfig, AgentEvent, AgentStateName, Message } from './types.js';
+import { validateEvent } from './validateEvent.js';
+
+/**
+ * Why an event changed nothing.
+ *
+ * - `MALFORMED_EVENT`: the event does not have the shape of an `AgentEvent`;
+ * - `EVENT_NOT_ACCEPTED`: a valid event the current state does not take (a late `ToolCompleted`
+ *   for a cancelled call, `LlmTextDelta` while idle, …);
+ * - `AGENT_STOPPED`: the agent reached `ShuttingDown`, which is final;
+ * - `TRANSITION_FAILED`: the chart itself threw; the agent keeps its previous state.
+ *
+ * @example
+ * const code: AgentDiagnosticCode = 'EVENT_NOT_ACCEPTED';
+ */
+export type AgentDiagnosticCode =
+  | 'MALFORMED_EVENT'
+  | 'EVENT_NOT_ACCEPTED'
+  | 'AGENT_STOPPED'
+  | 'TRANSITION_FAILED';
+
+/**
+ * A report about an event that changed nothing. Never thrown: observe it with `onDiagnostic`.
+ *
+ * @example
+ * const core = new AgentCore({}, { onDiagnostic: (d) => console.warn(d.message) });
+ * core.handleEvent({ type: 'Interrupt' });
+ * // warns: "Interrupt is not accepted in state WaitingForUserInput; nothing changed"
+ */
+export interface AgentDiagnostic {
+  code: AgentDiagnosticCode;
+  message: string;
+  state: AgentStateName;
+  event: unknown;
+}
+
+/**
+ * Options of `AgentCore` besides the chart's config.
+ *
+ * @example
+ * const options: AgentCoreOptions = { onDiagnostic: (d) => log.warn(d) };
+ */
+export interface AgentCoreOptions {
+  /** Called for every event that changed nothing, with the reason. */
+  onDiagnostic?: (diagnostic: AgentDiagnostic) => void;
+  /** Start from an existing transcript (ignored by `fromSnapshot`, which carries its own). */
+  messages?: Message[];
+}
+
+/**
+ * A stored agent: plain JSON, safe to `JSON.stringify`, with a version for future migrations.
+ *
+ * @example
+ * const json = JSON.stringify(core.snapshot());
+ * const again = AgentCore.fromSnapshot(JSON.parse(json), config);
+ */
+export interface AgentSnapshot {
+  version: 1;
+  state: AgentStateName;
+  context: AgentContext;
+}
+
+type MachineSnapshot = SnapshotFrom<AgentMachine>;
+
+/**
+ * The agent statechart driven by hand: feed it events, perform the actions it returns.
+ *
+ * Built on XState's own `transition` over `agentMachine` (one definition, one diagram, one set
+ * of generated tests), with one actor scope reused across events so an event costs what an actor
+ * send does.
+ *
+ * @example
+ * const core = new AgentCore({ maxRetries: 3 });
+ * const actions = core.handleEvent({ type: 'UserInput', message: { role: 'user', content: 'hi' } });
+ * // actions: [{ type: 'SendLlmRequest', request: { model, maxTokens, messages: [...] } }]
+ * core.state; // 'CallingLlm'
+ */
+export class AgentCore {
+  #snapshot: MachineSnapshot;
+  #config: AgentConfig;
+  #collected: AgentAction[] = [];
+  readonly #scope: AnyActorScope;
+  readonly #listeners = new Set<(diagnostic: AgentDiagnostic) => void>();
+
+  constructor(config: AgentConfig = {}, options: AgentCoreOptions = {}) {
+    resolveConfig(config); // fail fast, with a clear message, on a bad config
+    this.#config = config;
+    this.#scope = createPureScope(this.#collected);
+    if (options.onDiagnostic) this.#listeners.add(options.onDiagnostic);
+    const input =
+      options.messages === undefined ? { config } : { config, messages: options.messages };
+    this.#snapshot = agentMachine.getInitialSnapshot(this.#scope, input);
+    this.#collected.length = 0;
+  }
+
+  /**
+   * Restores an agent from `snapshot()` output (after a round trip through JSON, a database, …).
+   * `config` replaces the stored configuration, so tools and limits may change between runs.
+   *
+   * @example
+   * const core = AgentCore.fromSnapshot(JSON.parse(stored), { maxRetries: 3 });
+   */
+  static fromSnapshot(
+    snapshot: AgentSnapshot,
+    config: AgentConfig = {},
+    options: Omit<AgentCoreOptions, 'messages'> = {},
+  ): AgentCore {
+    if (snapshot?.version !== 1 || typeof snapshot.state !== 'string' || !snapshot.context) {
+      throw new TypeError(
+        'not an AgentCore snapshot: expected { version: 1, state, context } as returned by core.snapshot()',
+      );
+    }
+    const core = new AgentCore(config, options);
+    const fresh = createInitialContext({ config });
+    // Copy so the restored agent never shares arrays with the object it was restored from.
+    const context: AgentContext = {
+      ...fresh,
+      ...structuredClone(snapshot.context),
+      config: fresh.config,
+    };
+    core.#snapshot = agentMachine.resolveState({ value: snapshot.state, context });
+    return core;
+  }
+
+  /**
+   * Feeds one event to the chart and returns what the caller must do, in order. An event that is
+   * malformed, or not valid in the current state, changes nothing, returns `[]` and is reported
+   * through `onDiagnostic`; it is never thrown.
+   *
+   * @example
+   * for (const action of core.handleEvent({ type: 'LlmTextDelta', content: 'Hel' })) {
+   *   if (action.type === 'DisplayMessage') process.stdout.write(action.text);
+   * }
+   */
+  handleEvent(event: AgentEvent): AgentAction[] {
+    const problem = validateEvent(event);
+    if (problem !== null) return this.#reject('MALFORMED_EVENT', problem, event);
+    const before = this.#snapshot;
+    if (this.done) {
+      return this.#reject(
+        'AGENT_STOPPED',
+        `${event.type} ignored: the agent is in ShuttingDown, which is final`,
+        event,
+      );
+    }
+    const collected = this.#collected;
+    collected.length = 0;
+    let next: MachineSnapshot;
+    try {
+      next = agentMachine.transition(before, event, this.#scope);
+    } catch (error) {
+      return this.#reject('TRANSITION_FAILED', `${event.type} failed: ${String(error)}`, event);
+    }
+    if (next.status === 'error') {
+      return this.#reject(
+        'TRANSITION_FAILED',
+        `${event.type} failed: ${String(next.error)}`,
+        event,
+      );
+    }
+    if (next === before) {
+      return this.#reject(
+        'EVENT_NOT_ACCEPTED',
+        `${event.type} is not accepted in state ${this.state}; nothing changed`,
+        event,
+      );
+    }
+    this.#snapshot = next;
+    return collected.slice();
+  }
+
+  /** The current top-level state, one of the seven names. */
+  get state(): AgentStateName {
+    return this.#snapshot.value as AgentStateName;
+  }
+
+  /** The current context (immutable: every event produces a new one). */
+  get context(): AgentContext {
+    return this.#snapshot.context;
+  }
+
+  /** True once the agent reached `ShuttingDown`. */
+  get done(): boolean {
+    // A snapshot restored in ShuttingDown may not carry status 'done'; the state name decides.
+    return this.#snapshot.status !== 'active' || this.#snapshot.value === 'ShuttingDown';
+  }
+
+  /** The configuration this agent runs with. */
+  get config(): AgentConfig {
+    return this.#config;
+  }
+
+  /**
+   * A JSON-serialisable copy-free view of the agent (`JSON.stringify` it to store it).
+   *
+   * @example
+   * await db.put(sessionId, JSON.stringify(core.snapshot()));
+   */
+  snapshot(): AgentSnapshot {
+    return { version: 1, state: this.state, context: this.#snapshot.context };
+  }
+
+  /**
+   * Subscribes to diagnostics (events that changed nothing). Returns the unsubscribe function.
+   *
+   * @example
+   * const stop = core.onDiagnostic((d) => console.warn(d.code, d.message));
+   */
+  onDiagnostic(listener: (diagnostic: AgentDiagnostic) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #reject(code: AgentDiagnosticCode, message: string, event: unknown): AgentAction[] {
+    const diagnostic: AgentDiagnostic = { code, message, state: this.state, event };
+    for (const listener of this.#listeners) listener(diagnostic);
+    return [];
+  }
+}
+
+/**
+ * An actor scope that performs nothing and collects the emitted `AgentAction`s. XState's own
+ * `transition()` builds a throwaway actor for every call; reusing one scope is what makes pure
+ * mode cost about what an actor send costs. Children it creates are never started.
+ */
+function createPureScope(collected: AgentAction[]): AnyActorScope {
+  const self = createActor(agentMachine, { input: undefined });
+  const scope: ActorScope<MachineSnapshot, AgentEvent, AnyActorScope['system'], AgentAction> = {
+    self,
+    id: '',
+    sessionId: '',
+    logger: () => undefined,
+    defer: () => undefined,
+    emit: () => undefined,
+    stopChild: () => undefined,
+    system: self.system,
+    actionExecutor: (action) => {
+      if (action.type === 'xstate.emit') {
+        collected.push((action.params as { event: AgentAction }).event);
+      }
+    },
+  };
+  return scope as unknown as AnyActorScope;
+}

@@ -1,0 +1,464 @@
+/**
+ * The agent's loop as one XState v5 statechart: Loom's seven states, with interrupts, queued
+ * input, permissions and approvals. No I/O happens here: the invoked actors (`llm`, `tool`,
+ * `postToolsHook`, `retryTimer`) are declared by name and supplied with `machine.provide`, and
+ * every `AgentAction` is an emitted event, which is what pure mode returns and what actor mode
+ * reports to listeners.
+ */
+import { and, assign, emit, enqueueActions, fromCallback, raise, setup } from 'xstate';
+import type {
+  LlmActorInput,
+  PostToolsHookInput,
+  RetryTimerInput,
+  ToolActorInput,
+} from './actorInputs.js';
+import { retryDelay } from './backoff.js';
+import { type AgentContext, type AgentMachineInput, createInitialContext } from './context.js';
+import * as guards from './guards.js';
+import {
+  closeOpenRuns,
+  completedToolsOf,
+  errorOutcome,
+  openRunIds,
+  settleToolRuns,
+  toolRunsOf,
+  updateRun,
+} from './toolRuns.js';
+import { buildRequest, partialAssistantMessage, toolResultsMessage } from './transcript.js';
+import type { AgentAction, AgentEvent, LlmError, Message } from './types.js';
+
+/** An actor placeholder: the machine runs with whatever `provide` supplies in its place. */
+function placeholder<TInput>() {
+  return fromCallback<AgentEvent, TInput>(() => undefined);
+}
+
+/** Events that end a turn early; exit actions use them to keep partial work and cancel the rest. */
+function endsTurnEarly(event: AgentEvent): boolean {
+  return event.type === 'Interrupt' || event.type === 'ShutdownRequested';
+}
+
+function earlyEndOutcomeMessage(event: AgentEvent): string {
+  return event.type === 'ShutdownRequested'
+    ? 'cancelled: the agent shut down before this tool call finished'
+    : 'interrupted: the user interrupted the turn before this tool call finished';
+}
+
+function describeGiveUp(error: LlmError, attempts: number): string {
+  if (guards.NON_RETRYABLE_ERRORS.has(error.kind)) {
+    return `Model call failed (${error.kind}, not retried): ${error.message}`;
+  }
+  const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+  return `Model call failed after ${tries} (${error.kind}): ${error.message}`;
+}
+
+function appendMessage(messages: Message[], message: Message | null): Message[] {
+  // One copy per appended message (never per delta): snapshots stay immutable.
+  return message === null ? messages : messages.concat([message]);
+}
+
+function hasContent(message: Message): boolean {
+  return message.content.length > 0;
+}
+
+/**
+ * The agent statechart. Use it through `AgentCore` (pure mode) or `createAgent` (actor mode), or
+ * directly with your own actors:
+ *
+ * @example
+ * import { createActor } from 'xstate';
+ * const actor = createActor(
+ *   agentMachine.provide({ actors: { llm: myLlm, tool: myTool, postToolsHook: myHook, retryTimer: myTimer } }),
+ *   { input: { config: { maxRetries: 3 } } },
+ * );
+ * actor.on('SendLlmRequest', ({ request }) => console.log(request.messages.length));
+ * actor.start();
+ * actor.send({ type: 'UserInput', message: { role: 'user', content: 'hi' } });
+ */
+export const agentMachine = setup({
+  types: {
+    context: {} as AgentContext,
+    events: {} as AgentEvent,
+    input: {} as AgentMachineInput | undefined,
+    emitted: {} as AgentAction,
+  },
+  actors: {
+    llm: placeholder<LlmActorInput>(),
+    tool: placeholder<ToolActorInput>(),
+    postToolsHook: placeholder<PostToolsHookInput>(),
+    retryTimer: placeholder<RetryTimerInput>(),
+  },
+  guards: {
+    attemptsLeft: ({ context }) => guards.attemptsLeft(context),
+    retryableError: ({ event }) => guards.retryableError(event),
+    allToolsDone: ({ context }) => guards.allToolsDone(context),
+    anyMutatingToolSucceeded: ({ context }) => guards.anyMutatingToolSucceeded(context),
+    hasToolCalls: ({ context }) => guards.hasToolCalls(context),
+    responseRefused: ({ context }) => guards.responseRefused(context),
+    hasQueuedInput: ({ context }) => guards.hasQueuedInput(context),
+    isRunningToolCall: ({ context, event }) => guards.isRunningToolCall(context, event),
+    isAwaitingApproval: ({ context, event }) => guards.isAwaitingApproval(context, event),
+  },
+  actions: {
+    // ── turns ───────────────────────────────────────────────────────────────────────────────
+    startTurn: assign(({ context, event }) => {
+      if (event.type !== 'UserInput') return {};
+      return { messages: appendMessage(context.messages, event.message), retries: 0 };
+    }),
+    startQueuedTurn: assign(({ context }) => {
+      const [next, ...rest] = context.queue;
+      return { messages: appendMessage(context.messages, next ?? null), queue: rest, retries: 0 };
+    }),
+    enqueueInput: assign(({ context, event }) => {
+      if (event.type !== 'UserInput') return {};
+      return { queue: context.queue.concat([event.message]) };
+    }),
+    announceIdle: enqueueActions(({ context, enqueue }) => {
+      // The turn is over; queued input starts the next one at once instead.
+      if (context.queue.length === 0) enqueue.emit({ type: 'WaitForInput' });
+    }),
+    announceShutdown: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit({ type: 'Shutdown', discardedInput: context.queue });
+      enqueue.assign({ queue: [] });
+    }),
+    setPermissionMode: assign(({ event }) => {
+      if (event.type !== 'SetPermissionMode') return {};
+      return { permissionMode: event.mode };
+    }),
+
+    // ── the model call ──────────────────────────────────────────────────────────────────────
+    sendLlmRequest: emit(({ context }) => ({
+      type: 'SendLlmRequest' as const,
+      request: buildRequest(context),
+    })),
+    appendStreamedText: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'LlmTextDelta') return;
+      // String concatenation builds a rope in V8: O(1) per delta whatever the length.
+      enqueue.assign({ streamingText: context.streamingText + event.content });
+      enqueue.emit({ type: 'DisplayMessage', text: event.content });
+    }),
+    appendToolCallFragment: assign(({ context, event }) => {
+      if (event.type !== 'LlmToolCallDelta') return {};
+      const calls = context.streamingToolCalls;
+      const last = calls[calls.length - 1];
+      if (last !== undefined && last.id === event.callId) {
+        const updated = { ...last, argumentsJson: last.argumentsJson + event.argumentsFragment };
+        return { streamingToolCalls: calls.slice(0, -1).concat([updated]) };
+      }
+      const existing = calls.find((call) => call.id === event.callId);
+      if (existing !== undefined) {
+        return {
+          streamingToolCalls: calls.map((call) =>
+            call.id === event.callId
+              ? { ...call, argumentsJson: call.argumentsJson + event.argumentsFragment }
+              : call,
+          ),
+        };
+      }
+      const started = {
+        id: event.callId,
+        name: event.toolName,
+        argumentsJson: event.argumentsFragment,
+      };
+      return { streamingToolCalls: calls.concat([started]) };
+    }),
+    recordResponse: assign(({ context, event }) => {
+      if (event.type !== 'LlmCompleted') return {};
+      const { response } = event;
+      // The API rejects an empty assistant message in the middle of a transcript.
+      const message = hasContent(response.message) ? response.message : null;
+      return {
+        messages: appendMessage(context.messages, message),
+        toolRuns: toolRunsOf(response),
+        stopReason: response.stopReason ?? null,
+        retries: 0,
+        lastError: null,
+        responses: context.responses + 1,
+        usage: {
+          input_tokens: context.usage.input_tokens + (response.usage?.input_tokens ?? 0),
+          output_tokens: context.usage.output_tokens + (response.usage?.output_tokens ?? 0),
+        },
+      };
+    }),
+    recordRetryableError: assign(({ context, event }) => {
+      if (event.type !== 'LlmError') return {};
+      const retries = context.retries + 1;
+      const { delayMs, rngState } = retryDelay(
+        retries,
+        context.config.backoff,
+        context.rngState,
+        event.error.retryAfterMs,
+      );
+      return { retries, lastError: event.error, retryDelayMs: delayMs, rngState };
+    }),
+    giveUp: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'LlmError') return;
+      enqueue.assign({ lastError: event.error, retries: 0 });
+      enqueue.emit({
+        type: 'DisplayError',
+        message: describeGiveUp(event.error, context.retries + 1),
+      });
+    }),
+    reportLlmCrash: raise(({ event }) => ({
+      type: 'LlmError' as const,
+      error: {
+        kind: 'unknown' as const,
+        message: `the llm actor failed: ${errorMessage((event as { error?: unknown }).error)}`,
+      },
+    })),
+    closeModelCall: enqueueActions(({ context, event, enqueue }) => {
+      if (endsTurnEarly(event)) {
+        // Keep what the user already saw; drop half-streamed tool calls (they have no result).
+        const partial = partialAssistantMessage(context.streamingText);
+        enqueue.assign({ messages: appendMessage(context.messages, partial) });
+        enqueue.emit({ type: 'Cancel', llm: true });
+      }
+      enqueue.assign({ streamingText: '', streamingToolCalls: [] });
+    }),
+
+    // ── processing the response ─────────────────────────────────────────────────────────────
+    refuseToolCalls: assign(({ context }) => {
+      if (context.toolRuns.length === 0) return {};
+      const runs = closeOpenRuns(
+        context.toolRuns,
+        errorOutcome('not run: the model ended its response with a refusal'),
+      );
+      return {
+        toolRuns: runs,
+        messages: appendMessage(context.messages, toolResultsMessage(runs, errorOutcome(''))),
+      };
+    }),
+    reportStopReason: enqueueActions(({ context, enqueue }) => {
+      if (context.stopReason === 'refusal') {
+        enqueue.emit({
+          type: 'DisplayError',
+          message: 'The model declined to continue (stop_reason: refusal).',
+        });
+      } else if (context.stopReason === 'max_tokens') {
+        enqueue.emit({
+          type: 'DisplayError',
+          message: `The response was cut off at max_tokens (${context.config.maxTokens}); ask the model to continue.`,
+        });
+      }
+    }),
+
+    // ── tools ───────────────────────────────────────────────────────────────────────────────
+    startToolRuns: enqueueActions(({ context, enqueue }) => {
+      const plan = settleToolRuns(context);
+      enqueue.assign({ toolRuns: plan.runs });
+      for (const call of plan.start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
+      if (plan.start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: plan.start });
+      for (const call of plan.ask) enqueue.emit({ type: 'RequestApproval', call });
+    }),
+    applyApproval: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'ToolApproval') return;
+      const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
+      if (run === undefined) return;
+      const remembered = event.remember
+        ? { ...context.rememberedDecisions, [run.call.name]: event.decision }
+        : context.rememberedDecisions;
+      let runs =
+        event.decision === 'allow'
+          ? updateRun(context.toolRuns, event.callId, { status: 'running' })
+          : updateRun(context.toolRuns, event.callId, {
+              status: 'done',
+              outcome: errorOutcome(
+                `permission denied: the user refused this ${run.call.name} call`,
+              ),
+            });
+      const start = event.decision === 'allow' ? [run.call] : [];
+      if (event.remember) {
+        // A remembered decision may settle other calls of the same tool that are waiting too.
+        const plan = settleToolRuns({
+          ...context,
+          toolRuns: runs,
+          rememberedDecisions: remembered,
+        });
+        runs = plan.runs;
+        start.push(...plan.start);
+      }
+      enqueue.assign({ toolRuns: runs, rememberedDecisions: remembered });
+      for (const call of start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
+      if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: start });
+    }),
+    recheckApprovals: enqueueActions(({ context, enqueue }) => {
+      const plan = settleToolRuns(context);
+      enqueue.assign({ toolRuns: plan.runs });
+      for (const call of plan.start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
+      if (plan.start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: plan.start });
+    }),
+    recordToolOutcome: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'ToolCompleted') return;
+      enqueue.assign({
+        toolRuns: updateRun(context.toolRuns, event.callId, {
+          status: 'done',
+          outcome: event.outcome,
+        }),
+      });
+      enqueue.stopChild(event.callId);
+    }),
+    recordToolProgress: assign(({ context, event }) => {
+      if (event.type !== 'ToolProgress') return {};
+      return { toolRuns: updateRun(context.toolRuns, event.callId, { progress: event.progress }) };
+    }),
+    recordToolCrash: enqueueActions(({ context, event, enqueue }) => {
+      // A tool actor that throws is broken infrastructure; the model still gets an answer.
+      const crash = event as unknown as { type: string; error?: unknown };
+      const callId = crash.type.slice('xstate.error.actor.'.length);
+      const run = context.toolRuns.find((candidate) => candidate.call.id === callId);
+      if (run === undefined || run.status !== 'running') return;
+      enqueue.assign({
+        toolRuns: updateRun(context.toolRuns, callId, {
+          status: 'done',
+          outcome: errorOutcome(`tool '${run.call.name}' failed: ${errorMessage(crash.error)}`),
+        }),
+      });
+    }),
+    closeToolRuns: enqueueActions(({ context, event, enqueue }) => {
+      const open = openRunIds(context.toolRuns);
+      const runs = closeOpenRuns(context.toolRuns, errorOutcome(earlyEndOutcomeMessage(event)));
+      enqueue.assign({
+        toolRuns: runs,
+        messages: appendMessage(context.messages, toolResultsMessage(runs, errorOutcome(''))),
+      });
+      for (const id of open) enqueue.stopChild(id);
+      if (open.length > 0) enqueue.emit({ type: 'Cancel', toolCallIds: open });
+    }),
+
+    // ── hook and retry ──────────────────────────────────────────────────────────────────────
+    runPostToolsHook: emit(({ context }) => ({
+      type: 'RunPostToolsHook' as const,
+      completedTools: completedToolsOf(context.toolRuns),
+    })),
+    reportHookFailure: emit(({ event }) => ({
+      type: 'DisplayError' as const,
+      message: `The post-tools hook failed and was skipped: ${errorMessage((event as { error?: unknown }).error)}`,
+    })),
+    closePostToolsHook: enqueueActions(({ event, enqueue }) => {
+      if (endsTurnEarly(event)) enqueue.emit({ type: 'Cancel', hook: true });
+    }),
+    announceRetry: emit(({ context }) => ({
+      type: 'ScheduleRetry' as const,
+      delayMs: context.retryDelayMs,
+      attempt: context.retries + 1,
+    })),
+    closeRetry: enqueueActions(({ event, enqueue }) => {
+      if (endsTurnEarly(event)) enqueue.emit({ type: 'Cancel', retry: true });
+    }),
+  },
+}).createMachine({
+  id: 'agent',
+  context: ({ input }) => createInitialContext(input),
+  initial: 'WaitingForUserInput',
+  on: {
+    UserInput: { actions: 'enqueueInput' },
+    SetPermissionMode: { actions: 'setPermissionMode' },
+    ShutdownRequested: { target: '.ShuttingDown' },
+  },
+  states: {
+    WaitingForUserInput: {
+      entry: 'announceIdle',
+      always: { guard: 'hasQueuedInput', target: 'CallingLlm', actions: 'startQueuedTurn' },
+      on: {
+        UserInput: { target: 'CallingLlm', actions: 'startTurn' },
+      },
+    },
+    CallingLlm: {
+      entry: 'sendLlmRequest',
+      exit: 'closeModelCall',
+      invoke: {
+        id: 'llm',
+        src: 'llm',
+        input: ({ context }) => ({ request: buildRequest(context) }),
+        onError: { actions: 'reportLlmCrash' },
+      },
+      on: {
+        LlmTextDelta: { actions: 'appendStreamedText' },
+        LlmToolCallDelta: { actions: 'appendToolCallFragment' },
+        LlmCompleted: { target: 'ProcessingLlmResponse', actions: 'recordResponse' },
+        LlmError: [
+          {
+            guard: and(['retryableError', 'attemptsLeft']),
+            target: 'Error',
+            actions: 'recordRetryableError',
+          },
+          { target: 'WaitingForUserInput', actions: 'giveUp' },
+        ],
+        Interrupt: { target: 'WaitingForUserInput' },
+      },
+    },
+    ProcessingLlmResponse: {
+      always: [
+        {
+          guard: 'responseRefused',
+          target: 'WaitingForUserInput',
+          actions: ['refuseToolCalls', 'reportStopReason'],
+        },
+        { guard: 'hasToolCalls', target: 'ExecutingTools' },
+        { target: 'WaitingForUserInput', actions: 'reportStopReason' },
+      ],
+    },
+    ExecutingTools: {
+      entry: 'startToolRuns',
+      exit: 'closeToolRuns',
+      always: [
+        { guard: and(['allToolsDone', 'anyMutatingToolSucceeded']), target: 'PostToolsHook' },
+        { guard: 'allToolsDone', target: 'CallingLlm' },
+      ],
+      on: {
+        ToolCompleted: { guard: 'isRunningToolCall', actions: 'recordToolOutcome' },
+        ToolProgress: { guard: 'isRunningToolCall', actions: 'recordToolProgress' },
+        ToolApproval: { guard: 'isAwaitingApproval', actions: 'applyApproval' },
+        SetPermissionMode: { actions: ['setPermissionMode', 'recheckApprovals'] },
+        'xstate.error.actor.*': { actions: 'recordToolCrash' },
+        Interrupt: { target: 'WaitingForUserInput' },
+      },
+    },
+    PostToolsHook: {
+      entry: 'runPostToolsHook',
+      exit: 'closePostToolsHook',
+      invoke: {
+        id: 'postToolsHook',
+        src: 'postToolsHook',
+        input: ({ context }) => ({
+          completedTools: completedToolsOf(context.toolRuns),
+          calls: context.toolRuns.map((run) => run.call),
+        }),
+        onError: { target: 'CallingLlm', actions: 'reportHookFailure' },
+      },
+      on: {
+        PostToolsHookCompleted: { target: 'CallingLlm' },
+        Interrupt: { target: 'WaitingForUserInput' },
+      },
+    },
+    Error: {
+      entry: 'announceRetry',
+      exit: 'closeRetry',
+      invoke: {
+        id: 'retryTimer',
+        src: 'retryTimer',
+        input: ({ context }) => ({ delayMs: context.retryDelayMs, attempt: context.retries + 1 }),
+      },
+      on: {
+        RetryTimeoutFired: { target: 'CallingLlm' },
+        Interrupt: { target: 'WaitingForUserInput' },
+      },
+    },
+    ShuttingDown: {
+      type: 'final',
+      entry: 'announceShutdown',
+    },
+  },
+});
+
+/**
+ * The type of the agent machine, for code that provides its actors or reads its snapshots.
+ *
+ * @example
+ * function withActors(machine: AgentMachine) { return machine.provide({ actors: { … } }); }
+ */
+export type AgentMachine = typeof agentMachine;
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
+}

@@ -1,0 +1,198 @@
+import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
+import { toToolDefinitions } from './toolSpecs.js';
+import type {
+  AgentConfig,
+  LlmError,
+  Message,
+  PermissionMode,
+  StopReason,
+  ToolCall,
+  ToolDefinition,
+  ToolOutcome,
+  ToolSpec,
+} from './types.js';
+
+/**
+ * The configuration with every default filled in. It lives in the context so the chart's guards
+ * can read it, and is replaced (not restored) when a snapshot is loaded with a new config.
+ *
+ * @example
+ * const config = resolveConfig({ maxRetries: 2 });
+ * config.model; // 'claude-sonnet-4-5'
+ */
+export interface ResolvedConfig {
+  maxRetries: number;
+  model: string;
+  maxTokens: number;
+  system: string | undefined;
+  tools: ToolSpec[];
+  /** The tools as sent to the API (computed once, shared by every request). */
+  toolDefinitions: ToolDefinition[];
+  backoff: BackoffSettings;
+  seed: number;
+  allow: string[];
+  deny: string[];
+}
+
+/**
+ * Where one tool call of the current response stands.
+ *
+ * - `pending`: known, not yet checked against the permissions;
+ * - `awaitingApproval`: waiting for a `ToolApproval`;
+ * - `running`: handed to the caller (`ExecuteTools`) or to a tool actor;
+ * - `done`: has its outcome (completed, failed, denied or interrupted).
+ *
+ * @example
+ * const status: ToolRunStatus = 'awaitingApproval';
+ */
+export type ToolRunStatus = 'pending' | 'awaitingApproval' | 'running' | 'done';
+
+/**
+ * One tool call of the current response and its progress.
+ *
+ * @example
+ * const run: ToolRun = { call: { id: 't1', name: 'bash', input: {} }, status: 'running' };
+ */
+export interface ToolRun {
+  call: ToolCall;
+  status: ToolRunStatus;
+  outcome?: ToolOutcome;
+  progress?: unknown;
+}
+
+/**
+ * A tool call as it streams in, before the response completes.
+ *
+ * @example
+ * const partial: StreamingToolCall = { id: 't1', name: 'bash', argumentsJson: '{"comm' };
+ */
+export interface StreamingToolCall {
+  id: string;
+  name: string;
+  argumentsJson: string;
+}
+
+/**
+ * Everything the chart knows, as plain JSON (no class instances, functions or actor refs), so a
+ * snapshot can be stored anywhere and restored exactly.
+ *
+ * @example
+ * core.context.messages; // the transcript, in the Messages API shape
+ * core.context.queue;    // user input waiting for the current turn to end
+ */
+export interface AgentContext {
+  /** The transcript. Appended to once per message, never copied per streaming delta. */
+  messages: Message[];
+  /** Failed attempts of the current model call. */
+  retries: number;
+  /** User input received while a turn was running, oldest first. */
+  queue: Message[];
+  /** Text streamed by the current model call (its own field, so a delta costs O(1)). */
+  streamingText: string;
+  /** Tool calls streamed by the current model call, with their raw argument fragments. */
+  streamingToolCalls: StreamingToolCall[];
+  /** The tool calls of the latest response, in the order the model asked for them. */
+  toolRuns: ToolRun[];
+  /** Why the latest response ended. */
+  stopReason: StopReason | null;
+  /** The latest model-call failure. */
+  lastError: LlmError | null;
+  /** The delay the retry timer waits in `Error`. */
+  retryDelayMs: number;
+  /** State of the jitter generator. */
+  rngState: number;
+  /** Current permission mode; `null` when permissions are not configured (every tool runs). */
+  permissionMode: PermissionMode | null;
+  /** Decisions a person asked to remember (`ToolApproval.remember`), by tool name. */
+  rememberedDecisions: Record<string, 'allow' | 'deny'>;
+  /** Token usage summed over the conversation. */
+  usage: { input_tokens: number; output_tokens: number };
+  /** Completed model responses, a cheap turn counter for observers. */
+  responses: number;
+  config: ResolvedConfig;
+}
+
+/**
+ * Input of the agent machine (`createActor(agentMachine, { input })`).
+ *
+ * @example
+ * const input: AgentMachineInput = { config: { maxRetries: 2 } };
+ */
+export interface AgentMachineInput {
+  config?: AgentConfig;
+  /** Start from an existing transcript. */
+  messages?: Message[];
+}
+
+/**
+ * Fills in the defaults of a config and checks it, with errors that say the fix.
+ *
+ * @example
+ * resolveConfig({}).maxRetries; // 3
+ */
+export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
+  const maxRetries = config.maxRetries ?? 3;
+  if (!Number.isInteger(maxRetries) || maxRetries < 1) {
+    throw new RangeError(
+      `maxRetries must be a whole number of at least 1 (total attempts per model call); got ${String(maxRetries)}`,
+    );
+  }
+  const maxTokens = config.maxTokens ?? 4096;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+    throw new RangeError(`maxTokens must be a positive whole number; got ${String(maxTokens)}`);
+  }
+  const tools = config.tools ?? [];
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (names.has(tool.name)) {
+      throw new Error(`tool '${tool.name}' is configured twice; tool names must be unique`);
+    }
+    names.add(tool.name);
+  }
+  const retry = config.retry ?? {};
+  return {
+    maxRetries,
+    model: config.model ?? 'claude-sonnet-4-5',
+    maxTokens,
+    system: config.system,
+    tools,
+    toolDefinitions: toToolDefinitions(tools),
+    backoff: {
+      baseDelayMs: retry.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,
+      factor: retry.factor ?? DEFAULT_BACKOFF.factor,
+      maxDelayMs: retry.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs,
+    },
+    seed: retry.seed ?? 1,
+    allow: config.permissions?.allow ?? [],
+    deny: config.permissions?.deny ?? [],
+  };
+}
+
+/**
+ * The context of a new agent. Accepts `undefined` because XState may call the context factory
+ * without input (for example when it builds a throwaway actor).
+ *
+ * @example
+ * const context = createInitialContext({ config: { maxRetries: 2 } });
+ * context.messages; // []
+ */
+export function createInitialContext(input: AgentMachineInput | undefined): AgentContext {
+  const config = resolveConfig(input?.config);
+  return {
+    messages: input?.messages ?? [],
+    retries: 0,
+    queue: [],
+    streamingText: '',
+    streamingToolCalls: [],
+    toolRuns: [],
+    stopReason: null,
+    lastError: null,
+    retryDelayMs: 0,
+    rngState: config.seed,
+    permissionMode: input?.config?.permissions?.mode ?? null,
+    rememberedDecisions: {},
+    usage: { input_tokens: 0, output_tokens: 0 },
+    responses: 0,
+    config,
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The chart's guards: small, named, pure predicates. The machine refers to them by name, so the
+ * diagrams and the generated tests show `LlmError [retryableError && attemptsLeft]`.
+ */
+import type { AgentContext } from './context.js';
+import { isMutatingTool } from './toolSpecs.js';
+import type { AgentEvent, LlmErrorKind } from './types.js';
+
+/**
+ * Error kinds that never succeed on a retry: the request or the credentials must change first.
+ *
+ * @example
+ * NON_RETRYABLE_ERRORS.has('auth'); // true
+ */
+export const NON_RETRYABLE_ERRORS: ReadonlySet<LlmErrorKind> = new Set(['auth', 'invalid_request']);
+
+/**
+ * Another attempt is allowed after the failure being handled: `maxRetries` counts total attempts
+ * (Loom's rule), so with 3 the first two failures retry and the third gives up.
+ *
+ * @example
+ * attemptsLeft({ retries: 1, config: { maxRetries: 3 } }); // true: this is failure two of three
+ */
+export function attemptsLeft(
+  context: Pick<AgentContext, 'retries'> & {
+    config: Pick<AgentContext['config'], 'maxRetries'>;
+  },
+): boolean {
+  return context.retries + 1 < context.config.maxRetries;
+}
+
+/**
+ * The model-call failure may succeed if tried again (not `auth` or `invalid_request`).
+ *
+ * @example
+ * retryableError({ type: 'LlmError', error: { kind: 'overloaded', message: 'Overloaded' } }); // true
+ */
+export function retryableError(event: AgentEvent): boolean {
+  return event.type === 'LlmError' && !NON_RETRYABLE_ERRORS.has(event.error.kind);
+}
+
+/**
+ * Every tool call of the response has its outcome (completed, failed, denied or interrupted).
+ *
+ * @example
+ * allToolsDone(core.context); // true once the last ToolCompleted arrived
+ */
+export function allToolsDone(context: Pick<AgentContext, 'toolRuns'>): boolean {
+  for (const run of context.toolRuns) if (run.status !== 'done') return false;
+  return true;
+}
+
+/**
+ * At least one mutating tool call succeeded, so the workspace may have changed and the
+ * post-tools hook (git auto-commit) should run. A failed mutating call changes nothing.
+ *
+ * @example
+ * anyMutatingToolSucceeded(core.context); // true after a successful edit_file
+ */
+export function anyMutatingToolSucceeded(
+  context: Pick<AgentContext, 'toolRuns' | 'config'>,
+): boolean {
+  return context.toolRuns.some(
+    (run) =>
+      run.outcome?.status === 'success' && isMutatingTool(run.call.name, context.config.tools),
+  );
+}
+
+/**
+ * The latest response asked for at least one tool call.
+ *
+ * @example
+ * hasToolCalls(core.context); // true after a response with tool_use blocks
+ */
+export function hasToolCalls(context: Pick<AgentContext, 'toolRuns'>): boolean {
+  return context.toolRuns.length > 0;
+}
+
+/**
+ * The latest response ended in a refusal: its tool calls must not run.
+ *
+ * @example
+ * responseRefused(core.context); // true when stop_reason was 'refusal'
+ */
+export function responseRefused(context: Pick<AgentContext, 'stopReason'>): boolean {
+  return context.stopReason === 'refusal';
+}
+
+/**
+ * User input is waiting for the turn to end.
+ *
+ * @example
+ * hasQueuedInput(core.context); // true after a UserInput during a turn
+ */
+export function hasQueuedInput(context: Pick<AgentContext, 'queue'>): boolean {
+  return context.queue.length > 0;
+}
+
+/**
+ * The event is about a tool call of this response that is still running; a late event for a
+ * cancelled or finished call is ignored.
+ *
+ * @example
+ * isRunningToolCall(core.context, { type: 'ToolCompleted', callId: 't1', outcome }); // true while t1 runs
+ */
+export function isRunningToolCall(
+  context: Pick<AgentContext, 'toolRuns'>,
+  event: AgentEvent,
+): boolean {
+  if (event.type !== 'ToolCompleted' && event.type !== 'ToolProgress') return false;
+  return context.toolRuns.some((run) => run.call.id === event.callId && run.status === 'running');
+}
+
+/**
+ * The approval answers a call that is waiting for one.
+ *
+ * @example
+ * isAwaitingApproval(core.context, { type: 'ToolApproval', callId: 't1', decision: 'allow' });
+ */
+export function isAwaitingApproval(
+  context: Pick<AgentContext, 'toolRuns'>,
+  event: AgentEvent,
+): boolean {
+  if (event.type !== 'ToolApproval') return false;
+  return context.toolRuns.some(
+    (run) => run.call.id === event.callId && run.status === 'awaitingApproval',
+  );
+}

@@ -1,0 +1,62 @@
+import type { ToolDefinition, ToolSpec } from './types.js';
+
+/**
+ * Tools Loom treats as mutating when no spec says otherwise.
+ *
+ * @example
+ * DEFAULT_MUTATING_TOOLS.has('bash'); // true
+ */
+export const DEFAULT_MUTATING_TOOLS: ReadonlySet<string> = new Set([
+  'edit_file',
+  'write_file',
+  'bash',
+]);
+
+/**
+ * Whether a call of this tool may change the workspace. The spec's flag wins; a tool without a
+ * spec is mutating when named `edit_file`, `write_file` or `bash` (Loom's default).
+ *
+ * @example
+ * isMutatingTool('read_file', []); // false
+ * isMutatingTool('deploy', [{ name: 'deploy', mutating: true }]); // true
+ */
+export function isMutatingTool(name: string, specs: readonly ToolSpec[]): boolean {
+  const spec = findSpec(name, specs);
+  return spec?.mutating ?? DEFAULT_MUTATING_TOOLS.has(name);
+}
+
+/**
+ * Whether a call of this tool is an edit, which `acceptEdits` lets run without asking.
+ * Defaults to "mutating, and not `bash`": a shell command can do anything, an edit cannot.
+ *
+ * @example
+ * isEditTool('write_file', []); // true
+ * isEditTool('bash', []); // false
+ */
+export function isEditTool(name: string, specs: readonly ToolSpec[]): boolean {
+  const spec = findSpec(name, specs);
+  return spec?.edit ?? (isMutatingTool(name, specs) && name !== 'bash');
+}
+
+/**
+ * The tools as the Messages API wants them, for specs that carry an input schema.
+ *
+ * @example
+ * toToolDefinitions([{ name: 'ls', description: 'List', inputSchema: { type: 'object' } }]);
+ * // [{ name: 'ls', description: 'List', input_schema: { type: 'object' } }]
+ */
+export function toToolDefinitions(specs: readonly ToolSpec[]): ToolDefinition[] {
+  const definitions: ToolDefinition[] = [];
+  for (const spec of specs) {
+    if (!spec.inputSchema) continue;
+    const definition: ToolDefinition = { name: spec.name, input_schema: spec.inputSchema };
+    if (spec.description !== undefined) definition.description = spec.description;
+    definitions.push(definition);
+  }
+  return definitions;
+}
+
+function findSpec(name: string, specs: readonly ToolSpec[]): ToolSpec | undefined {
+  for (const spec of specs) if (spec.name === name) return spec;
+  return undefined;
+}

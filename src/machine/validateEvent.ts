@@ -1,0 +1,146 @@
+/**
+ * Shape checks for incoming events. Events come from callers, networks and stored logs; a
+ * malformed one must be refused with a sentence that says what is wrong, not crash a guard deep
+ * inside the chart. The checks are a few `typeof`s, cheap enough for every streaming delta.
+ */
+import type { AgentEvent, AgentEventType } from './types.js';
+
+const LLM_ERROR_KINDS = new Set([
+  'rate_limit',
+  'overloaded',
+  'server',
+  'network',
+  'timeout',
+  'auth',
+  'invalid_request',
+  'unknown',
+]);
+const PERMISSION_MODES = new Set(['plan', 'default', 'acceptEdits', 'bypassPermissions']);
+
+type Check = (event: Record<string, unknown>) => string | null;
+
+const checks: Record<AgentEventType, Check> = {
+  UserInput: (event) => checkMessage(event.message, 'user', 'message'),
+  LlmTextDelta: (event) => expectString(event.content, 'content'),
+  LlmToolCallDelta: (event) =>
+    expectString(event.callId, 'callId') ??
+    expectString(event.toolName, 'toolName') ??
+    expectString(event.argumentsFragment, 'argumentsFragment'),
+  LlmCompleted: (event) => {
+    if (!isObject(event.response)) return 'response must be an object with a message';
+    return checkMessage(event.response.message, 'assistant', 'response.message');
+  },
+  LlmError: (event) => {
+    const error = event.error;
+    if (!isObject(error)) return 'error must be an object { kind, message }';
+    if (typeof error.kind !== 'string' || !LLM_ERROR_KINDS.has(error.kind)) {
+      return `error.kind must be one of ${[...LLM_ERROR_KINDS].join(', ')}; got ${JSON.stringify(error.kind)}`;
+    }
+    if (error.retryAfterMs !== undefined && !isNonNegativeNumber(error.retryAfterMs)) {
+      return 'error.retryAfterMs must be a non-negative number of milliseconds';
+    }
+    return expectString(error.message, 'error.message');
+  },
+  ToolProgress: (event) => expectString(event.callId, 'callId'),
+  ToolCompleted: (event) => {
+    const problem = expectString(event.callId, 'callId');
+    if (problem) return problem;
+    const outcome = event.outcome;
+    if (!isObject(outcome))
+      return "outcome must be { status: 'success', output } or { status: 'error', error }";
+    if (outcome.status === 'success') return null;
+    if (outcome.status === 'error') {
+      return isObject(outcome.error) && typeof outcome.error.message === 'string'
+        ? null
+        : 'outcome.error must be an object with a string message';
+    }
+    return `outcome.status must be 'success' or 'error'; got ${JSON.stringify(outcome.status)}`;
+  },
+  PostToolsHookCompleted: (event) =>
+    typeof event.actionTaken === 'boolean' ? null : 'actionTaken must be a boolean',
+  RetryTimeoutFired: () => null,
+  ShutdownRequested: () => null,
+  Interrupt: () => null,
+  ToolApproval: (event) => {
+    const problem = expectString(event.callId, 'callId');
+    if (problem) return problem;
+    if (event.decision !== 'allow' && event.decision !== 'deny') {
+      return `decision must be 'allow' or 'deny'; got ${JSON.stringify(event.decision)}`;
+    }
+    return event.remember === undefined || typeof event.remember === 'boolean'
+      ? null
+      : 'remember must be a boolean when given';
+  },
+  SetPermissionMode: (event) =>
+    typeof event.mode === 'string' && PERMISSION_MODES.has(event.mode)
+      ? null
+      : `mode must be one of ${[...PERMISSION_MODES].join(', ')}; got ${JSON.stringify(event.mode)}`,
+};
+
+/**
+ * Why `event` is not a valid `AgentEvent`, or `null` when it is.
+ *
+ * @example
+ * validateEvent({ type: 'LlmTextDelta', content: 42 });
+ * // "LlmTextDelta: content must be a string; got 42"
+ * validateEvent({ type: 'Interrupt' }); // null
+ */
+export function validateEvent(event: unknown): string | null {
+  if (!isObject(event) || typeof event.type !== 'string') {
+    return 'an event must be an object with a string `type`';
+  }
+  const check = Object.hasOwn(checks, event.type)
+    ? checks[event.type as AgentEventType]
+    : undefined;
+  if (check === undefined) {
+    return `unknown event type '${event.type}'; expected one of ${Object.keys(checks).join(', ')}`;
+  }
+  const problem = check(event);
+  return problem === null ? null : `${event.type}: ${problem}`;
+}
+
+/**
+ * Narrows an unknown value to an `AgentEvent` after `validateEvent` found nothing wrong.
+ *
+ * @example
+ * if (isAgentEvent(value)) core.handleEvent(value);
+ */
+export function isAgentEvent(event: unknown): event is AgentEvent {
+  return validateEvent(event) === null;
+}
+
+function checkMessage(value: unknown, role: 'user' | 'assistant', name: string): string | null {
+  if (!isObject(value)) return `${name} must be an object { role, content }`;
+  if (value.role !== role)
+    return `${name}.role must be '${role}'; got ${JSON.stringify(value.role)}`;
+  const content = value.content;
+  if (typeof content === 'string') {
+    return role === 'user' && content.length === 0 ? `${name}.content must not be empty` : null;
+  }
+  if (!Array.isArray(content))
+    return `${name}.content must be a string or an array of content blocks`;
+  if (role === 'user' && content.length === 0) return `${name}.content must not be empty`;
+  for (let index = 0; index < content.length; index++) {
+    const block: unknown = content[index];
+    if (!isObject(block) || typeof block.type !== 'string') {
+      return `${name}.content[${index}] must be a content block with a string type`;
+    }
+  }
+  return null;
+}
+
+function expectString(value: unknown, name: string): string | null {
+  return typeof value === 'string' ? null : `${name} must be a string; got ${describe(value)}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function isNonNegativeNumber(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'undefined' : JSON.stringify(value);
+}

@@ -1,0 +1,252 @@
+/** How turns end: interrupts, queued input, giving up, shutdown (DESIGN section 1, "Turn endings"). */
+import { describe, expect, it } from 'vitest';
+import { type AgentAction, AgentCore, findTranscriptViolations } from '../../src/index.js';
+import {
+  call,
+  completed,
+  hookDone,
+  interrupt,
+  llmError,
+  shutdown,
+  textDelta,
+  toolOk,
+  userInput,
+} from '../support/events.js';
+
+const types = (actions: AgentAction[]) => actions.map((action) => action.type);
+
+describe('Interrupt', () => {
+  it('in CallingLlm keeps the streamed text as an assistant message and cancels the model call', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('write a poem'));
+    core.handleEvent(textDelta('Roses are '));
+    core.handleEvent(textDelta('red'));
+    core.handleEvent({
+      type: 'LlmToolCallDelta',
+      callId: 't1',
+      toolName: 'bash',
+      argumentsFragment: '{"co',
+    });
+    const actions = core.handleEvent(interrupt);
+    expect(core.state).toBe('WaitingForUserInput');
+    expect(actions).toEqual([{ type: 'Cancel', llm: true }, { type: 'WaitForInput' }]);
+    expect(core.context.messages).toEqual([
+      { role: 'user', content: 'write a poem' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Roses are red' }] },
+    ]);
+    expect(core.context.streamingText).toBe('');
+    expect(core.context.streamingToolCalls).toEqual([]);
+  });
+
+  it('in CallingLlm before any text adds no empty assistant message', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('hi'));
+    core.handleEvent(interrupt);
+    expect(core.context.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('in ExecutingTools answers every open tool_use with an "interrupted" error, in call order', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('go'));
+    core.handleEvent(
+      completed(null, [call('t1', 'read_file'), call('t2', 'bash'), call('t3', 'read_file')]),
+    );
+    core.handleEvent(toolOk('t2', 'done'));
+    const actions = core.handleEvent(interrupt);
+    expect(core.state).toBe('WaitingForUserInput');
+    expect(actions).toEqual([
+      { type: 'Cancel', toolCallIds: ['t1', 't3'] },
+      { type: 'WaitForInput' },
+    ]);
+    const interrupted = 'interrupted: the user interrupted the turn before this tool call finished';
+    expect(core.context.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't1', content: interrupted, is_error: true },
+        { type: 'tool_result', tool_use_id: 't2', content: 'done' },
+        { type: 'tool_result', tool_use_id: 't3', content: interrupted, is_error: true },
+      ],
+    });
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+  });
+
+  it('ignores a late ToolCompleted for a cancelled call', () => {
+    const diagnostics: string[] = [];
+    const core = new AgentCore({}, { onDiagnostic: (d) => diagnostics.push(d.code) });
+    core.handleEvent(userInput('go'));
+    core.handleEvent(completed(null, [call('t1', 'read_file')]));
+    core.handleEvent(interrupt);
+    core.handleEvent(userInput('next'));
+    const before = core.snapshot();
+    expect(core.handleEvent(toolOk('t1', 'late'))).toEqual([]);
+    expect(core.snapshot()).toEqual(before);
+    expect(diagnostics).toEqual(['EVENT_NOT_ACCEPTED']);
+  });
+
+  it('in PostToolsHook cancels the hook and keeps the tool results', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('edit'));
+    core.handleEvent(completed(null, [call('t1', 'edit_file')]));
+    core.handleEvent(toolOk('t1'));
+    const actions = core.handleEvent(interrupt);
+    expect(actions).toEqual([{ type: 'Cancel', hook: true }, { type: 'WaitForInput' }]);
+    expect(core.context.messages.at(-1)?.role).toBe('user');
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+  });
+
+  it('in Error cancels the retry timer', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('hi'));
+    core.handleEvent(llmError('overloaded'));
+    expect(core.handleEvent(interrupt)).toEqual([
+      { type: 'Cancel', retry: true },
+      { type: 'WaitForInput' },
+    ]);
+    expect(core.state).toBe('WaitingForUserInput');
+  });
+
+  it('is not accepted while idle', () => {
+    const core = new AgentCore();
+    expect(core.handleEvent(interrupt)).toEqual([]);
+  });
+});
+
+describe('queued input', () => {
+  it('input during a turn is queued, not dropped, and starts the next turn when this one ends', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('first'));
+    expect(core.handleEvent(userInput('second'))).toEqual([]);
+    expect(core.context.queue).toEqual([{ role: 'user', content: 'second' }]);
+    const actions = core.handleEvent(completed('answer one'));
+    expect(core.state).toBe('CallingLlm');
+    expect(types(actions)).toEqual(['SendLlmRequest']);
+    expect(core.context.queue).toEqual([]);
+    expect(core.context.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'second' });
+  });
+
+  it('delivers queued input oldest first, one turn each', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('one'));
+    core.handleEvent(userInput('two'));
+    core.handleEvent(userInput('three'));
+    core.handleEvent(completed('a'));
+    expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'two' });
+    core.handleEvent(completed('b'));
+    expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'three' });
+    expect(types(core.handleEvent(completed('c')))).toEqual(['WaitForInput']);
+  });
+
+  it('an interrupt starts the next turn from the queue', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('slow question'));
+    core.handleEvent(textDelta('Let me'));
+    core.handleEvent(userInput('never mind, this instead'));
+    const actions = core.handleEvent(interrupt);
+    expect(types(actions)).toEqual(['Cancel', 'SendLlmRequest']);
+    expect(core.state).toBe('CallingLlm');
+    expect(core.context.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('giving up starts the next turn from the queue', () => {
+    const core = new AgentCore({ maxRetries: 1 });
+    core.handleEvent(userInput('a'));
+    core.handleEvent(userInput('b'));
+    const actions = core.handleEvent(llmError('server'));
+    expect(types(actions)).toEqual(['DisplayError', 'SendLlmRequest']);
+    expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'b' });
+  });
+
+  it('queued input survives tool calls and the hook', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('edit'));
+    core.handleEvent(completed(null, [call('t1', 'edit_file')]));
+    core.handleEvent(userInput('then this'));
+    core.handleEvent(toolOk('t1'));
+    core.handleEvent(hookDone());
+    core.handleEvent(completed('edited'));
+    expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'then this' });
+    expect(core.state).toBe('CallingLlm');
+  });
+});
+
+describe('shutdown', () => {
+  it('answers open tool calls so the stored transcript stays valid', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('go'));
+    core.handleEvent(completed(null, [call('t1', 'bash')]));
+    const actions = core.handleEvent(shutdown);
+    expect(actions).toEqual([
+      { type: 'Cancel', toolCallIds: ['t1'] },
+      { type: 'Shutdown', discardedInput: [] },
+    ]);
+    expect(core.context.messages.at(-1)?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 't1',
+        content: 'cancelled: the agent shut down before this tool call finished',
+        is_error: true,
+      },
+    ]);
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+  });
+
+  it('reports queued input as discarded', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('a'));
+    core.handleEvent(userInput('b'));
+    core.handleEvent(textDelta('partial'));
+    const actions = core.handleEvent(shutdown);
+    expect(actions).toEqual([
+      { type: 'Cancel', llm: true },
+      { type: 'Shutdown', discardedInput: [{ role: 'user', content: 'b' }] },
+    ]);
+    expect(core.context.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'partial' }],
+    });
+  });
+});
+
+describe('stop reasons', () => {
+  it('a refusal ends the turn, answers its tool calls without running them, and says why', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('do something bad'));
+    const actions = core.handleEvent(completed(null, [call('t1', 'bash')], 'refusal'));
+    expect(core.state).toBe('WaitingForUserInput');
+    expect(types(actions)).toEqual(['DisplayError', 'WaitForInput']);
+    expect(core.context.messages.at(-1)?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 't1',
+        content: 'not run: the model ended its response with a refusal',
+        is_error: true,
+      },
+    ]);
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+  });
+
+  it('max_tokens without tool calls ends the turn with a clear reason', () => {
+    const core = new AgentCore({ maxTokens: 50 });
+    core.handleEvent(userInput('long essay'));
+    const actions = core.handleEvent(completed('It was a dark and', [], 'max_tokens'));
+    expect(actions[0]).toEqual({
+      type: 'DisplayError',
+      message: 'The response was cut off at max_tokens (50); ask the model to continue.',
+    });
+  });
+
+  it('keeps thinking blocks and their signatures unchanged in the transcript', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('think'));
+    const content = [
+      { type: 'thinking', thinking: 'hmm', signature: 'EqQBCkYIARgCIkD' },
+      { type: 'text', text: 'done' },
+    ];
+    core.handleEvent({
+      type: 'LlmCompleted',
+      response: { message: { role: 'assistant', content } },
+    });
+    expect(core.context.messages.at(-1)).toEqual({ role: 'assistant', content });
+  });
+});

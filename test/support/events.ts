@@ -1,0 +1,74 @@
+/** Builders for the chart's events, so tests read as the scenario they describe. */
+import type {
+  AgentEvent,
+  ContentBlock,
+  LlmErrorKind,
+  LlmResponse,
+  StopReason,
+  ToolCall,
+} from '../../src/index.js';
+
+export const userInput = (content: string): AgentEvent => ({
+  type: 'UserInput',
+  message: { role: 'user', content },
+});
+
+export const textDelta = (content: string): AgentEvent => ({ type: 'LlmTextDelta', content });
+
+export function response(
+  text: string | null,
+  calls: ToolCall[] = [],
+  stopReason?: StopReason,
+): LlmResponse {
+  const content: ContentBlock[] = [];
+  if (text !== null) content.push({ type: 'text', text });
+  for (const call of calls) content.push({ type: 'tool_use', ...call });
+  return {
+    message: { role: 'assistant', content },
+    stopReason: stopReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'),
+  };
+}
+
+export const completed = (
+  text: string | null,
+  calls: ToolCall[] = [],
+  stopReason?: StopReason,
+): AgentEvent => ({
+  type: 'LlmCompleted',
+  response: response(text, calls, stopReason),
+});
+
+export const call = (id: string, name: string, input: unknown = {}): ToolCall => ({
+  id,
+  name,
+  input,
+});
+
+export const toolOk = (callId: string, output: unknown = 'ok'): AgentEvent => ({
+  type: 'ToolCompleted',
+  callId,
+  outcome: { status: 'success', output },
+});
+
+export const toolFailed = (callId: string, message = 'boom'): AgentEvent => ({
+  type: 'ToolCompleted',
+  callId,
+  outcome: { status: 'error', error: { message } },
+});
+
+export const llmError = (
+  kind: LlmErrorKind,
+  message = `${kind} error`,
+  retryAfterMs?: number,
+): AgentEvent => ({
+  type: 'LlmError',
+  error: retryAfterMs === undefined ? { kind, message } : { kind, message, retryAfterMs },
+});
+
+export const hookDone = (actionTaken = true): AgentEvent => ({
+  type: 'PostToolsHookCompleted',
+  actionTaken,
+});
+export const retryFired: AgentEvent = { type: 'RetryTimeoutFired' };
+export const shutdown: AgentEvent = { type: 'ShutdownRequested' };
+export const interrupt: AgentEvent = { type: 'Interrupt' };
