@@ -8,6 +8,7 @@ import {
   AgentCore,
   type AgentEvent,
   type AgentStateName,
+  type Message,
 } from '../machine/index.js';
 
 /** What a demo run printed and where it went, for tests. */

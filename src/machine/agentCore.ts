@@ -22,10 +22,7 @@ import { validateEvent } from './validateEvent.js';
  * const code: AgentDiagnosticCode = 'EVENT_NOT_ACCEPTED';
  */
 export type AgentDiagnosticCode =
-  | 'MALFORMED_EVENT'
-  | 'EVENT_NOT_ACCEPTED'
-  | 'AGENT_STOPPED'
-  | 'TRANSITION_FAILED';
+  'MALFORMED_EVENT' | 'EVENT_NOT_ACCEPTED' | 'AGENT_STOPPED' | 'TRANSITION_FAILED';
 
 /**
  * A report about an event that changed nothing. Never thrown: observe it with `onDiagnostic`.
@@ -69,6 +66,7 @@ export interface AgentSnapshot {
 }
 
 type MachineSnapshot = SnapshotFrom<AgentMachine>;
+type PureScope = ActorScope<MachineSnapshot, AgentEvent, AnyActorScope['system'], AgentAction>;
 
 /**
  * The agent statechart driven by hand: feed it events, perform the actions it returns.
@@ -87,7 +85,7 @@ export class AgentCore {
   #snapshot: MachineSnapshot;
   #config: AgentConfig;
   #collected: AgentAction[] = [];
-  readonly #scope: AnyActorScope;
+  readonly #scope: PureScope;
   readonly #listeners = new Set<(diagnostic: AgentDiagnostic) => void>();
 
   constructor(config: AgentConfig = {}, options: AgentCoreOptions = {}) {
@@ -179,7 +177,7 @@ export class AgentCore {
 
   /** The current top-level state, one of the seven names. */
   get state(): AgentStateName {
-    return this.#snapshot.value as AgentStateName;
+    return this.#snapshot.value;
   }
 
   /** The current context (immutable: every event produces a new one). */
@@ -231,9 +229,9 @@ export class AgentCore {
  * `transition()` builds a throwaway actor for every call; reusing one scope is what makes pure
  * mode cost about what an actor send costs. Children it creates are never started.
  */
-function createPureScope(collected: AgentAction[]): AnyActorScope {
+function createPureScope(collected: AgentAction[]): PureScope {
   const self = createActor(agentMachine, { input: undefined });
-  const scope: ActorScope<MachineSnapshot, AgentEvent, AnyActorScope['system'], AgentAction> = {
+  return {
     self,
     id: '',
     sessionId: '',
@@ -248,5 +246,4 @@ function createPureScope(collected: AgentAction[]): AnyActorScope {
       }
     },
   };
-  return scope as unknown as AnyActorScope;
 }

@@ -5,7 +5,16 @@
  * every `AgentAction` is an emitted event, which is what pure mode returns and what actor mode
  * reports to listeners.
  */
-import { and, assign, emit, enqueueActions, fromCallback, raise, setup } from 'xstate';
+import {
+  and,
+  assign,
+  type EventObject,
+  emit,
+  enqueueActions,
+  fromCallback,
+  raise,
+  setup,
+} from 'xstate';
 import type {
   LlmActorInput,
   PostToolsHookInput,
@@ -29,7 +38,8 @@ import type { AgentAction, AgentEvent, LlmError, Message } from './types.js';
 
 /** An actor placeholder: the machine runs with whatever `provide` supplies in its place. */
 function placeholder<TInput>() {
-  return fromCallback<AgentEvent, TInput>(() => undefined);
+  // `EventObject` as the received-event type so any callback actor with this input fits.
+  return fromCallback<EventObject, TInput>(() => undefined);
 }
 
 /** Events that end a turn early; exit actions use them to keep partial work and cancel the rest. */
@@ -78,6 +88,7 @@ export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
     events: {} as AgentEvent,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- declares the input type
     input: {} as AgentMachineInput | undefined,
     emitted: {} as AgentAction,
   },

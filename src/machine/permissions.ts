@@ -8,9 +8,7 @@ import { isEditTool, isMutatingTool } from './toolSpecs.js';
  * const decision: PermissionDecision = { kind: 'deny', reason: 'plan mode is read-only' };
  */
 export type PermissionDecision =
-  | { kind: 'allow' }
-  | { kind: 'ask' }
-  | { kind: 'deny'; reason: string };
+  { kind: 'allow' } | { kind: 'ask' } | { kind: 'deny'; reason: string };
 
 /**
  * Decides whether a tool call runs, waits for a person, or is refused. In order:

@@ -14,12 +14,7 @@
  * const block: ContentBlock = { type: 'text', text: 'Hello' };
  */
 export type ContentBlock =
-  | TextBlock
-  | ToolUseBlock
-  | ToolResultBlock
-  | ThinkingBlock
-  | RedactedThinkingBlock
-  | OtherBlock;
+  TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock | OtherBlock;
 
 /**
  * Plain text from the user or the model.
@@ -123,8 +118,7 @@ export interface ToolCall {
  * const failed: ToolOutcome = { status: 'error', error: { message: 'no such file: a.txt' } };
  */
 export type ToolOutcome =
-  | { status: 'success'; output: unknown }
-  | { status: 'error'; error: { message: string } };
+  { status: 'success'; output: unknown } | { status: 'error'; error: { message: string } };
 
 /**
  * Why a model response ended, as the Messages API reports it.

@@ -79,9 +79,8 @@ function startAgent(replies: Reply[]) {
     input: { config: { maxRetries: 3 } },
     inspect: (inspection: InspectionEvent) => {
       if (inspection.type === '@xstate.microstep' && inspection.actorRef === actor) {
-        const value = String(
-          inspection.snapshot && (inspection.snapshot as { value: unknown }).value,
-        );
+        const snapshot: object = inspection.snapshot;
+        const value = 'value' in snapshot ? String(snapshot.value) : '';
         if (states.at(-1) !== value) states.push(value);
       }
       if (inspection.type === '@xstate.event' && inspection.actorRef === actor) {

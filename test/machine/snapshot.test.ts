@@ -11,7 +11,8 @@ import {
   userInput,
 } from '../support/events.js';
 
-const roundTrip = (snapshot: AgentSnapshot): AgentSnapshot => JSON.parse(JSON.stringify(snapshot));
+const roundTrip = (snapshot: AgentSnapshot): AgentSnapshot =>
+  JSON.parse(JSON.stringify(snapshot)) as AgentSnapshot;
 
 describe('AgentCore.snapshot', () => {
   it('is plain JSON that survives a round trip unchanged', () => {
