@@ -1,0 +1,203 @@
+import { stat } from 'node:fs/promises';
+import type { CompletedToolInfo } from '../../machine/types.js';
+import { DEFAULT_MUTATING_TOOLS } from '../../machine/toolSpecs.js';
+import { type CommitMessageInfo, formatCommitMessage } from './formatCommitMessage.js';
+import { type GitRun, runGit } from './runGit.js';
+
+/**
+ * What {@link gitAutoCommit} needs.
+ *
+ * @example
+ * const options: GitAutoCommitOptions = {
+ *   workspace: '/repo',
+ *   completedTools: [{ name: 'edit_file', succeeded: true }],
+ *   isMutating: (name) => registry.isMutating(name),
+ * };
+ */
+export interface GitAutoCommitOptions {
+  /** Directory the agent works in; what changed under it is committed. */
+  workspace: string;
+  /** Every call of the response, as `RunPostToolsHook` lists them. */
+  completedTools: readonly CompletedToolInfo[];
+  /** Aborting stops the running git command; the result is then an error. */
+  signal?: AbortSignal;
+  /**
+   * Whether a tool changes the workspace. Default: Loom's rule (`edit_file`, `write_file`, `bash`).
+   * With a registry, pass `(name) => registry.isMutating(name)`.
+   */
+  isMutating?: (toolName: string) => boolean;
+  /**
+   * Author and committer of the commit. When given, always used; when not, the repository's own
+   * `user.name` / `user.email` are used, and {@link DEFAULT_COMMIT_IDENTITY} fills in what is missing.
+   */
+  identity?: { name: string; email: string };
+  /** Builds the commit message. Default {@link formatCommitMessage}. */
+  formatMessage?: (info: CommitMessageInfo) => string;
+  /**
+   * Run the repository's `pre-commit` and `commit-msg` hooks. Default false: a slow or failing
+   * user hook must not stall or break the agent's loop.
+   */
+  runHooks?: boolean;
+  /** Longest a single git command may take, in milliseconds. Default 30 000. */
+  timeoutMs?: number;
+  /** Environment of git. Default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * What the hook did. `actionTaken` is what the chart's `PostToolsHookCompleted` carries.
+ *
+ * @example
+ * const result: GitAutoCommitResult = { actionTaken: false, skipped: 'no-changes' };
+ */
+export interface GitAutoCommitResult {
+  actionTaken: boolean;
+  /** The commit made, when one was. */
+  commit?: { sha: string; message: string; files: string[] };
+  /** Why nothing was committed, when that was the expected outcome. */
+  skipped?: 'no-mutation' | 'not-a-repo' | 'no-changes';
+  /** Why nothing was committed, when something failed. */
+  error?: string;
+}
+
+/**
+ * Who commits when the repository configures nobody.
+ *
+ * @example
+ * await gitAutoCommit({ workspace, completedTools, identity: DEFAULT_COMMIT_IDENTITY });
+ */
+export const DEFAULT_COMMIT_IDENTITY: Readonly<{ name: string; email: string }> = Object.freeze({
+  name: 'agent-statechart',
+  email: 'agent-statechart@localhost',
+});
+
+/**
+ * The post-tools hook: commits the workspace after the agent changed it, following Loom's rules.
+ * It commits only when some call succeeded with a mutating tool, only inside a git work tree, and
+ * only when there is something to commit (modified, deleted or new files, `.gitignore` respected);
+ * it then stages and commits everything under the workspace with a message naming the tools and
+ * the files.
+ *
+ * Fail-open: it never rejects. Any git failure (no git, a broken repository, a bad workspace path,
+ * an abort) comes back as `{ actionTaken: false, error }` so the agent goes on.
+ *
+ * @example
+ * const result = await gitAutoCommit({
+ *   workspace: '/repo',
+ *   completedTools: [{ name: 'read_file', succeeded: true }, { name: 'edit_file', succeeded: true }],
+ *   isMutating: (name) => registry.isMutating(name),
+ *   signal,
+ * });
+ * agent.send({ type: 'PostToolsHookCompleted', actionTaken: result.actionTaken });
+ */
+export async function gitAutoCommit(options: GitAutoCommitOptions): Promise<GitAutoCommitResult> {
+  try {
+    return await commitIfChanged(options);
+  } catch (error) {
+    return { actionTaken: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function commitIfChanged(options: GitAutoCommitOptions): Promise<GitAutoCommitResult> {
+  const isMutating = options.isMutating ?? ((name: string) => DEFAULT_MUTATING_TOOLS.has(name));
+  const tools = [
+    ...new Set(
+      options.completedTools
+        .filter((tool) => tool.succeeded && isMutating(tool.name))
+        .map((tool) => tool.name),
+    ),
+  ];
+  if (tools.length === 0) return { actionTaken: false, skipped: 'no-mutation' };
+
+  const { workspace } = options;
+  if (!(await isDirectory(workspace))) {
+    return { actionTaken: false, error: `workspace '${workspace}' is not a directory` };
+  }
+  const git = (args: readonly string[]): Promise<GitRun> =>
+    runGit(args, {
+      cwd: workspace,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      // C locale: "not a git repository" is recognised by its English text.
+      // No optional locks: a status refresh must not collide with the user's own git commands.
+      env: {
+        ...(options.env ?? process.env),
+        LC_ALL: 'C',
+        GIT_OPTIONAL_LOCKS: '0',
+        GIT_TERMINAL_PROMPT: '0',
+      },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+
+  const inside = await git(['rev-parse', '--is-inside-work-tree']);
+  if (!inside.ok) {
+    if (/not a git repository/i.test(inside.stderr))
+      return { actionTaken: false, skipped: 'not-a-repo' };
+    return { actionTaken: false, error: inside.message };
+  }
+  // "false" inside a .git directory or a bare repository: there is no work tree to commit.
+  if (inside.stdout.trim() !== 'true') return { actionTaken: false, skipped: 'not-a-repo' };
+
+  const status = await git(['status', '--porcelain', '-z', '--untracked-files=all', '--', '.']);
+  if (!status.ok) return { actionTaken: false, error: status.message };
+  if (status.stdout === '') return { actionTaken: false, skipped: 'no-changes' };
+
+  const added = await git(['add', '--all', '--', '.']);
+  if (!added.ok) return { actionTaken: false, error: added.message };
+  const staged = await git(['diff', '--cached', '--name-only', '-z', '--', '.']);
+  if (!staged.ok) return { actionTaken: false, error: staged.message };
+  const files = staged.stdout.split('\0').filter((file) => file !== '');
+  // Status can list changes that staging turns into nothing (line-ending filters, for one).
+  if (files.length === 0) return { actionTaken: false, skipped: 'no-changes' };
+
+  const identity = await commitIdentity(options.identity, git);
+  const message = (options.formatMessage ?? formatCommitMessage)({ tools, files });
+  const commit = await git([
+    '-c',
+    `user.name=${identity.name}`,
+    '-c',
+    `user.email=${identity.email}`,
+    // A signing prompt would block the loop; auto-commits are not signed.
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '--quiet',
+    ...(options.runHooks ? [] : ['--no-verify']),
+    '--message',
+    message,
+    '--',
+    '.',
+  ]);
+  if (!commit.ok) return { actionTaken: false, error: commit.message };
+
+  const head = await git(['rev-parse', 'HEAD']);
+  if (!head.ok) return { actionTaken: false, error: head.message };
+  return { actionTaken: true, commit: { sha: head.stdout.trim(), message, files } };
+}
+
+async function commitIdentity(
+  given: GitAutoCommitOptions['identity'],
+  git: (args: readonly string[]) => Promise<GitRun>,
+): Promise<{ name: string; email: string }> {
+  if (given !== undefined) return given;
+  // Exit code 1 just means neither is set; either way the defaults fill the gaps.
+  const configured = await git(['config', '--get-regexp', '^user\\.(name|email)$']);
+  const identity = { ...DEFAULT_COMMIT_IDENTITY };
+  for (const line of configured.ok ? configured.stdout.split('\n') : []) {
+    const space = line.indexOf(' ');
+    if (space === -1) continue;
+    const key = line.slice(0, space);
+    const value = line.slice(space + 1).trim();
+    if (value === '') continue;
+    if (key === 'user.name') identity.name = value;
+    if (key === 'user.email') identity.email = value;
+  }
+  return identity;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Stable codes of {@link AgentStatechartError}. Match on the code, never on the message: messages
+ * may be reworded, codes stay.
+ *
+ * - `DUPLICATE_TOOL`: two tools of one registry share a name.
+ * - `INVALID_TOOL_DEFINITION`: a tool's name, description, timeout or input schema is unusable.
+ * - `PATH_OUTSIDE_WORKSPACE`: a path given to a built-in tool leaves the workspace root.
+ * - `INVALID_WORKSPACE`: the workspace root does not exist or is not a directory.
+ *
+ * @example
+ * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
+ */
+export type AgentStatechartErrorCode =
+  'DUPLICATE_TOOL' | 'INVALID_TOOL_DEFINITION' | 'PATH_OUTSIDE_WORKSPACE' | 'INVALID_WORKSPACE';
+
+/**
+ * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.
+ * Its message says what to change; its `code` is stable for programs to branch on.
+ *
+ * Tool failures at run time never escape as this error: `runToolCall` turns every throw into an
+ * error outcome the model reads.
+ *
+ * @example
+ * try {
+ *   createToolRegistry([readFile, readFile]);
+ * } catch (error) {
+ *   if (error instanceof AgentStatechartError && error.code === 'DUPLICATE_TOOL') {
+ *     console.error(error.message);
+ *   }
+ * }
+ */
+export class AgentStatechartError extends Error {
+  /** What went wrong, as a stable identifier. */
+  readonly code: AgentStatechartErrorCode;
+
+  /**
+   * @example
+   * throw new AgentStatechartError('DUPLICATE_TOOL', "two tools are named 'bash'; rename one");
+   */
+  constructor(code: AgentStatechartErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AgentStatechartError';
+    this.code = code;
+  }
+}

@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { collectOutput } from './collectOutput.js';
+
+/**
+ * How to run a shell command.
+ *
+ * @example
+ * const options: ShellCommandOptions = { cwd: '/repo', timeoutMs: 10_000, maxOutputBytes: 30_000 };
+ */
+export interface ShellCommandOptions {
+  /** Working directory. */
+  cwd: string;
+  /** Kill the command (and everything it started) after this many milliseconds. */
+  timeoutMs: number;
+  /** Output kept, stdout and stderr together; the middle of longer output is dropped. */
+  maxOutputBytes: number;
+  /** Aborting kills the command and everything it started; the promise then rejects. */
+  signal?: AbortSignal;
+  /** Environment of the command. Default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * How a shell command ended.
+ *
+ * @example
+ * const result: ShellCommandResult = { output: 'hi\n', exitCode: 0, signal: null, timedOut: false, droppedBytes: 0 };
+ */
+export interface ShellCommandResult {
+  /** stdout and stderr interleaved as they arrived, possibly shortened (see `droppedBytes`). */
+  output: string;
+  /** The exit code, or null when the command was ended by a signal. */
+  exitCode: number | null;
+  /** The signal that ended the command, if any. */
+  signal: NodeJS.Signals | null;
+  /** Whether the timeout killed it. */
+  timedOut: boolean;
+  /** Bytes of output dropped from the middle. */
+  droppedBytes: number;
+}
+
+/** After the shell exits, how long to wait for escaped processes to release its output pipes. */
+const PIPE_GRACE_MS = 200;
+
+/**
+ * Runs `bash -c command` in its own process group. On timeout, abort, or when the shell exits, the
+ * whole group is killed, so nothing the command started in the background outlives the call
+ * (a process that deliberately leaves the group with `setsid` is out of reach).
+ *
+ * @example
+ * const result = await runShellCommand('npm test', { cwd: workspace, timeoutMs: 60_000, maxOutputBytes: 30_000, signal });
+ * console.log(result.exitCode, result.output);
+ */
+export function runShellCommand(
+  command: string,
+  options: ShellCommandOptions,
+): Promise<ShellCommandResult> {
+  const { signal } = options;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    // detached: the shell leads a new process group, so one kill reaches all its descendants.
+    const child = spawn('bash', ['-c', command], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = collectOutput(options.maxOutputBytes);
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+
+    let timedOut = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+    let done = false;
+
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    const onAbort = (): void => {
+      killGroup();
+      finish();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const finish = (error?: unknown): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      signal?.removeEventListener('abort', onAbort);
+      if (error !== undefined)
+        reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+      else if (signal?.aborted) reject(abortError(signal));
+      else
+        resolve({
+          output: output.text(),
+          exitCode: exit?.code ?? null,
+          signal: exit?.signal ?? null,
+          timedOut,
+          droppedBytes: output.droppedBytes(),
+        });
+    };
+
+    child.on('error', (error) => {
+      killGroup();
+      finish(error);
+    });
+    child.on('exit', (code, exitSignal) => {
+      exit = { code, signal: exitSignal };
+      // Background jobs of the command would otherwise live on and hold the pipes open.
+      killGroup();
+      graceTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, PIPE_GRACE_MS);
+    });
+    child.on('close', () => finish());
+  });
+}
+
+/** The abort reason as an Error (AbortSignal.reason may be any value). */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(`aborted: ${String(reason)}`);
+}

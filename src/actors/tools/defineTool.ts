@@ -1,0 +1,184 @@
+import * as z from 'zod';
+import type { ToolDefinition } from '../../machine/types.js';
+import { AgentStatechartError } from './agentStatechartError.js';
+
+/**
+ * How long a tool call may run when neither the tool nor the caller says otherwise: two minutes.
+ *
+ * @example
+ * const deadline = Date.now() + DEFAULT_TOOL_TIMEOUT_MS;
+ */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+/** setTimeout overflows beyond this and fires at once, so longer timeouts are refused. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** The Messages API's rule for tool names. */
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * What a running tool gets besides its input.
+ *
+ * @example
+ * const tool = defineTool({
+ *   name: 'pwd',
+ *   description: 'Print the workspace root',
+ *   input: z.object({}),
+ *   mutating: false,
+ *   execute: (_input, ctx) => ctx.workspace,
+ * });
+ */
+export interface ToolContext {
+  /** Aborted when the caller cancels the call or its timeout passes; stop work when it fires. */
+  readonly signal: AbortSignal;
+  /** Absolute path of the workspace root the tool must stay inside. */
+  readonly workspace: string;
+  /** The `tool_use` id of this call. */
+  readonly callId: string;
+  /** Reports progress to the caller (for display); ignored once the call has ended. */
+  reportProgress(progress: unknown): void;
+}
+
+/**
+ * What `defineTool` takes. The type of `execute`'s input is inferred from the `input` schema.
+ *
+ * @example
+ * const options: ToolOptions<z.ZodObject<{ text: z.ZodString }>> = {
+ *   name: 'echo',
+ *   description: 'Repeat the text',
+ *   input: z.object({ text: z.string() }),
+ *   mutating: false,
+ *   execute: ({ text }) => text,
+ * };
+ */
+export interface ToolOptions<Schema extends z.ZodType> {
+  /** Name the model calls the tool by: letters, digits, `_` and `-`, at most 64 characters. */
+  name: string;
+  /** What the tool does and when to use it, for the model. */
+  description: string;
+  /** Zod schema of the input; must describe a JSON object. */
+  input: Schema;
+  /** Whether the tool changes the workspace (runs the post-tools hook, gated by permissions). */
+  mutating: boolean;
+  /** Whether the tool counts as an edit for `acceptEdits`. Defaults to `mutating && name !== 'bash'`. */
+  edit?: boolean;
+  /** Longest a call may run, in milliseconds. Defaults to {@link DEFAULT_TOOL_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /**
+   * Does the work. Returns (or resolves to) a string, or any JSON-serialisable value; throws to
+   * report a failure, whose message the model reads.
+   */
+  execute: (input: z.output<Schema>, ctx: ToolContext) => unknown;
+}
+
+/**
+ * A tool ready for a registry: its options with defaults applied and its input schema already
+ * converted to JSON Schema.
+ *
+ * @example
+ * const tools: Tool[] = [
+ *   defineTool({
+ *     name: 'now',
+ *     description: 'Current time as ISO 8601',
+ *     input: z.object({}),
+ *     mutating: false,
+ *     execute: () => new Date().toISOString(),
+ *   }),
+ * ];
+ */
+export interface Tool<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: Schema;
+  /** JSON Schema of the input, as the Messages API takes it. */
+  readonly inputSchema: ToolDefinition['input_schema'];
+  readonly mutating: boolean;
+  readonly edit: boolean;
+  readonly timeoutMs: number;
+  execute: (input: z.output<Schema>, ctx: ToolContext) => unknown;
+}
+
+/**
+ * Defines a tool. Checks the definition at once, so a mistake fails at start-up with an
+ * {@link AgentStatechartError} (`INVALID_TOOL_DEFINITION`) rather than when the model first calls it.
+ *
+ * @example
+ * import * as z from 'zod';
+ *
+ * const shout = defineTool({
+ *   name: 'shout',
+ *   description: 'Return the text in capitals',
+ *   input: z.object({ text: z.string().describe('Text to shout') }),
+ *   mutating: false,
+ *   timeoutMs: 5_000,
+ *   async execute({ text }, { signal }) {
+ *     signal.throwIfAborted();
+ *     return text.toUpperCase();
+ *   },
+ * });
+ */
+export function defineTool<Schema extends z.ZodType>(options: ToolOptions<Schema>): Tool<Schema> {
+  const { name, description, input, mutating, execute } = options;
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+    throw invalid(
+      `tool name ${JSON.stringify(name)} is not valid; use 1 to 64 letters, digits, '_' or '-'`,
+    );
+  }
+  if (typeof description !== 'string' || description.trim() === '') {
+    throw invalid(`tool '${name}' has no description; describe what it does for the model`);
+  }
+  if (typeof mutating !== 'boolean') {
+    throw invalid(`tool '${name}' must say whether it changes the workspace: set mutating`);
+  }
+  if (typeof execute !== 'function') {
+    throw invalid(`tool '${name}' has no execute function`);
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw invalid(
+      `tool '${name}' has timeoutMs ${timeoutMs}; use a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`,
+    );
+  }
+  return {
+    name,
+    description,
+    input,
+    inputSchema: toInputSchema(name, input),
+    mutating,
+    edit: options.edit ?? (mutating && name !== 'bash'),
+    timeoutMs,
+    execute,
+  };
+}
+
+function toInputSchema(name: string, input: z.ZodType): ToolDefinition['input_schema'] {
+  if (!(input instanceof z.ZodType)) {
+    throw invalid(`tool '${name}' input must be a zod 4 schema such as z.object({ ... })`);
+  }
+  let schema: Record<string, unknown>;
+  try {
+    // The model writes the input, so the schema it sees is the input side (defaults optional).
+    schema = z.toJSONSchema(input, { io: 'input', unrepresentable: 'throw' });
+  } catch (error) {
+    throw invalid(
+      `tool '${name}' input schema cannot be expressed as JSON Schema (${messageOf(error)}); use JSON types only (no dates, transforms to non-JSON, functions)`,
+      error,
+    );
+  }
+  if (schema.type !== 'object') {
+    throw invalid(
+      `tool '${name}' input schema must describe an object (the Messages API requires it); wrap it: z.object({ ... })`,
+    );
+  }
+  // The API does not need the dialect marker; leaving it out keeps definitions small and portable.
+  const { $schema: _dialect, ...rest } = schema;
+  return { ...rest, type: 'object' };
+}
+
+function invalid(message: string, cause?: unknown): AgentStatechartError {
+  return new AgentStatechartError('INVALID_TOOL_DEFINITION', message, { cause });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

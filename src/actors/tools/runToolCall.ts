@@ -1,0 +1,164 @@
+import { resolve } from 'node:path';
+import type { ToolCall, ToolOutcome } from '../../machine/types.js';
+import type { ToolRegistry } from './createToolRegistry.js';
+import type { ToolContext } from './defineTool.js';
+import { formatInputIssues } from './formatInputIssues.js';
+
+/** setTimeout overflows beyond this and fires at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * How to run one tool call.
+ *
+ * @example
+ * const options: RunToolCallOptions = { workspace: '/repo', signal: controller.signal, timeoutMs: 30_000 };
+ */
+export interface RunToolCallOptions {
+  /** Workspace root handed to the tool (made absolute). */
+  workspace: string;
+  /** Aborting it cancels the call: the outcome is `cancelled` and the tool's signal fires. */
+  signal?: AbortSignal;
+  /** Overrides the tool's own timeout for this call, in milliseconds. */
+  timeoutMs?: number;
+  /** Receives the tool's progress reports while the call runs. Errors it throws are ignored. */
+  onProgress?: (progress: unknown) => void;
+}
+
+/**
+ * Runs one tool call of the model and says how it ended. Never throws or rejects: every failure is
+ * an error outcome whose message the model reads and can act on.
+ *
+ * - unknown tool → `unknown tool 'x'; available: read_file, bash`
+ * - input failing the schema → one line per failing field (see {@link formatInputIssues})
+ * - the tool throws → its message
+ * - the timeout passes → `timed out after N ms`, and the tool's signal is aborted
+ * - the caller's signal aborts → `cancelled`, and the tool's signal is aborted
+ * - a result arriving after a timeout or cancel is ignored
+ * - a string result passes through; any other result must be JSON-serialisable and is returned
+ *   as plain JSON data (`undefined` becomes `''`)
+ *
+ * @example
+ * const outcome = await runToolCall(registry, { id: 'toolu_1', name: 'read_file', input: { path: 'a.txt' } }, {
+ *   workspace: process.cwd(),
+ *   signal: controller.signal,
+ *   onProgress: (progress) => console.log(progress),
+ * });
+ * if (outcome.status === 'error') console.error(outcome.error.message);
+ */
+export async function runToolCall(
+  registry: ToolRegistry,
+  call: ToolCall,
+  options: RunToolCallOptions,
+): Promise<ToolOutcome> {
+  try {
+    return await runChecked(registry, call, options);
+  } catch (error) {
+    // Only reachable through a broken schema refinement or registry; still data, never a rejection.
+    return failure(messageOf(error));
+  }
+}
+
+async function runChecked(
+  registry: ToolRegistry,
+  call: ToolCall,
+  options: RunToolCallOptions,
+): Promise<ToolOutcome> {
+  const tool = registry.get(call.name);
+  if (tool === undefined) {
+    const available = registry.names();
+    return failure(
+      `unknown tool '${call.name}'; available: ${available.length > 0 ? available.join(', ') : '(none)'}`,
+    );
+  }
+  const { signal: callerSignal } = options;
+  if (callerSignal?.aborted) return failure('cancelled');
+
+  // Async so schemas with async refinements work too.
+  const parsed = await tool.input.safeParseAsync(call.input);
+  if (!parsed.success) return failure(formatInputIssues(tool.name, parsed.error.issues));
+  if (callerSignal?.aborted) return failure('cancelled');
+
+  const timeoutMs = effectiveTimeout(options.timeoutMs, tool.timeoutMs);
+  const controller = new AbortController();
+
+  return new Promise<ToolOutcome>((resolvePromise) => {
+    let settled = false;
+    const settle = (outcome: ToolOutcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+      resolvePromise(outcome);
+    };
+    // Settle before aborting: a tool that rejects synchronously on abort must not win the race.
+    const onCallerAbort = (): void => {
+      settle(failure('cancelled'));
+      controller.abort(callerSignal?.reason);
+    };
+    const timer = setTimeout(() => {
+      const message = `timed out after ${timeoutMs} ms`;
+      settle(failure(message));
+      controller.abort(new DOMException(message, 'TimeoutError'));
+    }, timeoutMs);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+
+    const ctx: ToolContext = {
+      signal: controller.signal,
+      workspace: resolve(options.workspace),
+      callId: call.id,
+      reportProgress: (progress) => {
+        if (settled) return;
+        try {
+          options.onProgress?.(progress);
+        } catch {
+          // A display listener failing must not fail the tool.
+        }
+      },
+    };
+
+    // Deferred by a microtask so a tool that throws synchronously becomes a rejection too.
+    Promise.resolve()
+      .then(() => tool.execute(parsed.data, ctx))
+      .then(
+        (value) => settle(toSuccess(tool.name, value)),
+        (error: unknown) => settle(failure(messageOf(error))),
+      );
+  });
+}
+
+function effectiveTimeout(requested: number | undefined, toolDefault: number): number {
+  if (requested === undefined || Number.isNaN(requested) || requested <= 0) return toolDefault;
+  return Math.min(requested, MAX_TIMEOUT_MS);
+}
+
+function toSuccess(toolName: string, value: unknown): ToolOutcome {
+  if (typeof value === 'string') return { status: 'success', output: value };
+  if (value === undefined) return { status: 'success', output: '' };
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    return failure(notSerialisable(toolName, messageOf(error)));
+  }
+  if (text === undefined) return failure(notSerialisable(toolName, `got a ${typeof value}`));
+  // Round-tripping leaves plain JSON data, so the outcome can live in a stored snapshot.
+  return { status: 'success', output: JSON.parse(text) as unknown };
+}
+
+function notSerialisable(toolName: string, reason: string): string {
+  return `tool '${toolName}' returned a value that is not JSON-serialisable (${reason}); it must return a string or plain JSON data`;
+}
+
+function failure(message: string): ToolOutcome {
+  return { status: 'error', error: { message } };
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

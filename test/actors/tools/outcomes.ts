@@ -1,0 +1,27 @@
+import type { ToolOutcome } from '../../../src/machine/types.js';
+
+/**
+ * The output of a success outcome; fails the test with the error message otherwise.
+ *
+ * @example
+ * expect(successOutput(await runToolCall(registry, call, { workspace }))).toBe('hello');
+ */
+export function successOutput(outcome: ToolOutcome): unknown {
+  if (outcome.status !== 'success') {
+    throw new Error(`expected success, got error: ${outcome.error.message}`);
+  }
+  return outcome.output;
+}
+
+/**
+ * The message of an error outcome; fails the test when it succeeded.
+ *
+ * @example
+ * expect(errorMessage(await runToolCall(registry, call, { workspace }))).toBe('cancelled');
+ */
+export function errorMessage(outcome: ToolOutcome): string {
+  if (outcome.status !== 'error') {
+    throw new Error(`expected an error, got success: ${JSON.stringify(outcome.output)}`);
+  }
+  return outcome.error.message;
+}
