@@ -3,8 +3,10 @@
  *
  * - `agentMachine`: the chart (seven states, named guards, invoked actors declared by name);
  * - `AgentCore`: pure mode, `handleEvent(event) → actions`, no I/O, deterministic;
+ * - `createAgent`: actor mode, with Anthropic streaming, tools, git auto-commit and retries;
  * - everything the chart speaks: messages, events, actions, config.
  *
  * @packageDocumentation
  */
+export * from './actors/index.js';
 export * from './machine/index.js';

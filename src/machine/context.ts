@@ -18,7 +18,7 @@ import type {
  *
  * @example
  * const config = resolveConfig({ maxRetries: 2 });
- * config.model; // 'claude-sonnet-4-5'
+ * config.model; // 'claude-sonnet-5-5'
  */
 export interface ResolvedConfig {
   maxRetries: number;
@@ -152,7 +152,7 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
   const retry = config.retry ?? {};
   return {
     maxRetries,
-    model: config.model ?? 'claude-sonnet-4-5',
+    model: config.model ?? 'claude-sonnet-5-5',
     maxTokens,
     system: config.system,
     tools,

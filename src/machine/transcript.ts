@@ -87,7 +87,8 @@ export function toolResultsMessage(runs: readonly ToolRun[], fallback: ToolOutco
  * partialAssistantMessage('I will'); // { role: 'assistant', content: [{ type: 'text', text: 'I will' }] }
  */
 export function partialAssistantMessage(text: string): Message | null {
-  if (text.length === 0) return null;
+  // The API rejects text blocks that hold only whitespace.
+  if (text.trim().length === 0) return null;
   return { role: 'assistant', content: [{ type: 'text', text }] };
 }
 

@@ -203,7 +203,7 @@ export interface LlmError {
  * What the chart sends to the model: the request parameters of the Messages API.
  *
  * @example
- * const request: LlmRequest = { model: 'claude-sonnet-4-5', maxTokens: 4096, messages: [{ role: 'user', content: 'hi' }] };
+ * const request: LlmRequest = { model: 'claude-sonnet-5-5', maxTokens: 4096, messages: [{ role: 'user', content: 'hi' }] };
  */
 export interface LlmRequest {
   model: string;
@@ -294,7 +294,7 @@ export interface RetryConfig {
  * @example
  * const config: AgentConfig = {
  *   maxRetries: 3,
- *   model: 'claude-sonnet-4-5',
+ *   model: 'claude-sonnet-5-5',
  *   system: 'You are a careful coding agent.',
  *   tools: [{ name: 'read_file', mutating: false }, { name: 'edit_file', mutating: true }],
  * };
@@ -302,7 +302,7 @@ export interface RetryConfig {
 export interface AgentConfig {
   /** Total attempts per model call, as Loom counts them: with 3, errors one and two retry. Default 3. */
   maxRetries?: number;
-  /** Model name sent in each request. Default `claude-sonnet-4-5`. */
+  /** Model name sent in each request. Default `claude-sonnet-5-5`. */
   model?: string;
   /** `max_tokens` of each request. Default 4096. */
   maxTokens?: number;

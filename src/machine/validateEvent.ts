@@ -125,6 +125,15 @@ function checkMessage(value: unknown, role: 'user' | 'assistant', name: string):
     if (!isObject(block) || typeof block.type !== 'string') {
       return `${name}.content[${index}] must be a content block with a string type`;
     }
+    if (
+      block.type === 'tool_use' &&
+      (typeof block.id !== 'string' || typeof block.name !== 'string')
+    ) {
+      return `${name}.content[${index}] is a tool_use block without a string id and name`;
+    }
+    if (block.type === 'tool_use' && !isObject(block.input)) {
+      return `${name}.content[${index}] is a tool_use block whose input is not an object`;
+    }
   }
   return null;
 }

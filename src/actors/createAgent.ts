@@ -1,0 +1,455 @@
+/**
+ * Actor mode, ready to use: the chart started as an XState actor with the package's own actors
+ * (Anthropic streaming, the tool registry, git auto-commit, a retry timer), each replaceable, and
+ * a small handle to talk to it.
+ */
+import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
+import {
+  type Actor,
+  type AnyActorLogic,
+  createActor,
+  type InspectionEvent,
+  type Observer,
+} from 'xstate';
+import type { AgentDiagnostic, AgentDiagnosticCode, AgentSnapshot } from '../machine/agentCore.js';
+import { type AgentMachine, agentMachine } from '../machine/agentMachine.js';
+import type { AgentContext } from '../machine/context.js';
+import type {
+  AgentConfig,
+  AgentEvent,
+  AgentStateName,
+  Message,
+  PermissionMode,
+} from '../machine/types.js';
+import { validateEvent } from '../machine/validateEvent.js';
+import {
+  type AgentListener,
+  type AgentNotificationName,
+  NotificationHub,
+} from './agentNotifications.js';
+import { InFlightWork } from './inFlightWork.js';
+import { createLlmActor } from './llmActor.js';
+import { createGitAutoCommitActor, noPostToolsHook } from './postToolsHookActor.js';
+import { createRetryTimerActor } from './retryTimerActor.js';
+import { createToolActor } from './toolActor.js';
+import { createBuiltinTools } from './tools/builtins/createBuiltinTools.js';
+import { createToolRegistry } from './tools/createToolRegistry.js';
+import type { Tool } from './tools/defineTool.js';
+
+/**
+ * The invoked actors of the chart; any of them can be replaced.
+ *
+ * @example
+ * const actors: AgentActors = { retryTimer: createRetryTimerActor({ scale: 0.01 }) };
+ */
+export interface AgentActors {
+  llm?: AnyActorLogic;
+  tool?: AnyActorLogic;
+  postToolsHook?: AnyActorLogic;
+  retryTimer?: AnyActorLogic;
+}
+
+/**
+ * Options of {@link createAgent}: the chart's config (`maxRetries`, `model`, `system`,
+ * `permissions`, …) plus where and how the agent works.
+ *
+ * @example
+ * const options: CreateAgentOptions = {
+ *   workspace: '/srv/repo',
+ *   system: 'You are a careful coding agent.',
+ *   permissions: { mode: 'acceptEdits', deny: ['bash'] },
+ * };
+ */
+export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
+  /** Root the tools work in (default: the current directory). */
+  workspace?: string;
+  /** The tools the model may call (default: the built-ins, confined to `workspace`). */
+  tools?: Tool[];
+  /**
+   * The Anthropic client, or options to build one (`apiKey`, `baseURL`, …; by default the SDK
+   * reads `ANTHROPIC_API_KEY`). The client's own retries are turned off: the chart retries.
+   */
+  anthropic?: Anthropic | ClientOptions;
+  /** Commit the workspace with git after a successful mutating tool (default true). */
+  autoCommit?: boolean;
+  /** Overrides every tool's timeout, in milliseconds. */
+  toolTimeoutMs?: number;
+  /** Multiplies retry delays (tests and demos use a small value). Default 1. */
+  retryDelayScale?: number;
+  /** Start from an existing transcript. */
+  messages?: Message[];
+  /** Replace any of the invoked actors. */
+  actors?: AgentActors;
+  /** An XState inspection observer (for example Stately's inspector). */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+}
+
+/**
+ * Options of {@link Agent.shutdown}.
+ *
+ * @example
+ * await agent.shutdown({ drain: true, timeoutMs: 30_000 });
+ */
+export interface ShutdownOptions {
+  /** Let the current turn (and queued input) finish first. Default false: cancel at once. */
+  drain?: boolean;
+  /** How long to wait for the turn and for cancelled work to wind down. Default 10 s. */
+  timeoutMs?: number;
+}
+
+/**
+ * An agent running in actor mode. Everything it does is observable through `on`; nothing it does
+ * can throw into the host or leave an unhandled rejection behind.
+ *
+ * @example
+ * const agent = createAgent({ workspace: process.cwd() });
+ * agent.on('text', ({ text }) => process.stdout.write(text));
+ * agent.send('List the files here');
+ * await agent.waitUntilIdle();
+ * await agent.shutdown();
+ */
+export class Agent {
+  /** The underlying XState actor, for `subscribe`, `getSnapshot` and inspection. */
+  readonly actor: Actor<AgentMachine>;
+  readonly #hub: NotificationHub;
+  readonly #inFlight: InFlightWork;
+  #failure: unknown = undefined;
+
+  /** @internal Use {@link createAgent}. */
+  constructor(actor: Actor<AgentMachine>, hub: NotificationHub, inFlight: InFlightWork) {
+    this.actor = actor;
+    this.#hub = hub;
+    this.#inFlight = inFlight;
+    actor.subscribe({
+      error: (error) => {
+        this.#failure = error;
+        hub.emit('error', {
+          message: `the agent stopped on an internal error: ${messageOf(error)}`,
+          source: 'agent',
+        });
+      },
+    });
+  }
+
+  /** The current top-level state. */
+  get state(): AgentStateName {
+    return this.actor.getSnapshot().value;
+  }
+
+  /** The current context: transcript, queue, tool calls, retries, … */
+  get context(): AgentContext {
+    return this.actor.getSnapshot().context;
+  }
+
+  /**
+   * Sends the user's message. During a turn it is queued and starts the next one.
+   *
+   * @example
+   * agent.send('Fix the failing test');
+   */
+  send(message: string | Message): void {
+    const payload: Message =
+      typeof message === 'string' ? { role: 'user', content: message } : message;
+    this.dispatch({ type: 'UserInput', message: payload });
+  }
+
+  /**
+   * Cancels the current turn and keeps the agent: streamed text is kept, open tool calls are
+   * answered as interrupted, in-flight work is aborted.
+   *
+   * @example
+   * process.on('SIGINT', () => agent.interrupt());
+   */
+  interrupt(): void {
+    this.dispatch({ type: 'Interrupt' });
+  }
+
+  /**
+   * Lets a call that waits for approval run; with `remember`, later calls of that tool run too.
+   *
+   * @example
+   * agent.on('approvalRequest', ({ call }) => agent.approve(call.id));
+   */
+  approve(callId: string, options: { remember?: boolean } = {}): void {
+    this.dispatch({ type: 'ToolApproval', callId, decision: 'allow', ...options });
+  }
+
+  /**
+   * Refuses a call that waits for approval; the model is told it was denied.
+   *
+   * @example
+   * agent.deny(call.id, { remember: true });
+   */
+  deny(callId: string, options: { remember?: boolean } = {}): void {
+    this.dispatch({ type: 'ToolApproval', callId, decision: 'deny', ...options });
+  }
+
+  /**
+   * Changes the permission mode; calls waiting for approval are re-checked.
+   *
+   * @example
+   * agent.setPermissionMode('plan');
+   */
+  setPermissionMode(mode: PermissionMode): void {
+    this.dispatch({ type: 'SetPermissionMode', mode });
+  }
+
+  /**
+   * Sends any chart event. A malformed event, or one the current state does not take, changes
+   * nothing and is reported as a `diagnostic`.
+   *
+   * @example
+   * agent.dispatch({ type: 'SetPermissionMode', mode: 'acceptEdits' });
+   */
+  dispatch(event: AgentEvent): void {
+    const problem = validateEvent(event);
+    if (problem !== null) return this.#diagnose('MALFORMED_EVENT', problem, event);
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.status !== 'active') {
+      return this.#diagnose('AGENT_STOPPED', `${event.type} ignored: the agent has stopped`, event);
+    }
+    if (!snapshot.can(event)) {
+      return this.#diagnose(
+        'EVENT_NOT_ACCEPTED',
+        `${event.type} is not accepted in state ${snapshot.value}; nothing changed`,
+        event,
+      );
+    }
+    this.actor.send(event);
+  }
+
+  /**
+   * Listens to one kind of notification; returns the function that stops listening.
+   *
+   * @example
+   * const stop = agent.on('state', ({ state }) => console.log('→', state));
+   */
+  on<Name extends AgentNotificationName>(name: Name, listener: AgentListener<Name>): () => void {
+    return this.#hub.on(name, listener);
+  }
+
+  /**
+   * Resolves when the agent is idle (waiting for input with nothing queued) or stopped. Rejects
+   * only if the agent failed internally or `timeoutMs` passed.
+   *
+   * @example
+   * agent.send('hi');
+   * await agent.waitUntilIdle({ timeoutMs: 60_000 });
+   */
+  waitUntilIdle(options: { timeoutMs?: number } = {}): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const check = (): boolean => {
+        const snapshot = this.actor.getSnapshot();
+        if (this.#failure !== undefined || snapshot.status === 'error') {
+          reject(new Error(`the agent failed: ${messageOf(this.#failure ?? snapshot.error)}`));
+          return true;
+        }
+        const idle =
+          snapshot.status !== 'active' ||
+          (snapshot.value === 'WaitingForUserInput' && snapshot.context.queue.length === 0);
+        if (idle) resolve();
+        return idle;
+      };
+      if (check()) return;
+      const subscription = this.actor.subscribe({
+        next: () => {
+          if (check()) finish();
+        },
+        error: () => {
+          check();
+          finish();
+        },
+        complete: () => {
+          check();
+          finish();
+        },
+      });
+      const finish = () => {
+        clearTimeout(timer);
+        subscription.unsubscribe();
+      };
+      if (options.timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          finish();
+          reject(
+            new Error(`the agent was not idle after ${options.timeoutMs} ms (state ${this.state})`),
+          );
+        }, options.timeoutMs);
+      }
+    });
+  }
+
+  /**
+   * Stops the agent. By default it cancels in-flight work at once (open tool calls are answered
+   * as cancelled, so the transcript stays valid); with `drain` it lets the turn finish first.
+   * Resolves once cancelled work has wound down.
+   *
+   * @example
+   * await agent.shutdown({ drain: true });
+   */
+  async shutdown(options: ShutdownOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const started = Date.now();
+    if (options.drain) {
+      await this.waitUntilIdle({ timeoutMs }).catch(() => undefined);
+    }
+    if (this.actor.getSnapshot().status === 'active')
+      this.actor.send({ type: 'ShutdownRequested' });
+    await this.#inFlight.settled(Math.max(0, timeoutMs - (Date.now() - started)));
+    this.actor.stop();
+  }
+
+  /**
+   * The agent as JSON, in the same format as `AgentCore.snapshot()`.
+   *
+   * @example
+   * const stored = JSON.stringify(agent.snapshot());
+   */
+  snapshot(): AgentSnapshot {
+    const snapshot = this.actor.getSnapshot();
+    return { version: 1, state: snapshot.value, context: snapshot.context };
+  }
+
+  #diagnose(code: AgentDiagnosticCode, message: string, event: unknown): void {
+    const diagnostic: AgentDiagnostic = { code, message, state: this.state, event };
+    this.#hub.emit('diagnostic', diagnostic);
+  }
+}
+
+/**
+ * Starts an agent in actor mode: the chart with the Anthropic streaming actor, the tool registry
+ * (built-ins confined to the workspace by default), git auto-commit and a retry timer.
+ *
+ * @example
+ * import { createAgent } from 'agent-statechart';
+ *
+ * const agent = createAgent({ workspace: '/srv/repo', permissions: { mode: 'acceptEdits' } });
+ * agent.on('text', ({ text }) => process.stdout.write(text));
+ * agent.on('approvalRequest', ({ call }) => agent.approve(call.id));
+ * agent.send('Rename the greeting in hello.txt to "Hi"');
+ * await agent.waitUntilIdle();
+ * await agent.shutdown();
+ */
+export function createAgent(options: CreateAgentOptions = {}): Agent {
+  const workspace = options.workspace ?? process.cwd();
+  const registry = createToolRegistry(options.tools ?? createBuiltinTools());
+  const inFlight = new InFlightWork();
+  const hub = new NotificationHub((error) => {
+    // An `error` listener that throws has nowhere left to report to but the console.
+    console.error('agent-statechart: an error listener threw', error);
+  });
+  const { anthropic } = options;
+  const client =
+    anthropic instanceof Anthropic
+      ? anthropic
+      : () => new Anthropic({ ...anthropic, maxRetries: 0 });
+
+  const actors = {
+    llm: options.actors?.llm ?? createLlmActor({ client, inFlight }),
+    tool:
+      options.actors?.tool ??
+      createToolActor({
+        registry,
+        workspace,
+        inFlight,
+        ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+      }),
+    postToolsHook:
+      options.actors?.postToolsHook ??
+      (options.autoCommit === false
+        ? noPostToolsHook
+        : createGitAutoCommitActor({
+            workspace,
+            inFlight,
+            isMutating: (name) => registry.isMutating(name),
+            onResult: (result) => {
+              if (result.commit) hub.emit('commit', result.commit);
+              if (result.error)
+                hub.emit('error', {
+                  message: `auto-commit failed: ${result.error}`,
+                  source: 'hook',
+                });
+            },
+          })),
+    retryTimer:
+      options.actors?.retryTimer ?? createRetryTimerActor({ scale: options.retryDelayScale ?? 1 }),
+  };
+  const config: AgentConfig = { ...pickConfig(options), tools: registry.specs() };
+  const machine = agentMachine.provide({ actors });
+
+  let previous: AgentStateName = 'WaitingForUserInput';
+  const userInspect = options.inspect;
+  const actor: Actor<AgentMachine> = createActor(machine, {
+    input: options.messages ? { config, messages: options.messages } : { config },
+    inspect: (event: InspectionEvent) => {
+      // Microsteps show every state passed through, transient ProcessingLlmResponse included.
+      if (event.type === '@xstate.microstep' && event.actorRef === actor) {
+        const snapshot = event.snapshot as ReturnType<typeof actor.getSnapshot>;
+        const state = snapshot.value;
+        if (state !== previous) {
+          const before = previous;
+          previous = state;
+          hub.emit('state', { state, previous: before });
+        }
+      }
+      if (userInspect === undefined) return;
+      if (typeof userInspect === 'function') userInspect(event);
+      else userInspect.next?.(event);
+    },
+  });
+  wireNotifications(actor, hub);
+  const agent = new Agent(actor, hub, inFlight);
+  actor.start();
+  return agent;
+}
+
+function wireNotifications(actor: Actor<AgentMachine>, hub: NotificationHub): void {
+  actor.on('*', (action) => {
+    hub.emit('action', action);
+    switch (action.type) {
+      case 'DisplayMessage':
+        return hub.emit('text', { text: action.text });
+      case 'DisplayError':
+        return hub.emit('error', { message: action.message, source: 'chart' });
+      case 'ExecuteTools':
+        for (const call of action.calls) hub.emit('toolStart', { call });
+        return;
+      case 'RequestApproval':
+        return hub.emit('approvalRequest', { call: action.call });
+      case 'ScheduleRetry':
+        return hub.emit('retry', { delayMs: action.delayMs, attempt: action.attempt });
+      default:
+        return;
+    }
+  });
+  // Tool ends are read off the context, so they are reported whichever tool actor runs them.
+  let runs = actor.getSnapshot().context.toolRuns;
+  actor.subscribe((snapshot) => {
+    const next = snapshot.context.toolRuns;
+    if (next === runs) return;
+    const before = new Map(runs.map((run) => [run.call.id, run.status]));
+    runs = next;
+    for (const run of next) {
+      if (run.status === 'done' && before.get(run.call.id) !== 'done' && run.outcome) {
+        hub.emit('toolEnd', { call: run.call, outcome: run.outcome });
+      }
+    }
+  });
+}
+
+function pickConfig(options: CreateAgentOptions): Omit<AgentConfig, 'tools'> {
+  const { maxRetries, model, maxTokens, system, retry, permissions } = options;
+  const config: Omit<AgentConfig, 'tools'> = {};
+  if (maxRetries !== undefined) config.maxRetries = maxRetries;
+  if (model !== undefined) config.model = model;
+  if (maxTokens !== undefined) config.maxTokens = maxTokens;
+  if (system !== undefined) config.system = system;
+  if (retry !== undefined) config.retry = retry;
+  if (permissions !== undefined) config.permissions = permissions;
+  return config;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,92 @@
+/**
+ * The `llm` actor: streams one model request with the Anthropic SDK and answers the chart with
+ * `LlmTextDelta`, `LlmToolCallDelta`, then `LlmCompleted` or `LlmError`. Stopping the actor
+ * (leaving `CallingLlm` on an interrupt or a shutdown) aborts the HTTP request.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { type EventObject, fromCallback } from 'xstate';
+import type { LlmActorInput } from '../machine/actorInputs.js';
+import type { AgentEvent } from '../machine/types.js';
+import { DeltaCoalescer, type FlushScheduler } from './deltaCoalescer.js';
+import type { InFlightWork } from './inFlightWork.js';
+import { streamLlmResponse } from './llm/streamLlmResponse.js';
+
+/**
+ * Options of {@link createLlmActor}.
+ *
+ * @example
+ * const options: LlmActorOptions = { client: () => new Anthropic({ maxRetries: 0 }) };
+ */
+export interface LlmActorOptions {
+  /**
+   * The SDK client, or a function that makes it on first use (so a missing API key becomes an
+   * `auth` error of the first call rather than a throw at start-up). Build it with
+   * `maxRetries: 0`: the chart owns retries.
+   */
+  client: Anthropic | (() => Anthropic);
+  /** Batch deltas per I/O tick (default true). Turn off to see every SSE delta as an event. */
+  coalesceDeltas?: boolean;
+  /** How batches are scheduled (default: `setImmediate`). */
+  flushScheduler?: FlushScheduler;
+  /** No stream event for this long is a `timeout` error (default 5 minutes). */
+  idleTimeoutMs?: number;
+  /** Where the actor registers its request, so a graceful shutdown can wait for it. */
+  inFlight?: InFlightWork;
+}
+
+/**
+ * Makes the `llm` actor for `agentMachine.provide({ actors: { llm } })`.
+ *
+ * @example
+ * const llm = createLlmActor({ client: new Anthropic({ apiKey, maxRetries: 0 }) });
+ * const machine = agentMachine.provide({ actors: { llm } });
+ */
+export function createLlmActor(options: LlmActorOptions) {
+  let client: Anthropic | undefined =
+    typeof options.client === 'function' ? undefined : options.client;
+  const getClient = (): Anthropic => {
+    client ??= (options.client as () => Anthropic)();
+    return client;
+  };
+
+  return fromCallback<EventObject, LlmActorInput>(({ input, sendBack }) => {
+    const controller = new AbortController();
+    const send = (event: AgentEvent) => {
+      if (!controller.signal.aborted) sendBack(event);
+    };
+    const coalescer =
+      options.coalesceDeltas === false ? null : new DeltaCoalescer(send, options.flushScheduler);
+
+    const work = (async () => {
+      let sdk: Anthropic;
+      try {
+        sdk = getClient();
+      } catch (error) {
+        send({ type: 'LlmError', error: { kind: 'auth', message: messageOf(error) } });
+        return;
+      }
+      const result = await streamLlmResponse({
+        client: sdk,
+        request: input.request,
+        signal: controller.signal,
+        ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+        onEvent: coalescer ? (event) => coalescer.push(event) : send,
+      });
+      coalescer?.flush();
+      if (result.ok) send({ type: 'LlmCompleted', response: result.response });
+      else if (!result.aborted) send({ type: 'LlmError', error: result.error });
+    })().catch((error: unknown) => {
+      send({ type: 'LlmError', error: { kind: 'unknown', message: messageOf(error) } });
+    });
+    options.inFlight?.track(work);
+
+    return () => {
+      coalescer?.discard();
+      controller.abort(new Error('the model call was cancelled'));
+    };
+  });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,71 @@
+/**
+ * The `postToolsHook` actor: git auto-commit of the workspace after a successful mutating tool
+ * (Loom's rules). Fail-open: whatever happens, it answers `PostToolsHookCompleted` and the agent
+ * goes on; a failure is reported through `onResult`, never thrown.
+ */
+import { type EventObject, fromCallback } from 'xstate';
+import type { PostToolsHookInput } from '../machine/actorInputs.js';
+import type { AgentEvent } from '../machine/types.js';
+import { type GitAutoCommitResult, gitAutoCommit } from './hooks/gitAutoCommit.js';
+import type { InFlightWork } from './inFlightWork.js';
+
+/**
+ * Options of {@link createGitAutoCommitActor}.
+ *
+ * @example
+ * const options: GitAutoCommitActorOptions = { workspace: '/srv/repo', onResult: (r) => log(r) };
+ */
+export interface GitAutoCommitActorOptions {
+  workspace: string;
+  /** Whether a tool name is mutating (default: Loom's edit_file, write_file, bash). */
+  isMutating?: (toolName: string) => boolean;
+  /** Receives every result: the commit made, why none was made, or the error. */
+  onResult?: (result: GitAutoCommitResult) => void;
+  /** Where the actor registers its work, so a graceful shutdown can wait for it. */
+  inFlight?: InFlightWork;
+}
+
+/**
+ * Makes the `postToolsHook` actor that commits the workspace with git.
+ *
+ * @example
+ * const postToolsHook = createGitAutoCommitActor({ workspace: process.cwd(), onResult: console.log });
+ */
+export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
+  return fromCallback<EventObject, PostToolsHookInput>(({ input, sendBack }) => {
+    const controller = new AbortController();
+    const work = gitAutoCommit({
+      workspace: options.workspace,
+      completedTools: input.completedTools,
+      signal: controller.signal,
+      ...(options.isMutating ? { isMutating: options.isMutating } : {}),
+    }).then((result) => {
+      if (controller.signal.aborted) return;
+      try {
+        options.onResult?.(result);
+      } finally {
+        sendBack({
+          type: 'PostToolsHookCompleted',
+          actionTaken: result.actionTaken,
+        } satisfies AgentEvent);
+      }
+    });
+    options.inFlight?.track(work);
+    return () => controller.abort(new Error('the post-tools hook was cancelled'));
+  });
+}
+
+/**
+ * A `postToolsHook` actor that does nothing (for agents without auto-commit).
+ *
+ * @example
+ * agentMachine.provide({ actors: { postToolsHook: noPostToolsHook } });
+ */
+export const noPostToolsHook = fromCallback<EventObject, PostToolsHookInput>(({ sendBack }) => {
+  // Answer on the next turn of the event loop: an actor must not send to its parent while the
+  // parent is still entering the state that started it.
+  const handle = setImmediate(() =>
+    sendBack({ type: 'PostToolsHookCompleted', actionTaken: false } satisfies AgentEvent),
+  );
+  return () => clearImmediate(handle);
+});

@@ -1,0 +1,52 @@
+/**
+ * The `tool` actor: one per tool call, spawned by the chart with the call id as its id. It runs
+ * the call through the registry with a timeout and an `AbortSignal`, and answers with one
+ * `ToolCompleted`. Stopping it (an interrupt or a shutdown) aborts the call; its late result is
+ * dropped.
+ */
+import { type EventObject, fromCallback } from 'xstate';
+import type { ToolActorInput } from '../machine/actorInputs.js';
+import type { AgentEvent } from '../machine/types.js';
+import type { InFlightWork } from './inFlightWork.js';
+import type { ToolRegistry } from './tools/createToolRegistry.js';
+import { runToolCall } from './tools/runToolCall.js';
+
+/**
+ * Options of {@link createToolActor}.
+ *
+ * @example
+ * const options: ToolActorOptions = { registry, workspace: '/srv/repo', timeoutMs: 60_000 };
+ */
+export interface ToolActorOptions {
+  registry: ToolRegistry;
+  /** Root the built-in tools are confined to. */
+  workspace: string;
+  /** Overrides every tool's own timeout. */
+  timeoutMs?: number;
+  /** Where the actor registers its call, so a graceful shutdown can wait for it. */
+  inFlight?: InFlightWork;
+}
+
+/**
+ * Makes the `tool` actor for `agentMachine.provide({ actors: { tool } })`.
+ *
+ * @example
+ * const tool = createToolActor({ registry: createToolRegistry(createBuiltinTools()), workspace: process.cwd() });
+ */
+export function createToolActor(options: ToolActorOptions) {
+  return fromCallback<EventObject, ToolActorInput>(({ input, sendBack }) => {
+    const controller = new AbortController();
+    const { call } = input;
+    const send = (event: AgentEvent) => {
+      if (!controller.signal.aborted) sendBack(event);
+    };
+    const work = runToolCall(options.registry, call, {
+      workspace: options.workspace,
+      signal: controller.signal,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      onProgress: (progress) => send({ type: 'ToolProgress', callId: call.id, progress }),
+    }).then((outcome) => send({ type: 'ToolCompleted', callId: call.id, outcome }));
+    options.inFlight?.track(work);
+    return () => controller.abort(new Error('the tool call was cancelled'));
+  });
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { toMessageCreateParams } from '../../../src/actors/llm/index.js';
+import type { Message } from '../../../src/machine/types.js';
+
+describe('toMessageCreateParams', () => {
+  it('maps maxTokens to max_tokens, always streams and leaves out what was not given', () => {
+    expect(
+      toMessageCreateParams({
+        model: 'm',
+        maxTokens: 64,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    ).toEqual({
+      model: 'm',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
+  });
+
+  it('leaves out an empty system prompt and an empty tool list', () => {
+    const params = toMessageCreateParams({
+      model: 'm',
+      maxTokens: 1,
+      system: '',
+      tools: [],
+      messages: [],
+    });
+
+    expect('system' in params).toBe(false);
+    expect('tools' in params).toBe(false);
+  });
+
+  it('passes messages through untouched, blocks it does not know included', () => {
+    const messages: Message[] = [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 't', signature: 'sig==' },
+          {
+            type: 'server_tool_use',
+            id: 'srvtoolu_1',
+            name: 'web_search',
+            input: { query: 'q' },
+          },
+          { type: 'redacted_thinking', data: 'abc' },
+        ],
+      },
+    ];
+
+    expect(toMessageCreateParams({ model: 'm', maxTokens: 1, messages }).messages).toBe(messages);
+  });
+
+  it('maps tools to name, description and input_schema', () => {
+    const params = toMessageCreateParams({
+      model: 'm',
+      maxTokens: 1,
+      messages: [],
+      tools: [
+        { name: 'a', input_schema: { type: 'object' } },
+        {
+          name: 'b',
+          description: 'B',
+          input_schema: { type: 'object', required: ['x'] },
+        },
+      ],
+    });
+
+    expect(params.tools).toEqual([
+      { name: 'a', input_schema: { type: 'object' } },
+      {
+        name: 'b',
+        description: 'B',
+        input_schema: { type: 'object', required: ['x'] },
+      },
+    ]);
+  });
+});
