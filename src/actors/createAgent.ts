@@ -378,20 +378,13 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const config: AgentConfig = { ...pickConfig(options), tools: registry.specs() };
   const machine = agentMachine.provide({ actors });
 
-  let previous: AgentStateName = 'WaitingForUserInput';
   const userInspect = options.inspect;
+  const followMicrostep = microstepFollower(hub);
   const actor: Actor<AgentMachine> = createActor(machine, {
     input: options.messages ? { config, messages: options.messages } : { config },
     inspect: (event: InspectionEvent) => {
-      // Microsteps show every state passed through, transient ProcessingLlmResponse included.
       if (event.type === '@xstate.microstep' && event.actorRef === actor) {
-        const snapshot = event.snapshot as ReturnType<typeof actor.getSnapshot>;
-        const state = snapshot.value;
-        if (state !== previous) {
-          const before = previous;
-          previous = state;
-          hub.emit('state', { state, previous: before });
-        }
+        followMicrostep(event.snapshot as ReturnType<typeof actor.getSnapshot>);
       }
       if (userInspect === undefined) return;
       if (typeof userInspect === 'function') userInspect(event);
@@ -423,19 +416,33 @@ function wireNotifications(actor: Actor<AgentMachine>, hub: NotificationHub): vo
         return;
     }
   });
-  // Tool ends are read off the context, so they are reported whichever tool actor runs them.
-  let runs = actor.getSnapshot().context.toolRuns;
-  actor.subscribe((snapshot) => {
+}
+
+/**
+ * Reports state changes and tool ends in the order they happen. Microsteps show every state the
+ * chart passes through (the transient ProcessingLlmResponse included), and reading tool ends off
+ * the context reports them whichever tool actor ran the call.
+ */
+function microstepFollower(hub: NotificationHub) {
+  let state: AgentStateName = 'WaitingForUserInput';
+  let runs: AgentContext['toolRuns'] = [];
+  return (snapshot: { value: AgentStateName; context: AgentContext }) => {
     const next = snapshot.context.toolRuns;
-    if (next === runs) return;
-    const before = new Map(runs.map((run) => [run.call.id, run.status]));
-    runs = next;
-    for (const run of next) {
-      if (run.status === 'done' && before.get(run.call.id) !== 'done' && run.outcome) {
-        hub.emit('toolEnd', { call: run.call, outcome: run.outcome });
+    if (next !== runs) {
+      const before = new Map(runs.map((run) => [run.call.id, run.status]));
+      runs = next;
+      for (const run of next) {
+        if (run.status === 'done' && before.get(run.call.id) !== 'done' && run.outcome) {
+          hub.emit('toolEnd', { call: run.call, outcome: run.outcome });
+        }
       }
     }
-  });
+    if (snapshot.value !== state) {
+      const previous = state;
+      state = snapshot.value;
+      hub.emit('state', { state, previous });
+    }
+  };
 }
 
 function pickConfig(options: CreateAgentOptions): Omit<AgentConfig, 'tools'> {

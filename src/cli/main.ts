@@ -4,26 +4,50 @@
  *
  * @example
  * // npx agent-statechart demo
+ * // npx agent-statechart run --workspace ./my-repo
  */
 import { runDemo } from './demo.js';
+import { runCommand } from './runCommand.js';
 
-const usage = `usage: agent-statechart <command>
+const usage = `usage: agent-statechart <command> [options]
 
 commands:
-  demo    run a scripted agent session through all seven states (offline, no API key)`;
+  run [--workspace DIR] [--mode MODE] [--model NAME]
+                            an interactive agent in DIR: Claude when ANTHROPIC_API_KEY is set,
+                            otherwise an offline scripted model; MODE is plan, default,
+                            acceptEdits or bypassPermissions (default: default)
+  demo [--keep]             a scripted session through all seven states, with a retried 529
+                            and a git auto-commit, offline (no API key needed)
+  help                      this text`;
 
-function main(argv: string[]): number {
-  const [command] = argv;
-  if (command === 'demo') {
-    runDemo((line) => console.log(line));
-    return 0;
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'demo':
+      await runDemo({ print: (line) => console.log(line), keepWorkspace: rest.includes('--keep') });
+      return 0;
+    case 'run':
+      return runCommand(rest);
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(usage);
+      return 0;
+    case undefined:
+      console.error(usage);
+      return 1;
+    default:
+      console.error(`unknown command '${command}'\n\n${usage}`);
+      return 1;
   }
-  if (command === undefined || command === 'help' || command === '--help') {
-    console.log(usage);
-    return command === undefined ? 1 : 0;
-  }
-  console.error(`unknown command '${command}'\n\n${usage}`);
-  return 1;
 }
 
-process.exitCode = main(process.argv.slice(2));
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  },
+);

@@ -3,9 +3,10 @@ import { runDemo } from '../../src/cli/demo.js';
 import { findTranscriptViolations } from '../../src/index.js';
 
 describe('agent-statechart demo', () => {
-  it('passes through all seven states and ends with a valid transcript', () => {
-    const { states, lines, messages } = runDemo(() => undefined);
-    expect(new Set(states)).toEqual(
+  it('visits all seven states, retries a 529 and makes a real commit', async () => {
+    const lines: string[] = [];
+    const result = await runDemo({ print: (line) => lines.push(line), eventDelayMs: 0 });
+    expect(new Set(result.states)).toEqual(
       new Set([
         'WaitingForUserInput',
         'CallingLlm',
@@ -16,8 +17,13 @@ describe('agent-statechart demo', () => {
         'ShuttingDown',
       ]),
     );
-    expect(lines).toContain('  ShutdownRequested → ShuttingDown  [Shutdown]');
-    expect(messages).toHaveLength(4);
-    expect(findTranscriptViolations(messages)).toEqual([]);
+    expect(result.commits).toHaveLength(2);
+    expect(result.commits[0]).toMatch(/^[0-9a-f]{7} agent: edit_file changed hello\.txt$/);
+    expect(lines).toContain('  retry   attempt 2 in 225 ms');
+    expect(lines.some((line) => /^ {2}commit {2}[0-9a-f]{7} \(hello\.txt\)$/.test(line))).toBe(
+      true,
+    );
+    expect(findTranscriptViolations(result.messages)).toEqual([]);
+    expect(result.messages).toHaveLength(4);
   });
 });

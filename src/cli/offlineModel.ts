@@ -1,0 +1,87 @@
+/**
+ * A scripted stand-in for Claude, for `agent-statechart run` without an API key. It reads the
+ * last message and answers with the tool call a few plain commands ask for, so the whole loop —
+ * tools, approvals, auto-commit — can be tried offline against the local Messages API server.
+ */
+import type { MessagesRequestBody } from '../testing/messagesRequest.js';
+import { reply, type ScriptedBlock, type ScriptedTurn } from '../testing/scriptedTurn.js';
+
+const HELP =
+  'I am the offline scripted model (set ANTHROPIC_API_KEY to talk to Claude). I understand: ' +
+  '"list files", "read <path>", "write <path> <text>", "replace <old> with <new> in <path>", ' +
+  '"run <command>".';
+
+/**
+ * Answers one Messages API request (a `ScriptFunction` for `startMessagesApiServer`).
+ *
+ * @example
+ * const server = await startMessagesApiServer({ script: offlineModel });
+ */
+export function offlineModel(request: MessagesRequestBody): ScriptedTurn {
+  const last = request.messages.at(-1);
+  if (last === undefined) return reply(HELP);
+  const results = toolResultsOf(last.content);
+  if (results.length > 0) return reply(summarise(results));
+  const text = textOf(last.content).trim();
+  const call = toolCallFor(text);
+  if (call === null) return reply(HELP);
+  return reply([{ type: 'text', text: `Running ${call.name}.` }, call]);
+}
+
+type ToolUse = Extract<ScriptedBlock, { type: 'tool_use' }>;
+
+function toolCallFor(text: string): ToolUse | null {
+  const tool = (name: string, input: Record<string, unknown>): ToolUse => ({
+    type: 'tool_use',
+    name,
+    input,
+  });
+  if (/^(list|ls)\b/i.test(text)) return tool('list_files', { path: '.' });
+  let match = /^read\s+(\S+)/i.exec(text);
+  if (match) return tool('read_file', { path: match[1] });
+  match = /^write\s+(\S+)\s+([\s\S]+)$/i.exec(text);
+  if (match) return tool('write_file', { path: match[1], content: `${match[2]}\n` });
+  match = /^replace\s+(.+?)\s+with\s+(.+?)\s+in\s+(\S+)$/i.exec(text);
+  if (match) {
+    return tool('edit_file', { path: match[3], old_string: match[1], new_string: match[2] });
+  }
+  match = /^run\s+([\s\S]+)$/i.exec(text);
+  if (match) return tool('bash', { command: match[1] });
+  return null;
+}
+
+function summarise(results: { content: string; isError: boolean }[]): string {
+  return results
+    .map(({ content, isError }) => {
+      const shown = content.length > 400 ? `${content.slice(0, 400)}…` : content;
+      return isError ? `That failed: ${shown}` : `Result:\n${shown}`;
+    })
+    .join('\n');
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block: unknown) =>
+      isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '',
+    )
+    .join('');
+}
+
+function toolResultsOf(content: unknown): { content: string; isError: boolean }[] {
+  if (!Array.isArray(content)) return [];
+  const results: { content: string; isError: boolean }[] = [];
+  for (const block of content as unknown[]) {
+    if (!isRecord(block) || block.type !== 'tool_result') continue;
+    results.push({
+      content: typeof block.content === 'string' ? block.content : JSON.stringify(block.content),
+      isError: block.is_error === true,
+    });
+  }
+  return results;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
