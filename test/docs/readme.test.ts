@@ -17,25 +17,40 @@ async function quickStart(heading: string): Promise<string> {
   return code;
 }
 
+/** Runs a README block with the package names pointed at this checkout's source. */
+async function runBlock(code: string): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'readme-'));
+  try {
+    const file = join(directory, 'quickStart.mts');
+    const source = code
+      .replace("from 'agent-statechart/testing'", `from '${join(root, 'src/testing/index.ts')}'`)
+      .replace("from 'agent-statechart'", `from '${join(root, 'src/index.ts')}'`);
+    await writeFile(file, source);
+    const tsx = join(root, 'node_modules/.bin/tsx');
+    const { stdout } = await run(tsx, [file], { cwd: root });
+    return stdout;
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** Each `console.log(…); // output` line states what it prints. */
+function statedOutput(code: string): string[] {
+  return [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1] ?? '');
+}
+
 describe('README', () => {
-  it('runs the pure-mode quick start as written', async () => {
+  it('runs the pure-mode quick start as written, printing what its comments say', async () => {
     const code = await quickStart('Quick start: pure mode');
-    const directory = await mkdtemp(join(tmpdir(), 'readme-'));
-    try {
-      const file = join(directory, 'quickStart.ts');
-      // The only change: the package name points at this checkout's source.
-      await writeFile(
-        file,
-        code.replace("from 'agent-statechart'", `from '${join(root, 'src/index.ts')}'`),
-      );
-      const tsx = join(root, 'node_modules/.bin/tsx');
-      const { stdout } = await run(tsx, [file], { cwd: root });
-      // Each `console.log(…); // output` line states what it prints; check every one.
-      const expected = [...code.matchAll(/^console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
-      expect(expected).toHaveLength(5);
-      expect(stdout.trim().split('\n')).toEqual(expected);
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
+    const expected = statedOutput(code);
+    expect(expected).toHaveLength(5);
+    expect((await runBlock(code)).trim().split('\n')).toEqual(expected);
+  });
+
+  it('runs the actor-mode quick start as written, printing what its comments say', async () => {
+    const code = await quickStart('Quick start: actor mode');
+    const expected = statedOutput(code);
+    expect(expected).toEqual(['list_files success', 'WaitingForUserInput 4']);
+    expect((await runBlock(code)).trim().split('\n')).toEqual(expected);
   });
 });
