@@ -5,7 +5,7 @@
  */
 import { type ActorScope, type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
 import { type AgentMachine, agentMachine } from './agentMachine.js';
-import { type AgentContext, createInitialContext, resolveConfig } from './context.js';
+import { type AgentContext, createInitialContext, resolveConfigShared } from './context.js';
 import type { AgentAction, AgentConfig, AgentEvent, AgentStateName, Message } from './types.js';
 import { validateEvent } from './validateEvent.js';
 
@@ -84,19 +84,17 @@ type PureScope = ActorScope<MachineSnapshot, AgentEvent, AnyActorScope['system']
 export class AgentCore {
   #snapshot: MachineSnapshot;
   #config: AgentConfig;
-  #collected: AgentAction[] = [];
-  readonly #scope: PureScope;
-  readonly #listeners = new Set<(diagnostic: AgentDiagnostic) => void>();
+  // Made on first subscription: most cores never have a listener, and idle cores are many.
+  #listeners: Set<(diagnostic: AgentDiagnostic) => void> | undefined;
 
   constructor(config: AgentConfig = {}, options: AgentCoreOptions = {}) {
-    resolveConfig(config); // fail fast, with a clear message, on a bad config
+    resolveConfigShared(config); // fail fast, with a clear message, on a bad config
     this.#config = config;
-    this.#scope = createPureScope(this.#collected);
-    if (options.onDiagnostic) this.#listeners.add(options.onDiagnostic);
+    if (options.onDiagnostic) this.onDiagnostic(options.onDiagnostic);
     const input =
       options.messages === undefined ? { config } : { config, messages: options.messages };
-    this.#snapshot = agentMachine.getInitialSnapshot(this.#scope, input);
-    this.#collected.length = 0;
+    // The initial WaitForInput is not returned: nobody has asked anything yet.
+    this.#snapshot = collectActions(() => agentMachine.getInitialSnapshot(pureScope(), input))[0];
   }
 
   /**
@@ -149,11 +147,10 @@ export class AgentCore {
         event,
       );
     }
-    const collected = this.#collected;
-    collected.length = 0;
     let next: MachineSnapshot;
+    let actions: AgentAction[];
     try {
-      next = agentMachine.transition(before, event, this.#scope);
+      [next, actions] = collectActions(() => agentMachine.transition(before, event, pureScope()));
     } catch (error) {
       return this.#reject('TRANSITION_FAILED', `${event.type} failed: ${String(error)}`, event);
     }
@@ -172,7 +169,7 @@ export class AgentCore {
       );
     }
     this.#snapshot = next;
-    return collected.slice();
+    return actions;
   }
 
   /** The current top-level state, one of the seven names. */
@@ -213,23 +210,47 @@ export class AgentCore {
    * const stop = core.onDiagnostic((d) => console.warn(d.code, d.message));
    */
   onDiagnostic(listener: (diagnostic: AgentDiagnostic) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.#listeners ??= new Set();
+    const listeners = this.#listeners;
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   #reject(code: AgentDiagnosticCode, message: string, event: unknown): AgentAction[] {
     const diagnostic: AgentDiagnostic = { code, message, state: this.state, event };
-    for (const listener of this.#listeners) listener(diagnostic);
+    if (this.#listeners) for (const listener of this.#listeners) listener(diagnostic);
     return [];
+  }
+}
+
+/** Where the shared scope puts emitted actions during one synchronous transition. */
+let collecting: AgentAction[] | null = null;
+let sharedScope: PureScope | undefined;
+
+/** Runs one transition and returns its result with the actions it emitted. */
+function collectActions<T>(step: () => T): [T, AgentAction[]] {
+  const actions: AgentAction[] = [];
+  collecting = actions;
+  try {
+    return [step(), actions];
+  } finally {
+    collecting = null;
   }
 }
 
 /**
  * An actor scope that performs nothing and collects the emitted `AgentAction`s. XState's own
- * `transition()` builds a throwaway actor for every call; reusing one scope is what makes pure
- * mode cost about what an actor send costs. Children it creates are never started.
+ * `transition()` builds a throwaway actor for every call; one scope shared by every `AgentCore`
+ * (made on first use) is what makes pure mode cost about what an actor send costs, and keeps an
+ * idle core down to its snapshot. Transitions are synchronous, so one collector at a time is
+ * enough. Children it creates are never started.
  */
-function createPureScope(collected: AgentAction[]): PureScope {
+function pureScope(): PureScope {
+  sharedScope ??= createPureScope();
+  return sharedScope;
+}
+
+function createPureScope(): PureScope {
   const self = createActor(agentMachine, { input: undefined });
   return {
     self,
@@ -242,7 +263,7 @@ function createPureScope(collected: AgentAction[]): PureScope {
     system: self.system,
     actionExecutor: (action) => {
       if (action.type === 'xstate.emit') {
-        collected.push((action.params as { event: AgentAction }).event);
+        collecting?.push((action.params as { event: AgentAction }).event);
       }
     },
   };

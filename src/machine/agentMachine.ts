@@ -22,7 +22,12 @@ import type {
   ToolActorInput,
 } from './actorInputs.js';
 import { retryDelay } from './backoff.js';
-import { type AgentContext, type AgentMachineInput, createInitialContext } from './context.js';
+import {
+  type AgentContext,
+  type AgentMachineInput,
+  createInitialContext,
+  emptyList,
+} from './context.js';
 import * as guards from './guards.js';
 import {
   closeOpenRuns,
@@ -129,7 +134,7 @@ export const agentMachine = setup({
     }),
     announceShutdown: enqueueActions(({ context, enqueue }) => {
       enqueue.emit({ type: 'Shutdown', discardedInput: context.queue });
-      enqueue.assign({ queue: [] });
+      enqueue.assign({ queue: emptyList() });
     }),
     setPermissionMode: assign(({ event }) => {
       if (event.type !== 'SetPermissionMode') return {};
@@ -223,7 +228,7 @@ export const agentMachine = setup({
         enqueue.assign({ messages: appendMessage(context.messages, partial) });
         enqueue.emit({ type: 'Cancel', llm: true });
       }
-      enqueue.assign({ streamingText: '', streamingToolCalls: [] });
+      enqueue.assign({ streamingText: '', streamingToolCalls: emptyList() });
     }),
 
     // ── processing the response ─────────────────────────────────────────────────────────────

@@ -125,6 +125,19 @@ export interface AgentMachineInput {
 }
 
 /**
+ * One frozen empty array shared by every context: an idle agent's empty queue, streaming and
+ * tool fields cost nothing, and since the chart only ever replaces arrays, never mutates them,
+ * sharing is safe (an accidental `push` throws instead of corrupting other agents).
+ *
+ * @example
+ * core.context.queue === emptyList(); // true while nothing is queued
+ */
+export function emptyList<T>(): T[] {
+  return EMPTY as unknown as T[];
+}
+const EMPTY: readonly never[] = Object.freeze([]);
+
+/**
  * Fills in the defaults of a config and checks it, with errors that say the fix.
  *
  * @example
@@ -177,14 +190,14 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
  * context.messages; // []
  */
 export function createInitialContext(input: AgentMachineInput | undefined): AgentContext {
-  const config = resolveConfig(input?.config);
+  const config = resolveConfigShared(input?.config);
   return {
-    messages: input?.messages ?? [],
+    messages: input?.messages ?? emptyList(),
     retries: 0,
-    queue: [],
+    queue: emptyList(),
     streamingText: '',
-    streamingToolCalls: [],
-    toolRuns: [],
+    streamingToolCalls: emptyList(),
+    toolRuns: emptyList(),
     stopReason: null,
     lastError: null,
     retryDelayMs: 0,
@@ -195,4 +208,24 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     responses: 0,
     config,
   };
+}
+
+/** Resolved configs by the config object they came from, so agents built alike share one. */
+const resolvedConfigs = new WeakMap<AgentConfig, ResolvedConfig>();
+
+/**
+ * `resolveConfig`, shared by every agent built from the same config object: a service hosting
+ * thousands of agents with one config keeps one resolved copy (the chart never mutates it).
+ *
+ * @example
+ * resolveConfigShared(config) === resolveConfigShared(config); // true
+ */
+export function resolveConfigShared(config: AgentConfig | undefined): ResolvedConfig {
+  if (config === undefined) return resolveConfig();
+  let resolved = resolvedConfigs.get(config);
+  if (resolved === undefined) {
+    resolved = resolveConfig(config);
+    resolvedConfigs.set(config, resolved);
+  }
+  return resolved;
 }
