@@ -1,0 +1,618 @@
+/**
+ * A small model of a plausible caller of `AgentCore` (pure mode), for the property tests.
+ *
+ * It looks at `core.state` and `core.context` (tool runs, their statuses and ids, the queue) and
+ * picks an event that is meaningful there most of the time — the model streams, completes with
+ * tool calls or fails, tools finish in any order, people approve or deny, users type while a
+ * turn runs — and sometimes an event the state does not take, or a malformed object. The
+ * choices are drawn from fast-check's `gen`, so failures shrink and replay.
+ */
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import {
+  type AgentAction,
+  type AgentConfig,
+  type AgentContext,
+  AgentCore,
+  type AgentDiagnostic,
+  type AgentDiagnosticCode,
+  type AgentEvent,
+  type AgentStateName,
+  type ContentBlock,
+  type LlmError,
+  type LlmErrorKind,
+  type LlmResponse,
+  type PermissionConfig,
+  type PermissionMode,
+  type StopReason,
+  type ToolCall,
+  type ToolSpec,
+} from '../../../src/index.js';
+
+// ─── configurations ──────────────────────────────────────────────────────────────────────────
+
+const PERMISSION_CHOICES: ReadonlyArray<PermissionConfig | undefined> = [
+  undefined,
+  { mode: 'default' },
+  { mode: 'plan' },
+  { mode: 'acceptEdits', deny: ['bash'] },
+  { mode: 'bypassPermissions', deny: ['write_file'] },
+  { mode: 'default', allow: ['edit_file'] },
+];
+
+const TOOL_SPEC_CHOICES: ReadonlyArray<ToolSpec[] | undefined> = [
+  undefined,
+  [
+    { name: 'read_file', mutating: false, inputSchema: { type: 'object' } },
+    { name: 'deploy', mutating: true, description: 'Deploy the site' },
+  ],
+];
+
+/**
+ * Configurations with and without permissions, with 1 to 4 attempts per model call, with the
+ * default backoff or a custom one.
+ */
+export const configArb: fc.Arbitrary<AgentConfig> = fc
+  .record({
+    maxRetries: fc.integer({ min: 1, max: 4 }),
+    permissions: fc.constantFrom(...PERMISSION_CHOICES),
+    tools: fc.constantFrom(...TOOL_SPEC_CHOICES),
+    retry: fc.option(
+      fc.record({
+        baseDelayMs: fc.integer({ min: 1, max: 500 }),
+        factor: fc.constantFrom(1.5, 2, 3),
+        maxDelayMs: fc.integer({ min: 50, max: 8000 }),
+        seed: fc.integer(),
+      }),
+      { nil: undefined },
+    ),
+    system: fc.option(fc.constant('You are a careful coding agent.'), { nil: undefined }),
+  })
+  .map((fields) => {
+    // Only the keys that are set, so the config reads like one a person would write.
+    const config: AgentConfig = { maxRetries: fields.maxRetries };
+    if (fields.permissions !== undefined) config.permissions = fields.permissions;
+    if (fields.tools !== undefined) config.tools = fields.tools;
+    if (fields.retry !== undefined) config.retry = fields.retry;
+    if (fields.system !== undefined) config.system = fields.system;
+    return config;
+  });
+
+/** The number of events in a scenario (shrinks toward short ones). */
+export const lengthArb: fc.Arbitrary<number> = fc.integer({ min: 0, max: 60 });
+
+// ─── choosing ────────────────────────────────────────────────────────────────────────────────
+
+/** Random choices drawn from fast-check's `gen` (seeded by fast-check, shrinkable). */
+export class Chooser {
+  readonly #g: fc.GeneratorValue;
+
+  constructor(g: fc.GeneratorValue) {
+    this.#g = g;
+  }
+
+  /** A whole number in [0, max]. */
+  int(max: number): number {
+    return this.#g(fc.nat, max);
+  }
+
+  /** True about one time in `oneIn`. */
+  chance(oneIn: number): boolean {
+    return this.int(oneIn - 1) === 0;
+  }
+
+  oneOf<T>(items: readonly T[]): T {
+    const item = items[this.int(items.length - 1)];
+    if (item === undefined) throw new Error('oneOf needs at least one item');
+    return item;
+  }
+
+  /** One of the options, in proportion to its weight (options of weight 0 are never picked). */
+  weighted<T>(options: ReadonlyArray<readonly [number, T]>): T {
+    const total = options.reduce((sum, [weight]) => sum + weight, 0);
+    let ticket = this.int(total - 1);
+    for (const [weight, value] of options) {
+      if (ticket < weight) return value;
+      ticket -= weight;
+    }
+    throw new Error('weighted needs a positive total weight');
+  }
+}
+
+// ─── events ──────────────────────────────────────────────────────────────────────────────────
+
+/** An event to feed, and whether the model built it malformed on purpose. */
+export type Planned = { kind: 'valid'; event: AgentEvent } | { kind: 'malformed'; event: unknown };
+
+/** How often the model strays from the plausible path. */
+export interface Profile {
+  /** Weight of well-formed events the current state may not take (late, early, unknown ids). */
+  noise: number;
+  /** Weight of malformed objects. */
+  malformed: number;
+  /** Weight of `LlmError` in `CallingLlm`. */
+  errors: number;
+  /** Weight of `ShutdownRequested`. */
+  shutdown: number;
+  /** Weight of `Interrupt` in each state a turn runs in. */
+  interrupts: Record<'CallingLlm' | 'ExecutingTools' | 'PostToolsHook' | 'Error', number>;
+}
+
+const EVERYWHERE = (weight: number): Profile['interrupts'] => ({
+  CallingLlm: weight,
+  ExecutingTools: weight,
+  PostToolsHook: weight,
+  Error: weight,
+});
+
+export const PLAUSIBLE: Profile = {
+  noise: 6,
+  malformed: 3,
+  errors: 12,
+  shutdown: 1,
+  interrupts: EVERYWHERE(4),
+};
+export const NO_SHUTDOWN: Profile = { ...PLAUSIBLE, shutdown: 0 };
+/** Interrupts in every state a turn runs in, often in those a turn reaches late and leaves soon. */
+export const INTERRUPTING: Profile = {
+  ...NO_SHUTDOWN,
+  interrupts: { CallingLlm: 4, ExecutingTools: 6, PostToolsHook: 60, Error: 30 },
+};
+export const NOISY: Profile = { ...PLAUSIBLE, noise: 30, malformed: 20 };
+export const FLAKY_MODEL: Profile = {
+  ...NO_SHUTDOWN,
+  noise: 3,
+  malformed: 1,
+  errors: 45,
+  interrupts: EVERYWHERE(3),
+};
+
+const TOOL_NAMES = ['read_file', 'list_files', 'edit_file', 'write_file', 'bash', 'deploy'];
+const RETRYABLE_KINDS: LlmErrorKind[] = [
+  'rate_limit',
+  'overloaded',
+  'server',
+  'network',
+  'timeout',
+  'unknown',
+];
+const NON_RETRYABLE_KINDS: LlmErrorKind[] = ['auth', 'invalid_request'];
+const MODES: PermissionMode[] = ['plan', 'default', 'acceptEdits', 'bypassPermissions'];
+const TEXT_PIECES = ['Hel', 'lo', ' world', 'Let me look', ' at the file.', '```ts\n', 'Done.'];
+
+/** What the caller remembers across events: fresh ids, and ids of calls that are over. */
+export class World {
+  #nextCall = 1;
+  #nextInput = 1;
+  readonly pastCallIds: string[] = [];
+
+  newCallId(): string {
+    const id = `toolu_${String(this.#nextCall++).padStart(3, '0')}`;
+    this.pastCallIds.push(id);
+    return id;
+  }
+
+  /** User messages carry a unique text so a test can find each one in the transcript. */
+  newInputText(): string {
+    return `user input #${this.#nextInput++}`;
+  }
+}
+
+/** Picks the next event for the agent as it stands. */
+export function nextEvent(
+  choose: Chooser,
+  core: AgentCore,
+  world: World,
+  profile: Profile,
+): Planned {
+  const { context } = core;
+  const running = context.toolRuns.filter((run) => run.status === 'running');
+  const awaiting = context.toolRuns.filter((run) => run.status === 'awaitingApproval');
+  type Pick = () => Planned;
+  const common: Array<readonly [number, Pick]> = [
+    [profile.noise, () => valid(noiseEvent(choose, world))],
+    [profile.malformed, () => ({ kind: 'malformed', event: malformedEvent(choose, core) })],
+    [profile.shutdown, () => valid({ type: 'ShutdownRequested' })],
+  ];
+  const userInput: Pick = () =>
+    valid({ type: 'UserInput', message: { role: 'user', content: world.newInputText() } });
+  const setMode: Pick = () => valid({ type: 'SetPermissionMode', mode: choose.oneOf(MODES) });
+  const interrupt: Pick = () => valid({ type: 'Interrupt' });
+
+  const options: Array<readonly [number, Pick]> = (() => {
+    switch (core.state) {
+      case 'WaitingForUserInput':
+        return [[60, userInput], [4, setMode], ...common];
+      case 'CallingLlm':
+        return [
+          [25, () => valid({ type: 'LlmTextDelta', content: choose.oneOf(TEXT_PIECES) })],
+          [8, () => valid(toolCallDelta(choose, world))],
+          [25, () => valid({ type: 'LlmCompleted', response: llmResponse(choose, world) })],
+          [profile.errors, () => valid({ type: 'LlmError', error: llmError(choose) })],
+          [6, userInput],
+          [profile.interrupts.CallingLlm, interrupt],
+          [2, setMode],
+          ...common,
+        ];
+      case 'ExecutingTools':
+        return [
+          [running.length > 0 ? 45 : 0, () => valid(toolCompleted(choose, choose.oneOf(running)))],
+          [
+            running.length > 0 ? 6 : 0,
+            () =>
+              valid({
+                type: 'ToolProgress',
+                callId: choose.oneOf(running).call.id,
+                progress: { percent: choose.int(100) },
+              }),
+          ],
+          [awaiting.length > 0 ? 30 : 0, () => valid(approval(choose, choose.oneOf(awaiting)))],
+          [4, setMode],
+          [5, userInput],
+          [profile.interrupts.ExecutingTools, interrupt],
+          ...common,
+        ];
+      case 'PostToolsHook':
+        return [
+          [60, () => valid({ type: 'PostToolsHookCompleted', actionTaken: choose.chance(2) })],
+          [6, userInput],
+          [profile.interrupts.PostToolsHook, interrupt],
+          [2, setMode],
+          ...common,
+        ];
+      case 'Error':
+        return [
+          [60, () => valid({ type: 'RetryTimeoutFired' })],
+          [6, userInput],
+          [profile.interrupts.Error, interrupt],
+          [2, setMode],
+          ...common,
+        ];
+      default:
+        // ShuttingDown (final) or a transient state: anything at all, all of it to be ignored.
+        return [[10, userInput], [5, interrupt], ...common.map(([, pick]) => [5, pick] as const)];
+    }
+  })();
+  return choose.weighted(options)();
+}
+
+function valid(event: AgentEvent): Planned {
+  return { kind: 'valid', event };
+}
+
+function toolCallDelta(choose: Chooser, world: World): AgentEvent {
+  return {
+    type: 'LlmToolCallDelta',
+    callId: choose.oneOf(['toolu_streaming', ...world.pastCallIds.slice(-1)]),
+    toolName: choose.oneOf(TOOL_NAMES),
+    argumentsFragment: choose.oneOf(['{"pa', 'th": "a.t', 'xt"}']),
+  };
+}
+
+/** A model response: text, 0–3 tool calls, sometimes a refusal, a cut-off or a bad input. */
+export function llmResponse(choose: Chooser, world: World): LlmResponse {
+  const callCount = choose.weighted([
+    [30, 0],
+    [35, 1],
+    [20, 2],
+    [15, 3],
+  ] as const);
+  const content: ContentBlock[] = [];
+  const empty = callCount === 0 && choose.chance(12);
+  if (!empty) {
+    if (choose.chance(8)) content.push({ type: 'thinking', thinking: 'Hmm.', signature: 'sig' });
+    if (callCount === 0 || !choose.chance(3))
+      content.push({ type: 'text', text: 'Working on it.' });
+  }
+  const calls: ToolCall[] = [];
+  for (let index = 0; index < callCount; index++) {
+    const name = choose.oneOf(TOOL_NAMES);
+    const call: ToolCall = {
+      id: world.newCallId(),
+      name,
+      input: name === 'bash' ? { command: 'npm test' } : { path: `src/file${index}.ts` },
+    };
+    calls.push(call);
+    content.push({ type: 'tool_use', ...call });
+  }
+  const stopReason = choose.weighted<StopReason | undefined>([
+    [70, callCount > 0 ? 'tool_use' : 'end_turn'],
+    [8, 'refusal'],
+    [10, 'max_tokens'],
+    [4, 'stop_sequence'],
+    [4, undefined],
+  ]);
+  const response: LlmResponse = { message: { role: 'assistant', content } };
+  if (stopReason !== undefined) response.stopReason = stopReason;
+  if (choose.chance(3)) {
+    response.usage = { input_tokens: choose.int(5000), output_tokens: choose.int(800) };
+  }
+  const broken = calls.length > 0 && choose.chance(6) ? choose.oneOf(calls) : undefined;
+  if (broken !== undefined) {
+    response.toolInputErrors = { [broken.id]: 'Unexpected end of JSON input' };
+  }
+  return response;
+}
+
+/** A failed model call: mostly retryable kinds, sometimes with `Retry-After`. */
+export function llmError(choose: Chooser): LlmError {
+  const retryable = !choose.chance(5);
+  const kind = choose.oneOf(retryable ? RETRYABLE_KINDS : NON_RETRYABLE_KINDS);
+  const error: LlmError = {
+    kind,
+    message: `${kind} failure #${choose.int(99)}`,
+  };
+  const status: Partial<Record<LlmErrorKind, number>> = {
+    rate_limit: 429,
+    overloaded: 529,
+    server: 500,
+    auth: 401,
+    invalid_request: 400,
+  };
+  const code = status[kind];
+  if (code !== undefined) error.status = code;
+  if ((kind === 'rate_limit' && !choose.chance(4)) || (kind === 'overloaded' && choose.chance(4))) {
+    error.retryAfterMs = choose.oneOf([0, 150, 1000, 3000, 9000]);
+  }
+  return error;
+}
+
+function toolCompleted(choose: Chooser, run: { call: ToolCall }): AgentEvent {
+  return {
+    type: 'ToolCompleted',
+    callId: run.call.id,
+    outcome: choose.chance(4)
+      ? { status: 'error', error: { message: `${run.call.name} failed` } }
+      : {
+          status: 'success',
+          output: choose.oneOf(['ok', '', { lines: 3 }, ['a', 'b']]),
+        },
+  };
+}
+
+function approval(choose: Chooser, run: { call: ToolCall }): AgentEvent {
+  const event: AgentEvent = {
+    type: 'ToolApproval',
+    callId: run.call.id,
+    decision: choose.chance(3) ? 'deny' : 'allow',
+  };
+  const remember = choose.int(3);
+  if (remember < 2) event.remember = remember === 0;
+  return event;
+}
+
+/** Well-formed events that are often not valid where they arrive. */
+function noiseEvent(choose: Chooser, world: World): AgentEvent {
+  const staleId = choose.oneOf(['toolu_ghost', ...world.pastCallIds.slice(-4)]);
+  return choose.oneOf<() => AgentEvent>([
+    () => ({
+      type: 'ToolCompleted',
+      callId: staleId,
+      outcome: { status: 'success', output: 'late' },
+    }),
+    () => ({ type: 'ToolProgress', callId: staleId, progress: 'late' }),
+    () => ({ type: 'ToolApproval', callId: staleId, decision: 'allow' }),
+    () => ({ type: 'RetryTimeoutFired' }),
+    () => ({ type: 'PostToolsHookCompleted', actionTaken: false }),
+    () => ({ type: 'LlmTextDelta', content: 'stray' }),
+    () => ({
+      type: 'LlmCompleted',
+      response: { message: { role: 'assistant', content: 'stray' }, stopReason: 'end_turn' },
+    }),
+    () => ({ type: 'LlmError', error: { kind: 'server', message: 'stray 500' } }),
+    () => ({ type: 'Interrupt' }),
+  ])();
+}
+
+/** Objects that are not `AgentEvent`s, some aimed at ids and states where a valid one would act. */
+function malformedEvent(choose: Chooser, core: AgentCore): unknown {
+  const liveId = core.context.toolRuns.find((run) => run.status !== 'done')?.call.id ?? 'toolu_x';
+  return choose.oneOf<() => unknown>([
+    () => null,
+    () => 42,
+    () => 'Interrupt',
+    () => ({}),
+    () => ({ type: 42 }),
+    () => ({ type: 'Nope' }),
+    () => ({ type: 'toString' }),
+    () => ({ type: '__proto__' }),
+    () => ({ type: 'UserInput' }),
+    () => ({ type: 'UserInput', message: { role: 'assistant', content: 'hi' } }),
+    () => ({ type: 'UserInput', message: { role: 'user', content: '' } }),
+    () => ({ type: 'UserInput', message: { role: 'user', content: [] } }),
+    () => ({ type: 'UserInput', message: { role: 'user', content: [{ text: 'no type' }] } }),
+    () => ({ type: 'LlmTextDelta', content: 7 }),
+    () => ({ type: 'LlmToolCallDelta', callId: 'toolu_x', toolName: 'bash' }),
+    () => ({ type: 'LlmCompleted' }),
+    () => ({ type: 'LlmCompleted', response: { message: { role: 'user', content: 'hi' } } }),
+    () => ({ type: 'LlmCompleted', response: { message: { role: 'assistant', content: [42] } } }),
+    () => ({
+      type: 'LlmCompleted',
+      response: { message: { role: 'assistant', content: [{ type: 'tool_use', name: 'bash' }] } },
+    }),
+    () => ({ type: 'LlmError', error: { kind: 'teapot', message: 'no' } }),
+    () => ({ type: 'LlmError', error: { kind: 'server' } }),
+    () => ({ type: 'LlmError', error: { kind: 'rate_limit', message: 'slow', retryAfterMs: -5 } }),
+    () => ({ type: 'LlmError', error: 'overloaded' }),
+    () => ({ type: 'ToolCompleted', callId: liveId }),
+    () => ({ type: 'ToolCompleted', callId: liveId, outcome: { status: 'done' } }),
+    () => ({ type: 'ToolCompleted', callId: liveId, outcome: { status: 'error', error: 'boom' } }),
+    () => ({ type: 'ToolCompleted', callId: 5, outcome: { status: 'success', output: 1 } }),
+    () => ({ type: 'ToolProgress', progress: 1 }),
+    () => ({ type: 'PostToolsHookCompleted', actionTaken: 'yes' }),
+    () => ({ type: 'PostToolsHookCompleted' }),
+    () => ({ type: 'ToolApproval', callId: liveId, decision: 'maybe' }),
+    () => ({ type: 'ToolApproval', callId: liveId, decision: 'allow', remember: 'yes' }),
+    () => ({ type: 'SetPermissionMode', mode: 'yolo' }),
+    () => ({ type: 'SetPermissionMode' }),
+  ])();
+}
+
+// ─── the oracle ──────────────────────────────────────────────────────────────────────────────
+
+/** States a turn runs in; `Interrupt` leaves each of them. */
+export const TURN_STATES: readonly AgentStateName[] = [
+  'CallingLlm',
+  'ExecutingTools',
+  'PostToolsHook',
+  'Error',
+];
+
+/**
+ * What DESIGN section 1 says should happen to this event here: taken, or refused with which
+ * diagnostic code. Written from the design, not from the chart's code.
+ */
+export function expectedVerdict(
+  core: AgentCore,
+  planned: Planned,
+): 'accepted' | AgentDiagnosticCode {
+  if (planned.kind === 'malformed') return 'MALFORMED_EVENT';
+  if (core.done) return 'AGENT_STOPPED';
+  const { event } = planned;
+  const { state, context } = core;
+  const hasRun = (callId: string, status: string) =>
+    context.toolRuns.some((run) => run.call.id === callId && run.status === status);
+  const taken = (() => {
+    switch (event.type) {
+      case 'UserInput':
+      case 'SetPermissionMode':
+      case 'ShutdownRequested':
+        return true;
+      case 'LlmTextDelta':
+      case 'LlmToolCallDelta':
+      case 'LlmCompleted':
+      case 'LlmError':
+        return state === 'CallingLlm';
+      case 'Interrupt':
+        return TURN_STATES.includes(state);
+      case 'ToolCompleted':
+      case 'ToolProgress':
+        return state === 'ExecutingTools' && hasRun(event.callId, 'running');
+      case 'ToolApproval':
+        return state === 'ExecutingTools' && hasRun(event.callId, 'awaitingApproval');
+      case 'PostToolsHookCompleted':
+        return state === 'PostToolsHook';
+      case 'RetryTimeoutFired':
+        return state === 'Error';
+    }
+  })();
+  return taken ? 'accepted' : 'EVENT_NOT_ACCEPTED';
+}
+
+// ─── the driver ──────────────────────────────────────────────────────────────────────────────
+
+/** One event fed to a core, with everything around it. */
+export interface StepRecord {
+  planned: Planned;
+  stateBefore: AgentStateName;
+  contextBefore: AgentContext;
+  actions: AgentAction[];
+  stateAfter: AgentStateName;
+  contextAfter: AgentContext;
+  diagnostics: AgentDiagnostic[];
+}
+
+/** A core and the diagnostics it reported. */
+export class Probe {
+  readonly core: AgentCore;
+  readonly #diagnostics: AgentDiagnostic[] = [];
+
+  constructor(core: AgentCore) {
+    this.core = core;
+    core.onDiagnostic((diagnostic) => this.#diagnostics.push(diagnostic));
+  }
+
+  static create(config: AgentConfig): Probe {
+    return new Probe(new AgentCore(config));
+  }
+
+  feed(planned: Planned): StepRecord {
+    const { core } = this;
+    const stateBefore = core.state;
+    const contextBefore = core.context;
+    this.#diagnostics.length = 0;
+    // Malformed events are fed as they are: the point is that a caller may send anything.
+    const actions = core.handleEvent(planned.event as AgentEvent);
+    return {
+      planned,
+      stateBefore,
+      contextBefore,
+      actions,
+      stateAfter: core.state,
+      contextAfter: core.context,
+      diagnostics: this.#diagnostics.slice(),
+    };
+  }
+}
+
+/**
+ * Runs `length` model-chosen events through a fresh core, calling `check` after each one. A
+ * failure is rethrown with the configuration and the events so far, which is the minimal event
+ * sequence once fast-check has shrunk it.
+ */
+export function runScenario(
+  options: {
+    g: fc.GeneratorValue;
+    config: AgentConfig;
+    length: number;
+    profile: Profile;
+    /** Stop early, before the next event, once the agent is in this state. */
+    stopIn?: AgentStateName | undefined;
+  },
+  check: (step: StepRecord, probe: Probe, index: number) => void,
+): { probe: Probe; events: Planned[]; world: World; choose: Chooser } {
+  const probe = Probe.create(options.config);
+  const choose = new Chooser(options.g);
+  const world = new World();
+  const events: Planned[] = [];
+  guard(options.config, events, () => {
+    for (let index = 0; index < options.length; index++) {
+      if (probe.core.state === options.stopIn) break;
+      const planned = nextEvent(choose, probe.core, world, options.profile);
+      events.push(planned);
+      check(probe.feed(planned), probe, index);
+    }
+  });
+  return { probe, events, world, choose };
+}
+
+/** Runs `body`, and on failure says which config and events led there. */
+export function guard(config: AgentConfig, events: readonly Planned[], body: () => void): void {
+  try {
+    body();
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    const log = events.map((planned) => JSON.stringify(planned.event)).join('\n  ');
+    throw new Error(`${detail}\nconfig: ${JSON.stringify(config)}\nevents:\n  ${log}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The actions of one type, narrowed. */
+export function actionsOf<T extends AgentAction['type']>(
+  actions: readonly AgentAction[],
+  type: T,
+): Array<Extract<AgentAction, { type: T }>> {
+  return actions.filter(
+    (action): action is Extract<AgentAction, { type: T }> => action.type === type,
+  );
+}
+
+/** The plain text of a message, for finding user inputs by their unique text. */
+export function textOf(content: string | ContentBlock[]): string {
+  if (typeof content === 'string') return content;
+  return content
+    .map((block) => (block.type === 'text' && 'text' in block ? block.text : ''))
+    .join('');
+}
+
+/** Asserts that a refused event left everything as it was and was reported with `code`. */
+export function expectRefused(step: StepRecord, code: AgentDiagnosticCode): void {
+  expect(step.actions, `${code}: no actions`).toEqual([]);
+  expect(step.stateAfter).toBe(step.stateBefore);
+  expect(step.contextAfter === step.contextBefore, 'the context object is unchanged').toBe(true);
+  expect(step.diagnostics.map((diagnostic) => diagnostic.code)).toEqual([code]);
+  expect(step.diagnostics[0]?.event).toBe(step.planned.event);
+  expect(step.diagnostics[0]?.state).toBe(step.stateBefore);
+}

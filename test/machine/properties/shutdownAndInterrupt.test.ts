@@ -1,0 +1,196 @@
+/**
+ * Properties of the two early turn endings (DESIGN section 1, "Turn endings"): `ShutdownRequested`
+ * from every reachable state and `Interrupt` from every state a turn runs in.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type AgentAction,
+  type AgentContext,
+  type AgentStateName,
+  findTranscriptViolations,
+  type Message,
+} from '../../../src/index.js';
+import {
+  actionsOf,
+  configArb,
+  expectRefused,
+  guard,
+  lengthArb,
+  INTERRUPTING,
+  NO_SHUTDOWN,
+  NOISY,
+  nextEvent,
+  PLAUSIBLE,
+  runScenario,
+  type StepRecord,
+  TURN_STATES,
+} from './scenario.js';
+
+/** The `Cancel` an early turn ending must send, by the state it leaves. */
+function expectCancelFor(state: AgentStateName, context: AgentContext, actions: AgentAction[]) {
+  const cancels = actionsOf(actions, 'Cancel');
+  const openIds = context.toolRuns.filter((run) => run.status !== 'done').map((run) => run.call.id);
+  const runningIds = context.toolRuns
+    .filter((run) => run.status === 'running')
+    .map((run) => run.call.id);
+  switch (state) {
+    case 'CallingLlm':
+      expect(cancels).toEqual([{ type: 'Cancel', llm: true }]);
+      break;
+    case 'ExecutingTools': {
+      expect(cancels).toHaveLength(1);
+      const ids = cancels[0]?.toolCallIds ?? [];
+      // Every running call is aborted; nothing outside the open calls is named.
+      for (const id of runningIds) expect(ids).toContain(id);
+      for (const id of ids) expect(openIds).toContain(id);
+      break;
+    }
+    case 'PostToolsHook':
+      expect(cancels).toEqual([{ type: 'Cancel', hook: true }]);
+      break;
+    case 'Error':
+      expect(cancels).toEqual([{ type: 'Cancel', retry: true }]);
+      break;
+    default:
+      expect(cancels).toEqual([]);
+  }
+}
+
+/** What leaving `state` early appends to the transcript: the partial text or the tool results. */
+function expectPartialWorkKept(step: StepRecord, reason: RegExp) {
+  const before = step.contextBefore;
+  const appended = step.contextAfter.messages.slice(before.messages.length);
+  if (step.stateBefore === 'CallingLlm' && before.streamingText.length > 0) {
+    expect(appended[0]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: before.streamingText }],
+    });
+  }
+  if (step.stateBefore === 'ExecutingTools') {
+    const results: Message | undefined = appended[0];
+    expect(results?.role).toBe('user');
+    const blocks = Array.isArray(results?.content) ? results.content : [];
+    // One result per call, in the order the model asked for them.
+    expect(blocks.map((block) => block.type === 'tool_result' && block.tool_use_id)).toEqual(
+      before.toolRuns.map((run) => run.call.id),
+    );
+    before.toolRuns.forEach((run, index) => {
+      if (run.status === 'done') return;
+      const block = blocks[index];
+      expect(block).toMatchObject({ type: 'tool_result', is_error: true });
+      expect(String((block as { content?: unknown } | undefined)?.content)).toMatch(reason);
+    });
+  }
+}
+
+describe('AgentCore properties', () => {
+  it('shutdown succeeds from every reachable state', () => {
+    const shutDownFrom = new Map<AgentStateName, number>();
+    // Where the run stops to shut down: anywhere, or the first time it reaches a given state.
+    const stopInArb = fc.constantFrom<AgentStateName | undefined>(
+      undefined,
+      'WaitingForUserInput',
+      ...TURN_STATES,
+    );
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, stopInArb, (config, g, length, stopIn) => {
+        const { probe, events, world, choose } = runScenario(
+          // A run aiming for a state may take longer to get there.
+          { g, config, length: stopIn === undefined ? length : 100, profile: NO_SHUTDOWN, stopIn },
+          () => undefined,
+        );
+        shutDownFrom.set(probe.core.state, (shutDownFrom.get(probe.core.state) ?? 0) + 1);
+        const { core } = probe;
+        guard(config, events, () => {
+          const queued = core.context.queue;
+          const planned = { kind: 'valid', event: { type: 'ShutdownRequested' } } as const;
+          events.push(planned);
+          const step = probe.feed(planned);
+
+          expect(step.diagnostics).toEqual([]);
+          expect(core.state).toBe('ShuttingDown');
+          expect(core.done).toBe(true);
+          const shutdowns = actionsOf(step.actions, 'Shutdown');
+          expect(shutdowns).toEqual([{ type: 'Shutdown', discardedInput: queued }]);
+          expect(step.actions.at(-1)?.type).toBe('Shutdown');
+          expectCancelFor(step.stateBefore, step.contextBefore, step.actions);
+          expectPartialWorkKept(step, /shut down/);
+          expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+          expect(core.context.queue).toEqual([]);
+
+          // ShuttingDown is final: whatever comes next, valid or not, changes nothing.
+          for (let index = 0; index < 8; index++) {
+            const later = nextEvent(choose, core, world, NOISY);
+            events.push(later);
+            const ignored = probe.feed(later);
+            expectRefused(
+              ignored,
+              later.kind === 'malformed' ? 'MALFORMED_EVENT' : 'AGENT_STOPPED',
+            );
+          }
+          const again = { kind: 'valid', event: { type: 'ShutdownRequested' } } as const;
+          events.push(again);
+          expectRefused(probe.feed(again), 'AGENT_STOPPED');
+        });
+      }),
+      { numRuns: 200 },
+    );
+    for (const state of ['WaitingForUserInput', ...TURN_STATES] as const) {
+      expect(shutDownFrom.get(state) ?? 0).toBeGreaterThan(8);
+    }
+  });
+
+  it('an interrupt ends the running turn at once, keeps partial work and names what to cancel', () => {
+    const interruptedFrom = new Map<AgentStateName, number>();
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
+        runScenario({ g, config, length, profile: INTERRUPTING }, (step) => {
+          if (step.planned.kind !== 'valid' || step.planned.event.type !== 'Interrupt') return;
+          const before = step.contextBefore;
+          if (!TURN_STATES.includes(step.stateBefore)) {
+            expect(step.actions).toEqual([]);
+            return;
+          }
+          interruptedFrom.set(step.stateBefore, (interruptedFrom.get(step.stateBefore) ?? 0) + 1);
+          expect(step.diagnostics).toEqual([]);
+          expectCancelFor(step.stateBefore, before, step.actions);
+          expectPartialWorkKept(step, /interrupted/);
+          expect(findTranscriptViolations(step.contextAfter.messages)).toEqual([]);
+          const [next, ...rest] = before.queue;
+          if (next === undefined) {
+            expect(step.stateAfter).toBe('WaitingForUserInput');
+            expect(step.actions.at(-1)).toEqual({ type: 'WaitForInput' });
+          } else {
+            // The oldest queued input starts the next turn straight away.
+            expect(step.stateAfter).toBe('CallingLlm');
+            expect(step.contextAfter.queue).toEqual(rest);
+            const [send] = actionsOf(step.actions, 'SendLlmRequest');
+            expect(send?.request.messages.at(-1)).toBe(next);
+            expect(actionsOf(step.actions, 'WaitForInput')).toEqual([]);
+          }
+          expect(step.contextAfter.streamingText).toBe('');
+          expect(step.contextAfter.toolRuns.every((run) => run.status === 'done')).toBe(true);
+        });
+      }),
+      { numRuns: 200 },
+    );
+    // Every state a turn runs in was interrupted often enough for the checks above to mean something.
+    for (const state of TURN_STATES) expect(interruptedFrom.get(state) ?? 0).toBeGreaterThan(10);
+  });
+
+  it('the generator reaches every state, so the properties are not vacuous', () => {
+    const reached = new Set<AgentStateName>();
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
+        runScenario({ g, config, length, profile: PLAUSIBLE }, (step) => {
+          reached.add(step.stateAfter);
+        });
+      }),
+      { numRuns: 200 },
+    );
+    expect([...reached].sort()).toEqual(
+      ['WaitingForUserInput', ...TURN_STATES, 'ShuttingDown'].sort(),
+    );
+  });
+});

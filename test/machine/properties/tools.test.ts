@@ -1,0 +1,175 @@
+/**
+ * Properties of tool calls (DESIGN sections 3 and 5): tools run only as the permissions allow,
+ * every open call is one the caller was told about, and the post-tools hook runs exactly after a
+ * successful mutating call.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type AgentConfig,
+  type AgentContext,
+  type ToolCall,
+  toolCallsOf,
+} from '../../../src/index.js';
+import { actionsOf, configArb, lengthArb, NO_SHUTDOWN, runScenario } from './scenario.js';
+
+const LOOM_MUTATING = new Set(['edit_file', 'write_file', 'bash']);
+
+function isMutating(name: string, config: AgentConfig): boolean {
+  const spec = config.tools?.find((tool) => tool.name === name);
+  return spec?.mutating ?? LOOM_MUTATING.has(name);
+}
+
+function isEdit(name: string, config: AgentConfig): boolean {
+  const spec = config.tools?.find((tool) => tool.name === name);
+  return spec?.edit ?? (isMutating(name, config) && name !== 'bash');
+}
+
+/** DESIGN section 5, restated: what the permissions say about one call right now. */
+function permissionFor(name: string, context: AgentContext, config: AgentConfig) {
+  const mode = context.permissionMode;
+  if (mode === null) return 'allow';
+  const remembered = context.rememberedDecisions[name];
+  if (config.permissions?.deny?.includes(name) || remembered === 'deny') return 'deny';
+  if (!isMutating(name, config)) return 'allow';
+  if (mode === 'plan') return 'deny';
+  if (mode === 'bypassPermissions') return 'allow';
+  if (remembered === 'allow' || config.permissions?.allow?.includes(name)) return 'allow';
+  if (mode === 'acceptEdits' && isEdit(name, config)) return 'allow';
+  return 'ask';
+}
+
+describe('AgentCore properties', () => {
+  it('runs a tool only as the permissions allow, and never leaves a call the caller was not told about', () => {
+    let started = 0;
+    let asked = 0;
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
+        const startedIds = new Set<string>();
+        const askedIds = new Set<string>();
+        runScenario({ g, config, length, profile: NO_SHUTDOWN }, (step) => {
+          const { planned, contextAfter } = step;
+          const event = planned.kind === 'valid' ? planned.event : null;
+          for (const action of actionsOf(step.actions, 'ExecuteTools')) {
+            for (const call of action.calls) {
+              started++;
+              expect(startedIds.has(call.id), `${call.id} started twice`).toBe(false);
+              startedIds.add(call.id);
+              const approved =
+                event?.type === 'ToolApproval' &&
+                event.callId === call.id &&
+                event.decision === 'allow';
+              if (!approved) expect(permissionFor(call.name, contextAfter, config)).toBe('allow');
+            }
+          }
+          for (const { call } of actionsOf(step.actions, 'RequestApproval')) {
+            asked++;
+            expect(askedIds.has(call.id), `${call.id} asked twice`).toBe(false);
+            askedIds.add(call.id);
+            expect(permissionFor(call.name, contextAfter, config)).toBe('ask');
+          }
+          if (step.stateAfter === 'ExecutingTools') {
+            for (const run of contextAfter.toolRuns) {
+              if (run.status === 'running') expect(startedIds).toContain(run.call.id);
+              if (run.status === 'awaitingApproval') expect(askedIds).toContain(run.call.id);
+              expect(run.status).not.toBe('pending');
+            }
+          }
+          if (
+            event?.type === 'LlmCompleted' &&
+            step.diagnostics.length === 0 &&
+            contextAfter.permissionMode === null &&
+            event.response.stopReason !== 'refusal'
+          ) {
+            // Without permissions every call whose input parsed runs at once, in call order.
+            const invalid = event.response.toolInputErrors ?? {};
+            const runnable: ToolCall[] = toolCallsOf(event.response.message).filter(
+              (call) => invalid[call.id] === undefined,
+            );
+            expect(actionsOf(step.actions, 'ExecuteTools')).toEqual(
+              runnable.length > 0 ? [{ type: 'ExecuteTools', calls: runnable }] : [],
+            );
+            expect(actionsOf(step.actions, 'RequestApproval')).toEqual([]);
+          }
+        });
+      }),
+      { numRuns: 200 },
+    );
+    expect(started).toBeGreaterThan(250);
+    expect(asked).toBeGreaterThan(30);
+  });
+
+  it('runs none of the tool calls of a refused response, answers each with an error and ends the turn', () => {
+    let refusals = 0;
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
+        runScenario({ g, config, length, profile: NO_SHUTDOWN }, (step) => {
+          const { planned } = step;
+          if (planned.kind !== 'valid' || step.diagnostics.length > 0) return;
+          const { event } = planned;
+          if (event.type !== 'LlmCompleted' || event.response.stopReason !== 'refusal') return;
+          refusals++;
+          expect(actionsOf(step.actions, 'ExecuteTools')).toEqual([]);
+          expect(actionsOf(step.actions, 'RequestApproval')).toEqual([]);
+          expect(actionsOf(step.actions, 'DisplayError')).toHaveLength(1);
+          expect(step.stateAfter).toBe(
+            step.contextBefore.queue.length > 0 ? 'CallingLlm' : 'WaitingForUserInput',
+          );
+          const calls = toolCallsOf(event.response.message);
+          const results = step.contextAfter.messages.find(
+            (message, index) =>
+              index > step.contextBefore.messages.length && message.role === 'user',
+          );
+          if (calls.length === 0) return;
+          const blocks = Array.isArray(results?.content) ? results.content : [];
+          expect(blocks.map((block) => block.type === 'tool_result' && block.tool_use_id)).toEqual(
+            calls.map((call) => call.id),
+          );
+          for (const block of blocks) expect(block).toMatchObject({ is_error: true });
+        });
+      }),
+      { numRuns: 300 },
+    );
+    expect(refusals).toBeGreaterThan(25);
+  });
+
+  it('runs the post-tools hook exactly when a mutating call succeeded, listing every call in order', () => {
+    let hooks = 0;
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
+        runScenario({ g, config, length, profile: NO_SHUTDOWN }, (step) => {
+          const hook = actionsOf(step.actions, 'RunPostToolsHook');
+          const finishedTools =
+            step.stateBefore === 'ExecutingTools' &&
+            step.stateAfter !== 'ExecutingTools' &&
+            !(step.planned.kind === 'valid' && step.planned.event.type === 'Interrupt');
+          const runs = step.contextAfter.toolRuns;
+          const mutatingSuccess = runs.some(
+            (run) => run.outcome?.status === 'success' && isMutating(run.call.name, config),
+          );
+          if (finishedTools && mutatingSuccess) {
+            hooks++;
+            expect(step.stateAfter).toBe('PostToolsHook');
+            expect(hook).toEqual([
+              {
+                type: 'RunPostToolsHook',
+                completedTools: runs.map((run) => ({
+                  name: run.call.name,
+                  succeeded: run.outcome?.status === 'success',
+                })),
+              },
+            ]);
+          } else {
+            expect(hook).toEqual([]);
+            if (step.stateAfter === 'PostToolsHook') expect(step.stateBefore).toBe('PostToolsHook');
+          }
+          if (step.stateBefore === 'PostToolsHook' && step.stateAfter === 'CallingLlm') {
+            expect(actionsOf(step.actions, 'SendLlmRequest')).toHaveLength(1);
+          }
+        });
+      }),
+      { numRuns: 200 },
+    );
+    expect(hooks).toBeGreaterThan(30);
+  });
+});

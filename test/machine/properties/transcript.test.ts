@@ -1,0 +1,143 @@
+/**
+ * Properties of the transcript (DESIGN section 4): every request the chart sends is one the
+ * Messages API accepts, user input is never lost, and a streaming delta never copies the
+ * conversation.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { findTranscriptViolations, type Message } from '../../../src/index.js';
+import {
+  actionsOf,
+  configArb,
+  guard,
+  lengthArb,
+  NO_SHUTDOWN,
+  PLAUSIBLE,
+  type Probe,
+  runScenario,
+  textOf,
+} from './scenario.js';
+
+const isUserInputText = (message: Message) =>
+  message.role === 'user' && textOf(message.content).startsWith('user input #');
+
+/** Shuts the agent down and returns the input it reports as discarded. */
+function shutDown(probe: Probe): Message[] {
+  const step = probe.feed({ kind: 'valid', event: { type: 'ShutdownRequested' } });
+  const shutdowns = actionsOf(step.actions, 'Shutdown');
+  expect(shutdowns).toHaveLength(1);
+  return shutdowns[0]?.discardedInput ?? [];
+}
+
+describe('AgentCore properties', () => {
+  it('keeps the transcript valid: every request, and every resting point between turns', () => {
+    let requests = 0;
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
+        runScenario({ g, config, length, profile: PLAUSIBLE }, (step) => {
+          const { messages } = step.contextAfter;
+          for (const { request } of actionsOf(step.actions, 'SendLlmRequest')) {
+            requests++;
+            expect(findTranscriptViolations(request.messages)).toEqual([]);
+            // A request is for the current transcript, and the model always answers a user turn.
+            expect(request.messages).toEqual(messages);
+            expect(request.messages[0]?.role).toBe('user');
+            expect(request.messages.at(-1)?.role).toBe('user');
+          }
+          if (step.stateAfter === 'ExecutingTools') {
+            // Only the calls of the latest response are still open, and they are exactly the runs.
+            const last = messages.at(-1);
+            expect(last?.role).toBe('assistant');
+            expect(findTranscriptViolations(messages.slice(0, -1))).toEqual([]);
+            const calls = Array.isArray(last?.content)
+              ? last.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []))
+              : [];
+            expect(calls).toEqual(step.contextAfter.toolRuns.map((run) => run.call.id));
+          } else {
+            expect(findTranscriptViolations(messages)).toEqual([]);
+          }
+          if (step.stateBefore === 'ExecutingTools' && step.stateAfter !== 'ExecutingTools') {
+            // Leaving the tools (done, interrupted or shut down) answers every call in call order.
+            const results = step.contextAfter.messages[step.contextBefore.messages.length];
+            const ids = Array.isArray(results?.content)
+              ? results.content.map((block) => block.type === 'tool_result' && block.tool_use_id)
+              : [];
+            expect(ids).toEqual(step.contextBefore.toolRuns.map((run) => run.call.id));
+          }
+        });
+      }),
+      { numRuns: 200 },
+    );
+    expect(requests).toBeGreaterThan(500);
+  });
+
+  it('loses no user input: each accepted message reaches the transcript or Shutdown.discardedInput once, in order', () => {
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, fc.boolean(), (config, g, length, stop) => {
+        const accepted: Message[] = [];
+        const { probe, events } = runScenario(
+          { g, config, length, profile: NO_SHUTDOWN },
+          (step) => {
+            const { planned } = step;
+            if (planned.kind !== 'valid' || planned.event.type !== 'UserInput') return;
+            expect(step.diagnostics).toEqual([]);
+            accepted.push(planned.event.message);
+            if (step.stateBefore !== 'WaitingForUserInput') {
+              // Queued while a turn runs: not in the transcript of the running turn.
+              expect(step.contextAfter.messages).toBe(step.contextBefore.messages);
+              expect(step.contextAfter.queue.at(-1)).toBe(planned.event.message);
+            }
+            for (const send of actionsOf(step.actions, 'SendLlmRequest')) {
+              // A queued message enters the transcript only as the first message of a new turn.
+              const fresh = send.request.messages.slice(step.contextBefore.messages.length);
+              const inputs = fresh.filter(isUserInputText);
+              expect(inputs.length).toBeLessThanOrEqual(1);
+              if (inputs.length === 1) expect(fresh.at(-1)).toBe(inputs[0]);
+            }
+          },
+        );
+        guard(config, events, () => {
+          const discarded = stop ? shutDown(probe) : probe.core.context.queue;
+          const delivered = probe.core.context.messages.filter(isUserInputText);
+          // Delivered first, in the order they were accepted, then the rest still waiting.
+          expect([...delivered, ...discarded]).toEqual(accepted);
+          for (const message of accepted) {
+            const copies =
+              delivered.filter((m) => m === message).length +
+              discarded.filter((m) => m === message).length;
+            expect(copies).toBe(1);
+          }
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('costs O(1) per delta: streaming never copies or replaces the messages array', () => {
+    let deltas = 0;
+    fc.assert(
+      fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
+        runScenario({ g, config, length, profile: PLAUSIBLE }, (step) => {
+          const { planned } = step;
+          if (planned.kind !== 'valid' || step.diagnostics.length > 0) return;
+          const { event } = planned;
+          if (event.type !== 'LlmTextDelta' && event.type !== 'LlmToolCallDelta') return;
+          deltas++;
+          expect(step.contextAfter.messages).toBe(step.contextBefore.messages);
+          expect(step.contextAfter.queue).toBe(step.contextBefore.queue);
+          if (event.type === 'LlmTextDelta') {
+            // The text accumulates in its own field.
+            expect(step.contextAfter.streamingText).toBe(
+              step.contextBefore.streamingText + event.content,
+            );
+            expect(step.actions).toEqual([{ type: 'DisplayMessage', text: event.content }]);
+          } else {
+            expect(step.actions).toEqual([]);
+          }
+        });
+      }),
+      { numRuns: 200 },
+    );
+    expect(deltas).toBeGreaterThan(300);
+  });
+});

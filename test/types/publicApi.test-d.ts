@@ -1,0 +1,220 @@
+/**
+ * Type tests of the public contract (DESIGN section 3): what `agent-statechart` exports and how
+ * its types guide a caller. Checked by vitest's typecheck mode; every `@ts-expect-error` line
+ * fails the run if the type it guards ever becomes too loose.
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import { type AnyEventObject, type EventObject, fromCallback } from 'xstate';
+import * as entry from '../../src/index.js';
+import {
+  type AgentAction,
+  type AgentConfig,
+  type AgentContext,
+  AgentCore,
+  type AgentEvent,
+  type AgentSnapshot,
+  type AgentStateName,
+  agentMachine,
+  type LlmActorInput,
+  type LlmRequest,
+  type Message,
+  type ToolActorInput,
+  type ToolCall,
+} from '../../src/index.js';
+
+/** True when a value of type T survives `JSON.stringify` unchanged in shape: no functions, no class methods. */
+type JsonSafe<T> = T extends string | number | boolean | null | undefined
+  ? true
+  : T extends bigint | symbol
+    ? false
+    : T extends (...args: never[]) => unknown
+      ? false
+      : T extends readonly (infer Item)[]
+        ? JsonSafe<Item>
+        : T extends object
+          ? AllTrue<{ [K in keyof T]-?: JsonSafe<T[K]> }>
+          : true;
+type AllTrue<T> = false extends T[keyof T] ? false : true;
+
+declare const core: AgentCore;
+declare const action: AgentAction;
+
+describe('public entry', () => {
+  it('exports the names of DESIGN section 3', () => {
+    expectTypeOf(entry).toHaveProperty('agentMachine');
+    expectTypeOf(entry).toHaveProperty('AgentCore');
+    expectTypeOf(entry.agentMachine).toEqualTypeOf(agentMachine);
+    expectTypeOf(entry.AgentCore).toEqualTypeOf<typeof AgentCore>();
+    // @ts-expect-error the entry exports no such name
+    expectTypeOf(entry).toHaveProperty('NotExported');
+  });
+
+  it('constructs AgentCore from a config whose every field is optional', () => {
+    expectTypeOf(AgentCore).toBeConstructibleWith();
+    expectTypeOf(AgentCore).toBeConstructibleWith({ maxRetries: 3 });
+    expectTypeOf(AgentCore).toBeConstructibleWith({
+      maxRetries: 2,
+      model: 'claude-sonnet-5-5',
+      system: 'Be careful.',
+      tools: [{ name: 'read_file', mutating: false }],
+      retry: { baseDelayMs: 200, factor: 2, maxDelayMs: 5000, seed: 7 },
+      permissions: { mode: 'acceptEdits', deny: ['bash'] },
+    });
+    // @ts-expect-error maxRetries is a number
+    new AgentCore({ maxRetries: '3' });
+    // @ts-expect-error an unknown permission mode
+    new AgentCore({ permissions: { mode: 'yolo' } });
+  });
+});
+
+describe('AgentCore.handleEvent', () => {
+  it('accepts AgentEvent and returns AgentAction[]', () => {
+    expectTypeOf<AgentCore['handleEvent']>().parameter(0).toEqualTypeOf<AgentEvent>();
+    expectTypeOf<AgentCore['handleEvent']>().returns.toEqualTypeOf<AgentAction[]>();
+    expectTypeOf<AgentCore['handleEvent']>().toBeCallableWith({ type: 'Interrupt' });
+    expectTypeOf<AgentCore['handleEvent']>().toBeCallableWith({
+      type: 'UserInput',
+      message: { role: 'user', content: 'hi' },
+    });
+  });
+
+  it('names exactly the events and actions of DESIGN section 1', () => {
+    expectTypeOf<AgentEvent['type']>().toEqualTypeOf<
+      | 'UserInput'
+      | 'LlmTextDelta'
+      | 'LlmToolCallDelta'
+      | 'LlmCompleted'
+      | 'LlmError'
+      | 'ToolProgress'
+      | 'ToolCompleted'
+      | 'PostToolsHookCompleted'
+      | 'RetryTimeoutFired'
+      | 'ShutdownRequested'
+      | 'Interrupt'
+      | 'ToolApproval'
+      | 'SetPermissionMode'
+    >();
+    expectTypeOf<AgentAction['type']>().toEqualTypeOf<
+      | 'SendLlmRequest'
+      | 'ExecuteTools'
+      | 'RunPostToolsHook'
+      | 'WaitForInput'
+      | 'DisplayMessage'
+      | 'DisplayError'
+      | 'Shutdown'
+      | 'ScheduleRetry'
+      | 'RequestApproval'
+      | 'Cancel'
+    >();
+  });
+
+  it('rejects events the chart does not define, or without their payload', () => {
+    // @ts-expect-error no such event type
+    core.handleEvent({ type: 'Nope' });
+    // @ts-expect-error UserInput needs its message
+    core.handleEvent({ type: 'UserInput' });
+    // @ts-expect-error a tool outcome status is 'success' or 'error'
+    core.handleEvent({ type: 'ToolCompleted', callId: 't1', outcome: { status: 'done' } });
+    // @ts-expect-error ToolApproval decides 'allow' or 'deny'
+    core.handleEvent({ type: 'ToolApproval', callId: 't1', decision: 'maybe' });
+    // @ts-expect-error an unknown error kind
+    core.handleEvent({ type: 'LlmError', error: { kind: 'teapot', message: 'no' } });
+  });
+
+  it('narrows an action by its type to its payload', () => {
+    if (action.type === 'SendLlmRequest') {
+      expectTypeOf(action.request).toEqualTypeOf<LlmRequest>();
+      expectTypeOf(action.request.messages).toEqualTypeOf<Message[]>();
+    }
+    if (action.type === 'ExecuteTools') expectTypeOf(action.calls).toEqualTypeOf<ToolCall[]>();
+    if (action.type === 'ScheduleRetry') {
+      expectTypeOf(action).toEqualTypeOf<{
+        type: 'ScheduleRetry';
+        delayMs: number;
+        attempt: number;
+      }>();
+    }
+    if (action.type === 'Shutdown') expectTypeOf(action.discardedInput).toEqualTypeOf<Message[]>();
+    if (action.type === 'Cancel') {
+      expectTypeOf(action.toolCallIds).toEqualTypeOf<string[] | undefined>();
+    }
+    expectTypeOf<Extract<AgentAction, { type: 'RequestApproval' }>>()
+      .toHaveProperty('call')
+      .toEqualTypeOf<ToolCall>();
+    // @ts-expect-error only a SendLlmRequest carries a request
+    expectTypeOf(action).toHaveProperty('request');
+    if (action.type === 'WaitForInput') {
+      // @ts-expect-error WaitForInput has no payload
+      expectTypeOf(action).toHaveProperty('request');
+    }
+  });
+});
+
+describe('AgentCore state and snapshot', () => {
+  it('reports the state as one of the seven names', () => {
+    expectTypeOf(core.state).toEqualTypeOf<AgentStateName>();
+    expectTypeOf<AgentStateName>().toEqualTypeOf<
+      | 'WaitingForUserInput'
+      | 'CallingLlm'
+      | 'ProcessingLlmResponse'
+      | 'ExecutingTools'
+      | 'PostToolsHook'
+      | 'Error'
+      | 'ShuttingDown'
+    >();
+    // @ts-expect-error not a state of the chart
+    const state: AgentStateName = 'Thinking';
+    expectTypeOf(state).toEqualTypeOf<AgentStateName>();
+    expectTypeOf(core.context).toEqualTypeOf<AgentContext>();
+  });
+
+  it('has a JSON-compatible snapshot (no functions anywhere) that fromSnapshot takes back', () => {
+    expectTypeOf(core.snapshot()).toEqualTypeOf<AgentSnapshot>();
+    expectTypeOf<AgentSnapshot['version']>().toEqualTypeOf<1>();
+    expectTypeOf<AgentSnapshot['state']>().toEqualTypeOf<AgentStateName>();
+    expectTypeOf<JsonSafe<AgentSnapshot>>().toEqualTypeOf<true>();
+    expectTypeOf<JsonSafe<AgentConfig>>().toEqualTypeOf<true>();
+    // The check itself can fail: a function, a Date or a Map anywhere inside is not JSON.
+    // @ts-expect-error a function is not JSON
+    expectTypeOf<JsonSafe<{ context: { onEvent: () => void } }>>().toEqualTypeOf<true>();
+    // @ts-expect-error a Date is not JSON
+    expectTypeOf<JsonSafe<{ messages: Array<{ at: Date }> }>>().toEqualTypeOf<true>();
+    // @ts-expect-error a Map is not JSON
+    expectTypeOf<JsonSafe<{ runs: Map<string, number> }>>().toEqualTypeOf<true>();
+
+    expectTypeOf<typeof AgentCore.fromSnapshot>().parameter(0).toEqualTypeOf<AgentSnapshot>();
+    expectTypeOf<typeof AgentCore.fromSnapshot>().returns.toEqualTypeOf<AgentCore>();
+    expectTypeOf<typeof AgentCore.fromSnapshot>().toBeCallableWith(core.snapshot(), {
+      maxRetries: 3,
+    });
+    // @ts-expect-error a snapshot needs its version, state and context
+    AgentCore.fromSnapshot({ state: 'CallingLlm' });
+  });
+});
+
+describe('agentMachine.provide', () => {
+  it('takes llm and tool actors built with fromCallback over their input types', () => {
+    const llm = fromCallback<EventObject, LlmActorInput>(({ input, sendBack }) => {
+      expectTypeOf(input.request).toEqualTypeOf<LlmRequest>();
+      sendBack({ type: 'LlmTextDelta', content: 'Hi' });
+    });
+    const tool = fromCallback<AnyEventObject, ToolActorInput>(({ input, sendBack }) => {
+      sendBack({
+        type: 'ToolCompleted',
+        callId: input.call.id,
+        outcome: { status: 'success', output: 1 },
+      });
+    });
+    const provided = agentMachine.provide({ actors: { llm, tool } });
+    expectTypeOf(provided).toEqualTypeOf(agentMachine);
+  });
+
+  it('rejects an actor whose input is not what the chart gives it, or an actor it does not invoke', () => {
+    const wrongInput = fromCallback<EventObject, { prompt: number }>(() => undefined);
+    // @ts-expect-error the llm actor receives LlmActorInput
+    agentMachine.provide({ actors: { llm: wrongInput } });
+    const llm = fromCallback<EventObject, LlmActorInput>(() => undefined);
+    // @ts-expect-error the chart invokes no actor named 'search'
+    agentMachine.provide({ actors: { search: llm } });
+  });
+});
