@@ -23,6 +23,7 @@ export {
   type ToolRunStatus,
 } from './context.js';
 export * as guards from './guards.js';
+export { AGENT_STATE_NAMES } from './stateNames.js';
 export { decidePermission, type PermissionDecision } from './permissions.js';
 export {
   DEFAULT_MUTATING_TOOLS,

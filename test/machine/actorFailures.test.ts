@@ -3,7 +3,7 @@
  * gets an answer, the turn goes on, nothing escapes to the host.
  */
 import { describe, expect, it } from 'vitest';
-import { type AnyEventObject, createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import { type AnyEventObject, createActor, fromCallback, waitFor } from 'xstate';
 import {
   type AgentAction,
   type AgentEvent,
@@ -11,6 +11,7 @@ import {
   findTranscriptViolations,
   type LlmActorInput,
   type PostToolsHookInput,
+  type RetryTimerInput,
   type ToolActorInput,
 } from '../../src/index.js';
 import { call, completed } from '../support/events.js';
@@ -25,7 +26,7 @@ function llmReplying(...replies: AgentEvent[]) {
 
 describe('actor failures', () => {
   it('a tool actor that throws is answered with an error result naming the tool', async () => {
-    const tool = fromPromise<never, ToolActorInput>(async ({ input }) => {
+    const tool = fromCallback<AnyEventObject, ToolActorInput>(({ input }) => {
       throw new Error(`disk gone while running ${input.call.name}`);
     });
     const actor = createActor(
@@ -35,6 +36,7 @@ describe('actor failures', () => {
           tool,
         },
       }),
+      { input: {} },
     );
     actor.start();
     actor.send({ type: 'UserInput', message: { role: 'user', content: 'go' } });
@@ -61,12 +63,12 @@ describe('actor failures', () => {
       const timer = setTimeout(() => sendBack(completed('recovered')), 1);
       return () => clearTimeout(timer);
     });
-    const retryTimer = fromCallback<AnyEventObject, { delayMs: number }>(({ sendBack }) => {
+    const retryTimer = fromCallback<AnyEventObject, RetryTimerInput>(({ sendBack }) => {
       const timer = setTimeout(() => sendBack({ type: 'RetryTimeoutFired' }), 1);
       return () => clearTimeout(timer);
     });
     const emitted: AgentAction[] = [];
-    const actor = createActor(agentMachine.provide({ actors: { llm, retryTimer } }));
+    const actor = createActor(agentMachine.provide({ actors: { llm, retryTimer } }), { input: {} });
     actor.on('*', (action) => emitted.push(action));
     actor.start();
     actor.send({ type: 'UserInput', message: { role: 'user', content: 'go' } });
@@ -78,7 +80,7 @@ describe('actor failures', () => {
   });
 
   it('a hook actor that throws is reported and the agent goes back to the model', async () => {
-    const postToolsHook = fromPromise<never, PostToolsHookInput>(async () => {
+    const postToolsHook = fromCallback<AnyEventObject, PostToolsHookInput>(() => {
       throw new Error('git exploded');
     });
     const tool = fromCallback<AnyEventObject, ToolActorInput>(({ input, sendBack }) => {
@@ -102,6 +104,7 @@ describe('actor failures', () => {
           postToolsHook,
         },
       }),
+      { input: {} },
     );
     actor.on('*', (action) => emitted.push(action));
     actor.start();

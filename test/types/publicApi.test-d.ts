@@ -7,6 +7,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { type AnyEventObject, type EventObject, fromCallback } from 'xstate';
 import * as entry from '../../src/index.js';
 import {
+  AGENT_STATE_NAMES,
   type AgentAction,
   type AgentConfig,
   type AgentContext,
@@ -216,5 +217,11 @@ describe('agentMachine.provide', () => {
     const llm = fromCallback<EventObject, LlmActorInput>(() => undefined);
     // @ts-expect-error the chart invokes no actor named 'search'
     agentMachine.provide({ actors: { search: llm } });
+  });
+});
+
+describe('AGENT_STATE_NAMES', () => {
+  it('lists exactly the seven state names', () => {
+    expectTypeOf<(typeof AGENT_STATE_NAMES)[number]>().toEqualTypeOf<AgentStateName>();
   });
 });
