@@ -6,8 +6,9 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { type AnyEventObject, type EventObject, fromCallback } from 'xstate';
 import * as entry from '../../src/index.js';
+import type {
+  AGENT_STATE_NAMES} from '../../src/index.js';
 import {
-  AGENT_STATE_NAMES,
   type AgentAction,
   type AgentConfig,
   type AgentContext,
