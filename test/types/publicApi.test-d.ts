@@ -6,8 +6,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { type AnyEventObject, type EventObject, fromCallback } from 'xstate';
 import * as entry from '../../src/index.js';
-import type {
-  AGENT_STATE_NAMES} from '../../src/index.js';
+import type { AGENT_STATE_NAMES } from '../../src/index.js';
 import {
   type AgentAction,
   type AgentConfig,
