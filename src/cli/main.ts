@@ -7,6 +7,7 @@
  * // npx agent-statechart run --workspace ./my-repo
  */
 import { runDemo } from './demo.js';
+import { runDiagramCommand } from './diagramCommand.js';
 import { runCommand } from './runCommand.js';
 
 const usage = `usage: agent-statechart <command> [options]
@@ -18,6 +19,8 @@ commands:
                             acceptEdits or bypassPermissions (default: default)
   demo [--keep]             a scripted session through all seven states, with a retried 529
                             and a git auto-commit, offline (no API key needed)
+  diagram [--format mermaid|dot|svg|json] [--out FILE] [--machine MODULE[:EXPORT]]
+                            draw the agent's chart (or any XState v5 machine)
   help                      this text`;
 
 async function main(argv: string[]): Promise<number> {
@@ -28,6 +31,11 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'run':
       return runCommand(rest);
+    case 'diagram':
+      return runDiagramCommand(rest, {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+      });
     case 'help':
     case '--help':
     case '-h':

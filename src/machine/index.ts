@@ -11,6 +11,7 @@ export type {
 } from './agentCore.js';
 export { AgentCore } from './agentCore.js';
 export { type AgentMachine, agentMachine } from './agentMachine.js';
+export { AgentStatechartError, type AgentStatechartErrorCode } from './agentStatechartError.js';
 export { type BackoffSettings, DEFAULT_BACKOFF, nextRandom, retryDelay } from './backoff.js';
 export {
   type AgentContext,

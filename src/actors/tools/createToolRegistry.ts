@@ -1,5 +1,5 @@
 import type { ToolDefinition, ToolSpec } from '../../machine/types.js';
-import { AgentStatechartError } from './agentStatechartError.js';
+import { AgentStatechartError } from '../../machine/agentStatechartError.js';
 import type { Tool } from './defineTool.js';
 import { DEFAULT_MUTATING_TOOLS } from '../../machine/toolSpecs.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ToolDefinition } from '../../machine/types.js';
-import { AgentStatechartError } from './agentStatechartError.js';
+import { AgentStatechartError } from '../../machine/agentStatechartError.js';
 
 /**
  * How long a tool call may run when neither the tool nor the caller says otherwise: two minutes.

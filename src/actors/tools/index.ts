@@ -8,7 +8,6 @@
  * const registry = createToolRegistry(createBuiltinTools());
  * const outcome = await runToolCall(registry, call, { workspace: process.cwd(), signal });
  */
-export { AgentStatechartError, type AgentStatechartErrorCode } from './agentStatechartError.js';
 export { type BashToolOptions, createBashTool } from './builtins/createBashTool.js';
 export { type BuiltinToolsOptions, createBuiltinTools } from './builtins/createBuiltinTools.js';
 export { createEditFileTool } from './builtins/createEditFileTool.js';

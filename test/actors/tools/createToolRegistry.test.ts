@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AgentStatechartError } from '../../../src/actors/tools/agentStatechartError.js';
+import { AgentStatechartError } from '../../../src/index.js';
 import { createBuiltinTools } from '../../../src/actors/tools/builtins/createBuiltinTools.js';
 import { createToolRegistry } from '../../../src/actors/tools/createToolRegistry.js';
 import { defineTool } from '../../../src/actors/tools/defineTool.js';

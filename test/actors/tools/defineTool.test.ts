@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AgentStatechartError } from '../../../src/actors/tools/agentStatechartError.js';
+import { AgentStatechartError } from '../../../src/index.js';
 import { DEFAULT_TOOL_TIMEOUT_MS, defineTool } from '../../../src/actors/tools/defineTool.js';
 
 const base = {

@@ -1,7 +1,7 @@
 import { access, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AgentStatechartError } from '../../../src/actors/tools/agentStatechartError.js';
+import { AgentStatechartError } from '../../../src/index.js';
 import { createBuiltinTools } from '../../../src/actors/tools/builtins/createBuiltinTools.js';
 import { createToolRegistry } from '../../../src/actors/tools/createToolRegistry.js';
 import { resolveInWorkspace } from '../../../src/actors/tools/resolveInWorkspace.js';

@@ -6,12 +6,23 @@
  * - `INVALID_TOOL_DEFINITION`: a tool's name, description, timeout or input schema is unusable.
  * - `PATH_OUTSIDE_WORKSPACE`: a path given to a built-in tool leaves the workspace root.
  * - `INVALID_WORKSPACE`: the workspace root does not exist or is not a directory.
+ * - `INVALID_MACHINE_SPEC`: a diagram's `--machine` is not `MODULE` or `MODULE:EXPORT`.
+ * - `MODULE_NOT_LOADED`: the module to draw could not be found or threw while loading.
+ * - `EXPORT_NOT_FOUND`: the module has no export of that name.
+ * - `NOT_A_MACHINE`: the export is not an XState v5 machine.
  *
  * @example
  * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
  */
 export type AgentStatechartErrorCode =
-  'DUPLICATE_TOOL' | 'INVALID_TOOL_DEFINITION' | 'PATH_OUTSIDE_WORKSPACE' | 'INVALID_WORKSPACE';
+  | 'DUPLICATE_TOOL'
+  | 'INVALID_TOOL_DEFINITION'
+  | 'PATH_OUTSIDE_WORKSPACE'
+  | 'INVALID_WORKSPACE'
+  | 'INVALID_MACHINE_SPEC'
+  | 'MODULE_NOT_LOADED'
+  | 'EXPORT_NOT_FOUND'
+  | 'NOT_A_MACHINE';
 
 /**
  * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.

@@ -1,0 +1,36 @@
+/** DOT output is valid for Graphviz itself (its WASM build) and shows the whole chart. */
+import { Graphviz } from '@hpcc-js/wasm-graphviz';
+import { describe, expect, it } from 'vitest';
+import { agentMachine } from '../../src/index.js';
+import { toDot } from '../../src/diagram/toDot.js';
+import { nestedMachine } from './fixtures/nestedMachine.js';
+
+describe('toDot', () => {
+  const dot = toDot(agentMachine);
+
+  it('is a digraph Graphviz lays out, with every state in it', async () => {
+    const graphviz = await Graphviz.load();
+    const svg = graphviz.dot(dot);
+    for (const state of ['WaitingForUserInput', 'ProcessingLlmResponse', 'ShuttingDown']) {
+      expect(svg).toContain(`<title>${state}</title>`);
+    }
+  });
+
+  it('dashes eventless transitions and double-borders the final state', () => {
+    expect(dot).toContain(
+      '"ProcessingLlmResponse" -> "ExecutingTools" [label="always [hasToolCalls]", style=dashed];',
+    );
+    expect(dot).toMatch(/"ShuttingDown" \[label=.*peripheries=2/);
+    expect(dot).toContain('"(any state)" -> "ShuttingDown" [label="ShutdownRequested"];');
+  });
+
+  it('draws compound states as clusters that Graphviz accepts', async () => {
+    const nested = toDot(nestedMachine);
+    expect(nested).toContain('subgraph "cluster_Editing" {');
+    expect(nested).toContain(
+      '"Saving" -> "Editing" [label="after 5000ms", lhead="cluster_Editing"];',
+    );
+    const graphviz = await Graphviz.load();
+    expect(graphviz.dot(nested)).toContain('<title>Editing.Dirty</title>');
+  });
+});

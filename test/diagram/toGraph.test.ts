@@ -1,0 +1,136 @@
+/** The graph model reads any XState v5 machine, including what `toDirectedGraph` leaves out. */
+import { describe, expect, it } from 'vitest';
+import { agentMachine } from '../../src/index.js';
+import { toGraph } from '../../src/diagram/toGraph.js';
+import { descendants, edgeOwner, statesByPath } from '../../src/diagram/walkStates.js';
+import { nestedMachine } from './fixtures/nestedMachine.js';
+
+const SEVEN = [
+  'WaitingForUserInput',
+  'CallingLlm',
+  'ProcessingLlmResponse',
+  'ExecutingTools',
+  'PostToolsHook',
+  'Error',
+  'ShuttingDown',
+];
+
+describe('toGraph', () => {
+  describe('the agent machine', () => {
+    const graph = toGraph(agentMachine);
+
+    it('has the seven top-level states in definition order', () => {
+      expect(graph.root.children.map((state) => state.path)).toEqual(SEVEN);
+    });
+
+    it('marks the initial and the final state', () => {
+      const states = statesByPath(graph);
+      expect(states.get('WaitingForUserInput')?.initial).toBe(true);
+      expect(descendants(graph.root).filter((state) => state.initial)).toHaveLength(1);
+      expect(states.get('ShuttingDown')?.kind).toBe('final');
+    });
+
+    it('keeps the eventless transitions, with their guards', () => {
+      const always = graph.transitions.filter((transition) => transition.trigger === 'always');
+      expect(always.map((transition) => [transition.source, transition.label])).toEqual([
+        ['WaitingForUserInput', 'always [hasQueuedInput] / startQueuedTurn'],
+        ['ProcessingLlmResponse', 'always [responseRefused] / refuseToolCalls, reportStopReason'],
+        ['ProcessingLlmResponse', 'always [hasToolCalls]'],
+        ['ProcessingLlmResponse', 'always / reportStopReason'],
+        ['ExecutingTools', 'always [allToolsDone && anyMutatingToolSucceeded]'],
+        ['ExecutingTools', 'always [allToolsDone]'],
+      ]);
+    });
+
+    it('labels transitions with event, guard and actions', () => {
+      const labels = graph.transitions.map((transition) => transition.label);
+      expect(labels).toContain('LlmError [retryableError && attemptsLeft] / recordRetryableError');
+      expect(labels).toContain('LlmError / giveUp');
+      expect(labels).toContain('onError(postToolsHook) / reportHookFailure');
+    });
+
+    it('keeps root-level transitions, ShutdownRequested among them', () => {
+      const root = graph.transitions.filter((transition) => transition.source === '');
+      expect(root.map((transition) => [transition.event, transition.targets])).toEqual([
+        ['UserInput', []],
+        ['SetPermissionMode', []],
+        ['ShutdownRequested', ['ShuttingDown']],
+      ]);
+    });
+
+    it('lists entry and exit actions and invoked actors', () => {
+      const calling = statesByPath(graph).get('CallingLlm');
+      expect(calling).toMatchObject({
+        entry: ['sendLlmRequest'],
+        exit: ['closeModelCall'],
+        invoke: ['llm'],
+      });
+    });
+
+    it('is plain JSON', () => {
+      expect(JSON.parse(JSON.stringify(graph))).toEqual(graph);
+    });
+
+    it('gives every transition branch a unique id', () => {
+      const ids = graph.transitions.map((transition) => transition.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+  });
+
+  describe('any machine', () => {
+    const graph = toGraph(nestedMachine);
+    const states = statesByPath(graph);
+
+    it('nests child states under their parents, with dotted paths', () => {
+      expect(states.get('Editing')?.children.map((state) => state.path)).toEqual([
+        'Editing.Pristine',
+        'Editing.Dirty',
+        'Editing.History',
+      ]);
+      expect(states.get('Reviewing')?.kind).toBe('parallel');
+      expect(states.get('Editing.History')).toMatchObject({ kind: 'history', history: 'deep' });
+    });
+
+    it('marks initial children, but no region of a parallel state', () => {
+      expect(states.get('Editing.Pristine')?.initial).toBe(true);
+      expect(states.get('Reviewing.Checks')?.initial).toBe(false);
+      expect(states.get('Reviewing.Checks.Running')?.initial).toBe(true);
+    });
+
+    it('names delays, invoke results and done events as a reader expects', () => {
+      const events = graph.transitions
+        .filter((transition) => transition.source === 'Saving' || transition.source === 'Reviewing')
+        .map((transition) => transition.label);
+      expect(events).toEqual([
+        'onDone(save) / assign',
+        'onError(save)',
+        'after 5000ms',
+        'onDone',
+        'always [inline guard]',
+      ]);
+    });
+
+    it('hides the raise/cancel actions XState uses to implement delays', () => {
+      expect(states.get('Saving')).toMatchObject({ entry: [], exit: [], invoke: ['save'] });
+    });
+
+    it('spells out or/not guards and keeps self-transitions', () => {
+      const dirty = graph.transitions.filter((t) => t.source === 'Editing.Dirty');
+      expect(dirty.map((t) => [t.label, t.targets, t.reenter])).toEqual([
+        ['SUBMIT [isValid || !isLocked] / logSubmit', ['Saving'], false],
+        ['EDIT', ['Editing.Dirty'], true],
+      ]);
+    });
+  });
+});
+
+describe('edgeOwner', () => {
+  it('is the lowest state containing both ends, or the source for an inward transition', () => {
+    expect(edgeOwner('Editing.Dirty', 'Saving')).toBe('');
+    expect(edgeOwner('Editing.Pristine', 'Editing.Dirty')).toBe('Editing');
+    expect(edgeOwner('Editing', 'Editing.Pristine')).toBe('Editing');
+    expect(edgeOwner('Editing.Dirty', 'Editing.Dirty')).toBe('Editing');
+    expect(edgeOwner('Reviewing.Checks.Running', 'Reviewing')).toBe('');
+    expect(edgeOwner('', 'Cancelled')).toBe('');
+  });
+});

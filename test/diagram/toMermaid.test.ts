@@ -1,0 +1,70 @@
+/** Mermaid output is valid for mermaid's own parser and shows the whole chart. */
+import { describe, expect, it } from 'vitest';
+import { agentMachine } from '../../src/index.js';
+import { toMermaid } from '../../src/diagram/toMermaid.js';
+import { nestedMachine } from './fixtures/nestedMachine.js';
+import { parseMermaid } from './mermaidParser.js';
+
+describe('toMermaid', () => {
+  const text = toMermaid(agentMachine);
+
+  it('is a state diagram mermaid parses', async () => {
+    await expect(parseMermaid(text)).resolves.toMatchObject({ diagramType: 'stateDiagram' });
+  });
+
+  it('draws all seven states, the initial and the final marker', () => {
+    for (const state of [
+      'WaitingForUserInput',
+      'CallingLlm',
+      'ProcessingLlmResponse',
+      'ExecutingTools',
+      'PostToolsHook',
+      'Error',
+      'ShuttingDown',
+    ]) {
+      expect(text).toMatch(new RegExp(`^  ${state} (-->|:)`, 'm'));
+    }
+    expect(text).toContain('  [*] --> WaitingForUserInput\n');
+    expect(text).toContain('  ShuttingDown --> [*]\n');
+  });
+
+  it('draws the transient edges out of ProcessingLlmResponse', () => {
+    expect(text).toContain('  ProcessingLlmResponse --> ExecutingTools : always [hasToolCalls]\n');
+    expect(text).toContain(
+      '  ProcessingLlmResponse --> WaitingForUserInput : always / reportStopReason\n',
+    );
+    expect(text).toContain(
+      '  ExecutingTools --> PostToolsHook : always [allToolsDone && anyMutatingToolSucceeded]\n',
+    );
+  });
+
+  it('draws ShutdownRequested once, from an "any state" node', () => {
+    expect(text).toContain('  state "any state" as anyState\n');
+    expect(text.match(/ShutdownRequested/g)).toHaveLength(1);
+    expect(text).toContain('  anyState --> ShuttingDown : ShutdownRequested\n');
+  });
+
+  it('lists what a state does without leaving it, under its name', () => {
+    expect(text).toContain('  CallingLlm : CallingLlm\n  CallingLlm : entry / sendLlmRequest\n');
+    expect(text).toContain('  CallingLlm : LlmTextDelta / appendStreamedText\n');
+    expect(toMermaid(agentMachine, { details: false })).not.toContain('entry /');
+  });
+
+  it('draws nested, parallel and history states of any machine, validly', async () => {
+    const nested = toMermaid(nestedMachine, { direction: 'LR' });
+    await expect(parseMermaid(nested)).resolves.toBeDefined();
+    expect(nested).toContain('  state Editing {\n    History : H*\n    [*] --> Pristine\n');
+    expect(nested).toContain('    Editing_anyState --> Pristine : RESET\n');
+    // An edge leaving a compound state is written outside it, or Mermaid would pull its
+    // target inside.
+    expect(nested).toContain('\n  Dirty --> Saving : SUBMIT [isValid || !isLocked] / logSubmit\n');
+  });
+
+  it('fails validation for broken text (the parser really checks)', async () => {
+    await expect(parseMermaid('stateDiagram-v2\n  A --> : x\n')).rejects.toThrow(/Parse error/);
+  });
+
+  it('is deterministic', () => {
+    expect(toMermaid(agentMachine)).toBe(text);
+  });
+});

@@ -1,0 +1,106 @@
+/** The SVG is drawn from an ELK layout without a browser, deterministically, and is addressable. */
+import { describe, expect, it } from 'vitest';
+import { agentMachine } from '../../src/index.js';
+import { layoutMachine, stateId } from '../../src/diagram/layoutMachine.js';
+import { toSvg } from '../../src/diagram/toSvg.js';
+import { nestedMachine } from './fixtures/nestedMachine.js';
+
+describe('toSvg', () => {
+  it('gives every state a <g data-state> and every transition a <g data-event>', async () => {
+    const svg = await toSvg(agentMachine);
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    for (const state of [
+      'WaitingForUserInput',
+      'CallingLlm',
+      'ProcessingLlmResponse',
+      'ExecutingTools',
+      'PostToolsHook',
+      'Error',
+      'ShuttingDown',
+    ]) {
+      expect(svg).toContain(`data-state="${state}"`);
+    }
+    expect(svg).toContain('data-event="LlmError"');
+    expect(svg).toContain('data-event="ShutdownRequested"');
+    // Eventless transitions have the empty event type, as XState's own transitions do.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(6);
+    expect(svg).toContain('class="final-border"');
+    expect(svg).toContain('<g class="initial" data-initial-of="">');
+  });
+
+  it('is byte-for-byte the same on every run', async () => {
+    expect(await toSvg(agentMachine)).toBe(await toSvg(agentMachine));
+  });
+
+  it('escapes text for XML', async () => {
+    const svg = await toSvg(agentMachine);
+    expect(svg).toContain('retryableError &amp;&amp; attemptsLeft');
+    expect(svg).not.toMatch(/&&/);
+  });
+});
+
+describe('layoutMachine', () => {
+  it('places every state inside the drawing, without overlaps between siblings', async () => {
+    const layout = await layoutMachine(agentMachine);
+    const states = layout.nodes.filter((node) => node.kind === 'state');
+    expect(states).toHaveLength(7);
+    for (const node of layout.nodes) {
+      expect(node.x).toBeGreaterThanOrEqual(0);
+      expect(node.y).toBeGreaterThanOrEqual(0);
+      expect(node.x + node.width).toBeLessThanOrEqual(layout.width);
+      expect(node.y + node.height).toBeLessThanOrEqual(layout.height);
+    }
+    for (const a of layout.nodes) {
+      for (const b of layout.nodes) {
+        if (a === b) continue;
+        const apart =
+          a.x + a.width <= b.x ||
+          b.x + b.width <= a.x ||
+          a.y + a.height <= b.y ||
+          b.y + b.height <= a.y;
+        expect(apart, `${a.id} overlaps ${b.id}`).toBe(true);
+      }
+    }
+  });
+
+  it('routes each edge from its source box to its target box', async () => {
+    const layout = await layoutMachine(agentMachine);
+    const byId = new Map(layout.nodes.map((node) => [node.id, node]));
+    for (const edge of layout.edges) {
+      const source = byId.get(edge.source);
+      const target = byId.get(edge.target);
+      const start = edge.points[0];
+      const end = edge.points[edge.points.length - 1];
+      if (!source || !target || !start || !end) throw new Error(`edge ${edge.id} is incomplete`);
+      expect(onBorder(start, source), `${edge.id} start`).toBe(true);
+      expect(onBorder(end, target), `${edge.id} end`).toBe(true);
+    }
+  });
+
+  it('nests children inside their compound state', async () => {
+    const layout = await layoutMachine(nestedMachine);
+    const editing = layout.nodes.find((node) => node.id === stateId('Editing'));
+    const dirty = layout.nodes.find((node) => node.id === stateId('Editing.Dirty'));
+    if (!editing || !dirty) throw new Error('missing nodes');
+    expect(dirty.x).toBeGreaterThan(editing.x);
+    expect(dirty.y).toBeGreaterThan(editing.y + editing.headerHeight - 1);
+    expect(dirty.x + dirty.width).toBeLessThan(editing.x + editing.width);
+    expect(dirty.y + dirty.height).toBeLessThan(editing.y + editing.height);
+    expect(layout.nodes.find((node) => node.id === 'anyState:Editing')).toBeDefined();
+  });
+});
+
+function onBorder(
+  point: { x: number; y: number },
+  box: { x: number; y: number; width: number; height: number },
+): boolean {
+  const slack = 1.5;
+  const inX = point.x >= box.x - slack && point.x <= box.x + box.width + slack;
+  const inY = point.y >= box.y - slack && point.y <= box.y + box.height + slack;
+  const nearEdge =
+    Math.abs(point.x - box.x) <= slack ||
+    Math.abs(point.x - box.x - box.width) <= slack ||
+    Math.abs(point.y - box.y) <= slack ||
+    Math.abs(point.y - box.y - box.height) <= slack;
+  return inX && inY && nearEdge;
+}

@@ -1,0 +1,241 @@
+/**
+ * The HTTP service example, end to end: real agents behind a real HTTP server, talking to the
+ * local Messages API server, watched through Server-Sent Events.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type AgentService,
+  createAgentService,
+} from '../../examples/http-service/createAgentService.js';
+import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
+
+interface SseEvent {
+  id: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads an SSE response frame by frame; `next(type)` waits for the next event of that type. */
+class EventReader {
+  readonly events: SseEvent[] = [];
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #buffer = '';
+  #cursor = 0;
+  ended = false;
+
+  constructor(body: ReadableStream<Uint8Array>) {
+    this.#reader = body.getReader();
+  }
+
+  async next(type: string, timeoutMs = 10_000): Promise<SseEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      while (this.#cursor < this.events.length) {
+        const event = this.events[this.#cursor++];
+        if (event?.type === type) return event;
+      }
+      if (this.ended) throw new Error(`the stream ended before a '${type}' event`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no '${type}' event within ${timeoutMs} ms`);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.#read(),
+        new Promise((resolve) => (timer = setTimeout(resolve, left))),
+      ]).finally(() => clearTimeout(timer));
+    }
+  }
+
+  #reading: Promise<void> | undefined;
+
+  #read(): Promise<void> {
+    // One read at a time: a read left pending by a timeout is awaited again, not doubled.
+    this.#reading ??= this.#readOnce().finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  async #readOnce(): Promise<void> {
+    const { done, value } = await this.#reader.read();
+    if (done) {
+      this.ended = true;
+      return;
+    }
+    this.#buffer += this.#decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = this.#buffer.indexOf('\n\n')) !== -1) {
+      const frame = this.#buffer.slice(0, end);
+      this.#buffer = this.#buffer.slice(end + 2);
+      const field = (name: string) =>
+        frame
+          .split('\n')
+          .find((line) => line.startsWith(`${name}: `))
+          ?.slice(name.length + 2);
+      this.events.push({
+        id: Number(field('id')),
+        type: field('event') ?? 'message',
+        data: JSON.parse(field('data') ?? '{}') as Record<string, unknown>,
+      });
+    }
+  }
+
+  async cancel(): Promise<void> {
+    await this.#reader.cancel().catch(() => undefined);
+  }
+}
+
+let api: MessagesApiServer;
+let service: AgentService;
+let baseUrl: string;
+let workspaceRoot: string;
+
+async function post(path: string, body: unknown = {}): Promise<Response> {
+  return fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+async function events(agentId: string): Promise<EventReader> {
+  const response = await fetch(`${baseUrl}/agents/${agentId}/events`);
+  expect(response.headers.get('content-type')).toContain('text/event-stream');
+  if (response.body === null) throw new Error('no event stream');
+  return new EventReader(response.body);
+}
+
+beforeEach(async () => {
+  workspaceRoot = await mkdtemp(join(tmpdir(), 'http-service-'));
+  api = await startMessagesApiServer({
+    script: [
+      // Turn 1: the model asks to write a file (a mutating tool: it waits for approval) …
+      reply([
+        { type: 'text', text: 'I will write it.' },
+        { type: 'tool_use', name: 'write_file', input: { path: 'hello.txt', content: 'hi\n' } },
+      ]),
+      // … then sees the result and ends the turn.
+      reply('Done: hello.txt says hi.'),
+      // Turn 2: a slow answer, interrupted halfway.
+      reply('Once upon a time, in a land far away, there lived a very patient agent.', {
+        eventDelayMs: 150,
+        textChunkSize: 4,
+      }),
+    ],
+  });
+  service = createAgentService({
+    workspaceRoot,
+    anthropic: { baseURL: api.baseURL, apiKey: 'test-key' },
+    agentOptions: { autoCommit: false, retryDelayScale: 0.01 },
+  });
+  baseUrl = await service.listen();
+});
+
+afterEach(async () => {
+  await service.close();
+  await api.close();
+  await rm(workspaceRoot, { recursive: true, force: true });
+});
+
+describe('the HTTP service example', () => {
+  it('creates an agent, streams a turn, takes an approval, interrupts and shuts down', async () => {
+    const created = await post('/agents', { permissionMode: 'default' });
+    expect(created.status).toBe(201);
+    const { id, workspace } = (await created.json()) as { id: string; workspace: string };
+    expect(workspace).toBe(join(workspaceRoot, id));
+    const stream = await events(id);
+
+    // A turn with a tool call that needs approval in the default permission mode.
+    expect((await post(`/agents/${id}/messages`, { text: 'Write hello.txt' })).status).toBe(202);
+    expect((await stream.next('state')).data).toEqual({
+      state: 'CallingLlm',
+      previous: 'WaitingForUserInput',
+    });
+    const request = await stream.next('approvalRequest');
+    const call = request.data.call as { id: string; name: string };
+    expect(call.name).toBe('write_file');
+    const status = (await (await fetch(`${baseUrl}/agents/${id}`)).json()) as {
+      state: string;
+      pendingApprovals: string[];
+    };
+    expect(status).toMatchObject({ state: 'ExecutingTools', pendingApprovals: [call.id] });
+
+    expect((await post(`/agents/${id}/approvals/${call.id}`, { decision: 'allow' })).status).toBe(
+      202,
+    );
+    const toolEnd = await stream.next('toolEnd');
+    expect(toolEnd.data.outcome).toMatchObject({ status: 'success' });
+    await stream.next('turnEnd');
+    expect(await readFile(join(workspace, 'hello.txt'), 'utf8')).toBe('hi\n');
+    const text = stream.events
+      .filter((event) => event.type === 'text')
+      .map((event) => event.data.text)
+      .join('');
+    expect(text).toBe('I will write it.Done: hello.txt says hi.');
+
+    // A slow turn, interrupted once text has started to arrive.
+    await post(`/agents/${id}/messages`, { text: 'Tell me a story' });
+    await stream.next('text');
+    expect((await post(`/agents/${id}/interrupt`)).status).toBe(202);
+    await stream.next('turnEnd');
+    expect(stream.events.at(-2)).toMatchObject({
+      type: 'state',
+      data: { state: 'WaitingForUserInput', previous: 'CallingLlm' },
+    });
+    expect(api.requests).toHaveLength(3);
+
+    // Shut down: the stream says so and ends; the agent is gone.
+    const deleted = await fetch(`${baseUrl}/agents/${id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(204);
+    expect((await stream.next('closed')).data).toEqual({ state: 'ShuttingDown' });
+    await expect(stream.next('anything')).rejects.toThrow(/stream ended/);
+    expect((await fetch(`${baseUrl}/agents/${id}`)).status).toBe(404);
+  });
+
+  it('hosts several agents, each in its own workspace, and replays events on reconnect', async () => {
+    const ids = await Promise.all(
+      [1, 2].map(async () => ((await (await post('/agents')).json()) as { id: string }).id),
+    );
+    expect(new Set(ids).size).toBe(2);
+    const [first] = ids;
+    if (first === undefined) throw new Error('no agent');
+    await post(`/agents/${first}/messages`, { text: 'Write hello.txt' });
+    const live = await events(first);
+    const request = await live.next('approvalRequest');
+    await live.cancel();
+    // A client that reconnects with Last-Event-ID gets only what it missed.
+    const resumed = await fetch(`${baseUrl}/agents/${first}/events`, {
+      headers: { 'last-event-id': String(request.id) },
+    });
+    if (resumed.body === null) throw new Error('no event stream');
+    const reader = new EventReader(resumed.body);
+    const callId = (request.data.call as { id: string }).id;
+    await post(`/agents/${first}/approvals/${callId}`, { decision: 'deny' });
+    const end = await reader.next('toolEnd');
+    expect(end.id).toBeGreaterThan(request.id);
+    expect(end.data.outcome).toMatchObject({ status: 'error' });
+    expect(reader.events.every((event) => event.id > request.id)).toBe(true);
+    await reader.cancel();
+  });
+
+  it('answers mistakes with a status and a message that says what to do', async () => {
+    const { id } = (await (await post('/agents')).json()) as { id: string };
+    const cases: [Response, number, RegExp][] = [
+      [await post(`/agents/${id}/messages`, { text: '' }), 400, /non-empty text/],
+      [await post(`/agents/${id}/approvals/toolu_x`, { decision: 'allow' }), 409, /not waiting/],
+      [await post(`/agents/${id}/approvals/toolu_x`, { decision: 'maybe' }), 400, /allow/],
+      [await post('/agents', { permissionMode: 'yolo' }), 400, /permissionMode must be/],
+      [await post('/agents/nope/interrupt'), 404, /no agent 'nope'/],
+      [
+        await fetch(`${baseUrl}/agents`, { method: 'POST', body: '{not json' }),
+        400,
+        /not valid JSON/,
+      ],
+    ];
+    for (const [response, status, message] of cases) {
+      expect(response.status).toBe(status);
+      expect(((await response.json()) as { error: string }).error).toMatch(message);
+    }
+  });
+});
