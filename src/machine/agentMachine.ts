@@ -328,6 +328,8 @@ export const agentMachine = setup({
           outcome: errorOutcome(`tool '${run.call.name}' failed: ${errorMessage(crash.error)}`),
         }),
       });
+      // A failed child stays in `children` until stopped; stop it so it is not carried forever.
+      enqueue.stopChild(callId);
     }),
     closeToolRuns: enqueueActions(({ context, event, enqueue }) => {
       const open = openRunIds(context.toolRuns);
@@ -356,6 +358,10 @@ export const agentMachine = setup({
       type: 'ScheduleRetry' as const,
       delayMs: context.retryDelayMs,
       attempt: context.retries + 1,
+    })),
+    reportRetryTimerFailure: emit(({ event }) => ({
+      type: 'DisplayError' as const,
+      message: `The retry timer failed (${errorMessage((event as { error?: unknown }).error)}); retrying now.`,
     })),
     closeRetry: enqueueActions(({ event, enqueue }) => {
       if (endsTurnEarly(event)) enqueue.emit({ type: 'Cancel', retry: true });
@@ -453,6 +459,8 @@ export const agentMachine = setup({
         id: 'retryTimer',
         src: 'retryTimer',
         input: ({ context }) => ({ delayMs: context.retryDelayMs, attempt: context.retries + 1 }),
+        // A broken timer must not strand the turn: retry at once and say so.
+        onError: { target: 'CallingLlm', actions: 'reportRetryTimerFailure' },
       },
       on: {
         RetryTimeoutFired: { target: 'CallingLlm' },

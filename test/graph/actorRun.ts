@@ -1,0 +1,270 @@
+/**
+ * Actor mode: the machine as a running XState actor whose invoked actors are the scripted
+ * doubles of `scriptedDoubles.ts`. The path's events reach the agent the way they would in a
+ * service: model stream events from the LLM double, tool outcomes from the tool doubles, the
+ * hook's and the timer's answers from theirs, crashes as failures of those doubles, and the
+ * rest (user input, approvals, interrupts, shutdown) sent to the agent from outside.
+ *
+ * After every event the run also checks what only actor mode has: the doubles it started got
+ * the same payload as the actions announced, a `Cancel` stopped what it named, an interrupt or
+ * shutdown left nothing running, and the live children are exactly the work in flight.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { type Actor, type AnyActorRef, createActor, type Snapshot } from 'xstate';
+import type {
+  AgentAction,
+  AgentConfig,
+  AgentMachine,
+  AgentStateName,
+  AgentContext,
+} from '../../src/index.js';
+import { stateName } from './coverage.js';
+import type { PathRun, RunView, StepResult } from './pathRun.js';
+import { crashedActorId, isActorCrash, type PathEvent } from './pathEvents.js';
+import { CRASH_EVENT, doubleOf, type ScriptedDouble, scriptedActors } from './scriptedDoubles.js';
+
+const provided = new WeakMap<AgentMachine, AgentMachine>();
+
+function withDoubles(machine: AgentMachine): AgentMachine {
+  // `provide` builds a new machine: once per machine, not once per path.
+  let result = provided.get(machine);
+  if (result === undefined) {
+    result = machine.provide({ actors: scriptedActors });
+    provided.set(machine, result);
+  }
+  return result;
+}
+
+export class ActorRun implements PathRun {
+  readonly mode = 'actor mode';
+  /** The actions of starting the actor. */
+  readonly initialActions: AgentAction[];
+  readonly #actor: Actor<AgentMachine>;
+  #emitted: AgentAction[] = [];
+  readonly #passedThrough: string[] = [];
+  #problems: string[] = [];
+  #failure: unknown = undefined;
+
+  constructor(machine: AgentMachine, config: AgentConfig) {
+    this.#actor = createActor(withDoubles(machine), {
+      input: { config },
+      inspect: (event) => {
+        if (event.actorRef === this.#actor && event.type === '@xstate.microstep') {
+          this.#passedThrough.push(stateName(event.snapshot));
+        }
+      },
+    });
+    this.#actor.on('*', (action) => this.#emitted.push(action));
+    // Observed so a failed machine is reported here instead of thrown at the host.
+    this.#actor.subscribe({ error: (error) => (this.#failure = error) });
+    this.#actor.start();
+    this.initialActions = this.#emitted.splice(0);
+    this.#passedThrough.length = 0;
+  }
+
+  view(): RunView {
+    const { value, status, context } = this.#actor.getSnapshot();
+    return { state: value, status, context };
+  }
+
+  send(event: PathEvent): StepResult {
+    const before = this.#actor.getSnapshot();
+    const liveBefore = this.#liveDoubles();
+    this.#deliver(event, before.value);
+    const after = this.#actor.getSnapshot();
+    const actions = this.#emitted.splice(0);
+    if (this.#failure !== undefined) {
+      this.#problems.push(`the actor failed: ${describeError(this.#failure)}`);
+      this.#failure = undefined;
+    }
+    this.#checkDoubles(event, actions, before.context, liveBefore, this.#liveDoubles());
+    return {
+      ...this.view(),
+      accepted: after !== before,
+      actions,
+      passedThrough: this.#passedThrough.splice(0),
+    };
+  }
+
+  /** The ids of every child of the agent, live or not. */
+  childIds(): string[] {
+    return Object.keys(this.#children());
+  }
+
+  takeProblems(): string[] {
+    const problems = this.#problems;
+    this.#problems = [];
+    return problems;
+  }
+
+  stop(): void {
+    this.#actor.stop();
+  }
+
+  #children(): Record<string, AnyActorRef | undefined> {
+    return this.#actor.getSnapshot().children as Record<string, AnyActorRef | undefined>;
+  }
+
+  #liveDoubles(): Map<string, ScriptedDouble> {
+    const live = new Map<string, ScriptedDouble>();
+    for (const [id, child] of Object.entries(this.#children())) {
+      const double = child === undefined ? undefined : doubleOf(child);
+      if (child !== undefined && isActive(child) && double !== undefined) live.set(id, double);
+    }
+    return live;
+  }
+
+  #deliver(event: PathEvent, state: AgentStateName): void {
+    if (isActorCrash(event)) {
+      const child = this.#children()[crashedActorId(event)];
+      if (child === undefined)
+        this.#problems.push(`no actor '${crashedActorId(event)}' to crash in ${state}`);
+      else child.send(CRASH_EVENT);
+      return;
+    }
+    const from = (id: string) => {
+      const child = this.#children()[id];
+      const double = child === undefined ? undefined : doubleOf(child);
+      if (double === undefined || double.control.stopped) {
+        this.#problems.push(`${event.type} has no live '${id}' actor to come from in ${state}`);
+        return;
+      }
+      double.control.sendBack(event);
+    };
+    switch (event.type) {
+      case 'LlmTextDelta':
+      case 'LlmToolCallDelta':
+      case 'LlmCompleted':
+      case 'LlmError':
+        return from('llm');
+      case 'ToolCompleted':
+      case 'ToolProgress':
+        return from(event.callId);
+      case 'PostToolsHookCompleted':
+        return from('postToolsHook');
+      case 'RetryTimeoutFired':
+        return from('retryTimer');
+      default:
+        this.#actor.send(event);
+    }
+  }
+
+  #checkDoubles(
+    event: PathEvent,
+    actions: AgentAction[],
+    contextBefore: AgentContext,
+    liveBefore: Map<string, ScriptedDouble>,
+    liveAfter: Map<string, ScriptedDouble>,
+  ): void {
+    const started = [...liveAfter].filter(([id, double]) => liveBefore.get(id) !== double);
+    const stopped = [...liveBefore].filter(([id, double]) => liveAfter.get(id) !== double);
+    const startedOf = (kind: ScriptedDouble['kind']) =>
+      started.flatMap(([, double]) => (double.kind === kind ? [double] : []));
+
+    // Every actor started got what the corresponding action announced, and vice versa.
+    const requests = actions.flatMap((a) => (a.type === 'SendLlmRequest' ? [a.request] : []));
+    const llmInputs = startedOf('llm').flatMap((d) => (d.kind === 'llm' ? [d.input.request] : []));
+    this.#expectSame('model requests', requests, llmInputs);
+    const calls = actions.flatMap((a) => (a.type === 'ExecuteTools' ? a.calls : []));
+    const toolInputs = startedOf('tool').flatMap((d) => (d.kind === 'tool' ? [d.input.call] : []));
+    this.#expectSame('tool calls', sortById(calls), sortById(toolInputs));
+    const hooks = actions.flatMap((a) => (a.type === 'RunPostToolsHook' ? [a.completedTools] : []));
+    const hookInputs = startedOf('postToolsHook').flatMap((d) =>
+      d.kind === 'postToolsHook' ? [d.input.completedTools] : [],
+    );
+    this.#expectSame('post-tools hooks', hooks, hookInputs);
+    const retries = actions.flatMap((a) =>
+      a.type === 'ScheduleRetry' ? [{ delayMs: a.delayMs, attempt: a.attempt }] : [],
+    );
+    const timerInputs = startedOf('retryTimer').flatMap((d) =>
+      d.kind === 'retryTimer' ? [d.input] : [],
+    );
+    this.#expectSame('retry timers', retries, timerInputs);
+
+    // A `Cancel` names open work — a running actor, which is stopped now, or a tool call
+    // still waiting for its approval, whose prompt the caller withdraws.
+    const open = new Set(
+      contextBefore.toolRuns.flatMap((run) => (run.status === 'done' ? [] : [run.call.id])),
+    );
+    for (const action of actions) {
+      if (action.type !== 'Cancel') continue;
+      for (const id of cancelledIds(action)) {
+        const double = liveBefore.get(id);
+        if (double === undefined && !open.has(id)) {
+          this.#problems.push(`Cancel names '${id}', which was neither running nor waiting`);
+        } else if (double !== undefined && !double.control.stopped) {
+          this.#problems.push(`Cancel names '${id}', which still runs`);
+        }
+      }
+    }
+    // Ending a turn early cancels everything that ran, by name.
+    if (
+      !isActorCrash(event) &&
+      (event.type === 'Interrupt' || event.type === 'ShutdownRequested')
+    ) {
+      const cancelled = new Set(
+        actions.flatMap((action) => (action.type === 'Cancel' ? cancelledIds(action) : [])),
+      );
+      for (const [id] of stopped) {
+        if (!cancelled.has(id))
+          this.#problems.push(`${event.type} stopped '${id}' without a Cancel naming it`);
+      }
+    }
+    // The live children are exactly the work the state has in flight.
+    const expected = inFlight(this.#actor.getSnapshot().value, this.#actor.getSnapshot().context);
+    const live = [...liveAfter.keys()].sort();
+    if (!isDeepStrictEqual(live, expected)) {
+      this.#problems.push(
+        `live actors are [${live.join(', ')}], expected [${expected.join(', ')}]`,
+      );
+    }
+  }
+
+  #expectSame(what: string, announced: unknown[], started: unknown[]): void {
+    if (!isDeepStrictEqual(announced, started)) {
+      this.#problems.push(
+        `${what}: actions announced ${JSON.stringify(announced)} but the actors started with ${JSON.stringify(started)}`,
+      );
+    }
+  }
+}
+
+function isActive(child: AnyActorRef): boolean {
+  return (child.getSnapshot() as Snapshot<unknown>).status === 'active';
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : JSON.stringify(error);
+}
+
+/** The child ids a `Cancel` names. */
+function cancelledIds(action: Extract<AgentAction, { type: 'Cancel' }>): string[] {
+  return [
+    ...(action.llm ? ['llm'] : []),
+    ...(action.toolCallIds ?? []),
+    ...(action.hook ? ['postToolsHook'] : []),
+    ...(action.retry ? ['retryTimer'] : []),
+  ];
+}
+
+function sortById<T extends { id: string }>(calls: T[]): T[] {
+  return [...calls].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** The ids of the children a state should have running. */
+function inFlight(state: AgentStateName, context: AgentContext): string[] {
+  switch (state) {
+    case 'CallingLlm':
+      return ['llm'];
+    case 'ExecutingTools':
+      return context.toolRuns
+        .flatMap((run) => (run.status === 'running' ? [run.call.id] : []))
+        .sort();
+    case 'PostToolsHook':
+      return ['postToolsHook'];
+    case 'Error':
+      return ['retryTimer'];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The events offered in each state, with payloads, for the graph walk. This is where the walk
+ * learns what the outside world can do: the model streams, answers with text or with
+ * read-only, mutating or mixed tool calls, refuses, runs out of tokens or fails (retryable with
+ * and without `Retry-After`, non-retryable); tools succeed, fail, report progress or crash;
+ * people approve, deny and remember, change the permission mode, type while a turn runs,
+ * interrupt and shut down.
+ *
+ * Only events the state accepts are offered (every path step is asserted to be accepted), and
+ * events that would grow the state without bound (a second queued input, a mode change that is
+ * already in force) are left out so the abstract graph stays finite.
+ */
+import type {
+  AgentContext,
+  AgentEvent,
+  AgentStateName,
+  PermissionMode,
+  ToolOutcome,
+} from '../../src/index.js';
+import { INPUT_TEXT, newCallId, type PathEvent, runId } from './pathEvents.js';
+import type { GraphVariant } from './variants.js';
+
+/** What the walk needs to know about a state: its name and its context. */
+export interface WalkState {
+  value: AgentStateName;
+  context: AgentContext;
+}
+
+const userInput: AgentEvent = { type: 'UserInput', message: { role: 'user', content: INPUT_TEXT } };
+const interrupt: AgentEvent = { type: 'Interrupt' };
+const shutdown: AgentEvent = { type: 'ShutdownRequested' };
+
+const toolSucceeded: ToolOutcome = { status: 'success', output: 'done' };
+const toolFailed: ToolOutcome = { status: 'error', error: { message: 'no such file: notes.txt' } };
+
+const MODES_WHILE_WAITING_FOR_APPROVAL: readonly PermissionMode[] = [
+  'acceptEdits',
+  'bypassPermissions',
+  'plan',
+];
+
+/**
+ * The events offered in `state`. The order is the order the graph tries them, so the shortest
+ * paths prefer the plainest events.
+ *
+ * @example
+ * eventsByState({ value: 'Error', context }, openVariant);
+ * // [RetryTimeoutFired, Interrupt, UserInput, ShutdownRequested]
+ */
+export function eventsByState(state: WalkState, variant: GraphVariant): PathEvent[] {
+  const { context } = state;
+  const permissionsOn = variant.config.permissions !== undefined;
+  // One queued input is enough to show it is delivered; more would make the graph infinite.
+  const whileBusy: PathEvent[] = [];
+  if (!variant.busyEventsOnlyWhenFresh || isFresh(context, variant)) {
+    whileBusy.push(interrupt);
+    if (context.queue.length === 0) whileBusy.push(userInput);
+    whileBusy.push(shutdown);
+  }
+
+  switch (state.value) {
+    case 'WaitingForUserInput': {
+      const events: PathEvent[] = [userInput, shutdown];
+      if (permissionsOn && !hasRemembered(context)) {
+        // Back to `default`, or on to `plan` (read-only) for the next turn.
+        const mode = context.permissionMode === 'default' ? 'plan' : 'default';
+        events.push({ type: 'SetPermissionMode', mode });
+      }
+      return events;
+    }
+    case 'CallingLlm': {
+      const events: PathEvent[] = [...variant.replies, ...variant.failures];
+      if (variant.everyOutcome) {
+        events.push({ type: 'LlmTextDelta', content: 'Let me look' });
+        events.push(streamedToolCallFragment(context));
+        events.push({ type: 'xstate.error.actor.llm' });
+      }
+      return events.concat(whileBusy);
+    }
+    case 'ExecutingTools':
+      return [...toolEvents(context, variant.everyOutcome), ...whileBusy];
+    case 'PostToolsHook': {
+      const events: PathEvent[] = [{ type: 'PostToolsHookCompleted', actionTaken: true }];
+      if (variant.everyOutcome) {
+        events.push({ type: 'PostToolsHookCompleted', actionTaken: false });
+        events.push({ type: 'xstate.error.actor.postToolsHook' });
+      }
+      return events.concat(whileBusy);
+    }
+    case 'Error': {
+      const events: PathEvent[] = [{ type: 'RetryTimeoutFired' }];
+      // A crashed timer: the retry happens at once instead of stranding the turn.
+      if (variant.everyOutcome) events.push({ type: 'xstate.error.actor.retryTimer' });
+      return events.concat(whileBusy);
+    }
+    case 'ProcessingLlmResponse':
+    case 'ShuttingDown':
+      // Transient (left by `always` before the walk sees it) and final: nothing to send.
+      return [];
+  }
+}
+
+function streamedToolCallFragment(context: AgentContext): AgentEvent {
+  // The first fragment opens the call; later ones extend it (the argument JSON grows).
+  const started = context.streamingToolCalls.length > 0;
+  return {
+    type: 'LlmToolCallDelta',
+    callId: newCallId(0),
+    toolName: 'edit_file',
+    argumentsFragment: started ? '"notes.txt"}' : '{"path":',
+  };
+}
+
+function hasRemembered(context: AgentContext): boolean {
+  return Object.keys(context.rememberedDecisions).length > 0;
+}
+
+/** The permission settings are still the configured ones. */
+function isFresh(context: AgentContext, variant: GraphVariant): boolean {
+  return (
+    context.permissionMode === (variant.config.permissions?.mode ?? null) && !hasRemembered(context)
+  );
+}
+
+function toolEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
+  const events: PathEvent[] = [];
+  let waiting = false;
+  // Remembered decisions and permission modes persist across turns and multiply the states
+  // of every later turn, so the walk explores each on its own: one remembered decision, in
+  // the `default` mode, or another mode with nothing remembered.
+  const fresh = context.permissionMode === 'default' && !hasRemembered(context);
+  context.toolRuns.forEach((run, index) => {
+    const callId = runId(index);
+    if (run.status === 'running') {
+      events.push({ type: 'ToolCompleted', callId, outcome: toolSucceeded });
+      if (everyOutcome) {
+        events.push({ type: 'ToolCompleted', callId, outcome: toolFailed });
+        events.push({ type: 'ToolProgress', callId, progress: 'halfway' });
+        events.push({ type: `xstate.error.actor.${callId}` });
+      }
+    }
+    if (run.status === 'awaitingApproval') {
+      waiting = true;
+      events.push({ type: 'ToolApproval', callId, decision: 'allow' });
+      events.push({ type: 'ToolApproval', callId, decision: 'deny' });
+      if (fresh) {
+        events.push({ type: 'ToolApproval', callId, decision: 'allow', remember: true });
+        events.push({ type: 'ToolApproval', callId, decision: 'deny', remember: true });
+      }
+    }
+  });
+  if (waiting && fresh) {
+    for (const mode of MODES_WHILE_WAITING_FOR_APPROVAL) {
+      if (mode !== context.permissionMode) events.push({ type: 'SetPermissionMode', mode });
+    }
+  }
+  return events;
+}

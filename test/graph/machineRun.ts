@@ -1,0 +1,79 @@
+/**
+ * The reference run: the machine driven through XState's pure `transition()` with an actor
+ * scope that collects emitted actions and reports every microstep to a coverage recorder. It
+ * takes every path event, actor crashes included, so it is what pure and actor mode are
+ * compared with, and what coverage is measured on.
+ */
+import { type AnyActorRef, createActor } from 'xstate';
+import type { AgentAction, AgentConfig, AgentMachine } from '../../src/index.js';
+import type { ChartScope, ChartSnapshot } from './chartWalk.js';
+import { type CoverageRecorder, stateName } from './coverage.js';
+import type { PathRun, RunView, StepResult } from './pathRun.js';
+import { type PathEvent, toMachineEvent } from './pathEvents.js';
+
+export class MachineRun implements PathRun {
+  readonly mode = 'XState transition()';
+  /** The actions of entering the initial state. */
+  readonly initialActions: AgentAction[];
+  #snapshot: ChartSnapshot;
+  readonly #machine: AgentMachine;
+  readonly #scope: ChartScope;
+  readonly #collected: AgentAction[] = [];
+  readonly #passedThrough: string[] = [];
+
+  constructor(machine: AgentMachine, config: AgentConfig, recorder?: CoverageRecorder) {
+    this.#machine = machine;
+    // An actor that is never started: it only lends its system, which feeds `inspect`.
+    const owner: { ref?: AnyActorRef } = {};
+    const self = createActor(machine, {
+      input: { config },
+      inspect: (event) => {
+        if (event.actorRef !== owner.ref || event.type !== '@xstate.microstep') return;
+        recorder?.record(event);
+        this.#passedThrough.push(stateName(event.snapshot));
+      },
+    });
+    owner.ref = self;
+    this.#scope = {
+      self,
+      id: '',
+      sessionId: '',
+      logger: () => undefined,
+      defer: () => undefined,
+      emit: () => undefined,
+      stopChild: () => undefined,
+      system: self.system,
+      actionExecutor: (action) => {
+        if (action.type === 'xstate.emit') {
+          this.#collected.push((action.params as { event: AgentAction }).event);
+        }
+      },
+    };
+    this.#snapshot = machine.getInitialSnapshot(this.#scope, { config });
+    recorder?.recordSnapshot(this.#snapshot);
+    this.initialActions = this.#collected.splice(0);
+    this.#passedThrough.length = 0;
+  }
+
+  view(): RunView {
+    const { value, status, context } = this.#snapshot;
+    return { state: value, status, context };
+  }
+
+  send(event: PathEvent): StepResult {
+    const before = this.#snapshot;
+    this.#snapshot = this.#machine.transition(before, toMachineEvent(event), this.#scope);
+    return {
+      ...this.view(),
+      accepted: this.#snapshot !== before,
+      actions: this.#collected.splice(0),
+      passedThrough: this.#passedThrough.splice(0),
+    };
+  }
+
+  takeProblems(): string[] {
+    return [];
+  }
+
+  stop(): void {}
+}

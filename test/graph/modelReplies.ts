@@ -1,0 +1,63 @@
+/**
+ * What the model can answer in a generated path: replies (`LlmCompleted`) and failures
+ * (`LlmError`), as templates whose tool calls get their ids when a path is replayed.
+ */
+import type {
+  AgentEvent,
+  ContentBlock,
+  LlmError,
+  LlmResponse,
+  StopReason,
+} from '../../src/index.js';
+import { newCallId } from './pathEvents.js';
+
+function reply(
+  text: string | null,
+  toolNames: readonly string[],
+  extra: { stopReason?: StopReason; invalidInput?: boolean } = {},
+): AgentEvent {
+  const content: ContentBlock[] = [];
+  if (text !== null) content.push({ type: 'text', text });
+  toolNames.forEach((name, index) => {
+    content.push({ type: 'tool_use', id: newCallId(index), name, input: { path: 'notes.txt' } });
+  });
+  const response: LlmResponse = {
+    message: { role: 'assistant', content },
+    stopReason: extra.stopReason ?? (toolNames.length > 0 ? 'tool_use' : 'end_turn'),
+    usage: { input_tokens: 10, output_tokens: 5 },
+  };
+  if (extra.invalidInput) {
+    // The streamed JSON of the first call never parsed: the chart answers it without running it.
+    response.toolInputErrors = { [newCallId(0)]: 'Unexpected end of JSON input' };
+  }
+  return { type: 'LlmCompleted', response };
+}
+
+/** Model replies, by what they exercise. */
+export const replies = {
+  text: reply('All done.', []),
+  readOnly: reply(null, ['read_file']),
+  mutating: reply('Editing.', ['edit_file']),
+  mixed: reply('Reading, then editing.', ['read_file', 'edit_file']),
+  twoEdits: reply('Editing twice.', ['edit_file', 'edit_file']),
+  editAndShell: reply('Editing and testing.', ['edit_file', 'bash']),
+  refusal: reply('I will not do that.', ['edit_file'], { stopReason: 'refusal' }),
+  maxTokens: reply('A long answer, cut', [], { stopReason: 'max_tokens' }),
+  invalidToolInput: reply(null, ['read_file'], { invalidInput: true }),
+  empty: reply(null, []),
+} as const satisfies Record<string, AgentEvent>;
+
+const llmError = (error: LlmError): AgentEvent => ({ type: 'LlmError', error });
+
+/** Model-call failures, by what they exercise. */
+export const failures = {
+  rateLimitedWithRetryAfter: llmError({
+    kind: 'rate_limit',
+    message: 'rate limited',
+    status: 429,
+    retryAfterMs: 1500,
+  }),
+  serverError: llmError({ kind: 'server', message: 'internal server error', status: 500 }),
+  streamCut: llmError({ kind: 'network', message: 'socket hang up' }),
+  unauthorized: llmError({ kind: 'auth', message: 'invalid x-api-key', status: 401 }),
+} as const satisfies Record<string, AgentEvent>;

@@ -1,0 +1,138 @@
+/**
+ * The events a generated path is made of, as templates.
+ *
+ * A path is found in an abstract graph (see `stateKey.ts`) in which two states with different
+ * histories can share a key, so an event cannot name a tool call by its concrete id: the id a
+ * state was first reached with need not be the id the same key has when a path is replayed.
+ * Templates name calls by position instead (`$run0` is the first tool run of the current
+ * response, `$new0` the first tool call of the response being streamed) and `concretize` turns
+ * them into real events against whatever snapshot the path is being replayed on.
+ */
+import type { AgentContext, AgentEvent } from '../../src/index.js';
+
+/**
+ * An invoked actor failing, as XState reports it to the chart (`xstate.error.actor.<id>`). Only
+ * actor mode produces these; runners attach the error (see `CRASH_MESSAGE`).
+ */
+export interface ActorCrashEvent {
+  type: `xstate.error.actor.${string}`;
+}
+
+/** An event of a generated path: one of the chart's events, or an invoked actor's failure. */
+export type PathEvent = AgentEvent | ActorCrashEvent;
+
+/** What a crashing test double throws, so every runner reports the same failure text. */
+export const CRASH_MESSAGE = 'the test double crashed';
+
+/** Template for the id of the `index`-th tool run of the current response. */
+export const runId = (index: number): string => `$run${index}`;
+
+/** Template for the id of the `index`-th tool call of the response being streamed. */
+export const newCallId = (index: number): string => `$new${index}`;
+
+/** Template for the text of a user message (made unique per path by the runner). */
+export const INPUT_TEXT = '$input';
+
+/** The tool-call id `concretize` gives the `index`-th call of the next response. */
+export function toolCallIdFor(context: Pick<AgentContext, 'responses'>, index: number): string {
+  // `responses` grows with every completed response, so ids never repeat in one transcript.
+  return `toolu_${context.responses + 1}_${index}`;
+}
+
+// Templates are shared by every path that offers them: each is turned into JSON once.
+const templateJson = new WeakMap<object, string>();
+
+const PLACEHOLDER = /\$run(\d+)|\$new(\d+)|\$input/g;
+
+/**
+ * The concrete event for `template` in a state whose context is `context`. `inputNumber` makes
+ * each user message of a path unique, so the "nothing lost" rule can find every one of them.
+ *
+ * @example
+ * concretize({ type: 'ToolCompleted', callId: '$run0', outcome }, context, 1);
+ * // { type: 'ToolCompleted', callId: 'toolu_1_0', outcome }
+ */
+export function concretize<TEvent extends PathEvent>(
+  template: TEvent,
+  context: Pick<AgentContext, 'responses' | 'toolRuns'>,
+  inputNumber: number,
+): TEvent {
+  let json = templateJson.get(template);
+  if (json === undefined) templateJson.set(template, (json = JSON.stringify(template)));
+  if (!json.includes('$')) return template;
+  const concrete = json.replace(
+    PLACEHOLDER,
+    (whole, run: string | undefined, fresh: string | undefined) => {
+      if (run !== undefined) {
+        const toolRun = context.toolRuns[Number(run)];
+        if (toolRun === undefined) throw new Error(`${whole}: the response has no such tool run`);
+        return toolRun.call.id;
+      }
+      if (fresh !== undefined) return toolCallIdFor(context, Number(fresh));
+      return `user message ${inputNumber}`;
+    },
+  );
+  return JSON.parse(concrete) as TEvent;
+}
+
+/** Narrows a path event to an invoked actor's failure. */
+export function isActorCrash(event: PathEvent): event is ActorCrashEvent {
+  return event.type.startsWith('xstate.error.actor.');
+}
+
+/** The id of the actor an `xstate.error.actor.<id>` event is about. */
+export function crashedActorId(event: ActorCrashEvent): string {
+  return event.type.slice('xstate.error.actor.'.length);
+}
+
+/**
+ * A short label for an event, for path descriptions: the type and what tells it apart from
+ * its siblings (`LlmCompleted(read_file+edit_file)`, `ToolCompleted($run0 error)`, …).
+ */
+export function describeEvent(event: PathEvent): string {
+  if (isActorCrash(event)) return `crash(${crashedActorId(event)})`;
+  switch (event.type) {
+    case 'LlmCompleted': {
+      const { message, stopReason, toolInputErrors } = event.response;
+      const blocks = typeof message.content === 'string' ? [] : message.content;
+      const calls = blocks.flatMap((block) =>
+        block.type === 'tool_use' && typeof block.name === 'string' ? [block.name] : [],
+      );
+      const parts = [calls.length > 0 ? calls.join('+') : blocks.length > 0 ? 'text' : 'empty'];
+      if (stopReason !== undefined && stopReason !== 'end_turn' && stopReason !== 'tool_use') {
+        parts.push(stopReason);
+      }
+      if (toolInputErrors !== undefined) parts.push('invalid input');
+      return `LlmCompleted(${parts.join(' ')})`;
+    }
+    case 'LlmError': {
+      const { kind, status, retryAfterMs } = event.error;
+      const retryAfter = retryAfterMs === undefined ? '' : ` retry-after ${retryAfterMs}`;
+      return `LlmError(${kind}${status === undefined ? '' : ` ${status}`}${retryAfter})`;
+    }
+    case 'ToolCompleted':
+      return `ToolCompleted(${event.callId} ${event.outcome.status})`;
+    case 'ToolProgress':
+      return `ToolProgress(${event.callId})`;
+    case 'ToolApproval':
+      return `ToolApproval(${event.callId} ${event.decision}${event.remember ? ' remember' : ''})`;
+    case 'SetPermissionMode':
+      return `SetPermissionMode(${event.mode})`;
+    case 'LlmToolCallDelta':
+      return `LlmToolCallDelta(${event.toolName})`;
+    case 'PostToolsHookCompleted':
+      return `PostToolsHookCompleted(${event.actionTaken ? 'committed' : 'nothing'})`;
+    default:
+      return event.type;
+  }
+}
+
+/**
+ * The event as the machine receives it. The chart's declared event type leaves out XState's own
+ * `xstate.error.actor.*` events, which its `onError` and wildcard transitions do handle, so the
+ * crash is given the error a crashing actor would carry and passed through as a chart event.
+ */
+export function toMachineEvent(event: PathEvent): AgentEvent {
+  if (!isActorCrash(event)) return event;
+  return { ...event, error: new Error(CRASH_MESSAGE) } as unknown as AgentEvent;
+}

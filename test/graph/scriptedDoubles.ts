@@ -1,0 +1,70 @@
+/**
+ * Scripted doubles for the chart's four invoked actors. They do nothing on their own: a path
+ * runner finds the double behind a child of the agent actor and makes it answer with the path's
+ * next event (`sendBack`), or crash (a receive handler that throws, which XState reports to the
+ * agent as `xstate.error.actor.<id>`, exactly as a real actor's failure). Each double remembers
+ * its input and whether it was stopped, so runners can check what the chart handed its actors
+ * and what it cancelled.
+ */
+import { type AnyActorRef, type AnyEventObject, fromCallback } from 'xstate';
+import type {
+  LlmActorInput,
+  PostToolsHookInput,
+  RetryTimerInput,
+  ToolActorInput,
+} from '../../src/index.js';
+import { CRASH_MESSAGE } from './pathEvents.js';
+
+/** The event a runner sends a double to make it crash. */
+export const CRASH_EVENT = { type: 'graphTest.crash' } as const;
+
+/** A live double, as its runner sees it. */
+export type ScriptedDouble =
+  | { kind: 'llm'; input: LlmActorInput; control: DoubleControl }
+  | { kind: 'tool'; input: ToolActorInput; control: DoubleControl }
+  | { kind: 'postToolsHook'; input: PostToolsHookInput; control: DoubleControl }
+  | { kind: 'retryTimer'; input: RetryTimerInput; control: DoubleControl };
+
+/** How a runner drives a double. */
+export interface DoubleControl {
+  sendBack: (event: AnyEventObject) => void;
+  /** Set when the agent stopped the double (left the state, or cancelled the call). */
+  stopped: boolean;
+}
+
+// Keyed by actor ref, so doubles of different runs never meet.
+const doubles = new WeakMap<AnyActorRef, ScriptedDouble>();
+
+/** The double behind a child actor of the agent, if it is one. */
+export function doubleOf(child: AnyActorRef): ScriptedDouble | undefined {
+  return doubles.get(child);
+}
+
+function scripted<TInput>(describe: (input: TInput, control: DoubleControl) => ScriptedDouble) {
+  return fromCallback<AnyEventObject, TInput>(({ self, input, sendBack, receive }) => {
+    const control: DoubleControl = { sendBack, stopped: false };
+    doubles.set(self, describe(input, control));
+    receive((event) => {
+      if (event.type === CRASH_EVENT.type) throw new Error(CRASH_MESSAGE);
+    });
+    return () => {
+      control.stopped = true;
+    };
+  });
+}
+
+/** The four doubles, to pass to `agentMachine.provide({ actors })`. */
+export const scriptedActors = {
+  llm: scripted<LlmActorInput>((input, control) => ({ kind: 'llm', input, control })),
+  tool: scripted<ToolActorInput>((input, control) => ({ kind: 'tool', input, control })),
+  postToolsHook: scripted<PostToolsHookInput>((input, control) => ({
+    kind: 'postToolsHook',
+    input,
+    control,
+  })),
+  retryTimer: scripted<RetryTimerInput>((input, control) => ({
+    kind: 'retryTimer',
+    input,
+    control,
+  })),
+};

@@ -1,0 +1,248 @@
+/**
+ * The rules of DESIGN section 4, checked after every step of a path and at its end. Each check
+ * returns sentences describing what broke (an empty list when nothing did), so a failing path
+ * reads as a list of broken promises.
+ */
+import {
+  type AgentAction,
+  type AgentConfig,
+  findTranscriptViolations,
+  type Message,
+} from '../../src/index.js';
+import type { RunView, StepResult } from './pathRun.js';
+import { isActorCrash, type PathEvent } from './pathEvents.js';
+
+// DESIGN section 4, "Bounded": Loom's numbers.
+const BASE_DELAY_MS = 200;
+const FACTOR = 2;
+const CAP_MS = 5000;
+const JITTER = { low: 0.5, high: 1.5 };
+
+/**
+ * The ledger of one path: it remembers what the rules need across steps (the user messages
+ * sent, the input reported as discarded) and checks each step.
+ *
+ * @example
+ * const ledger = new SectionFourLedger(config);
+ * problems.push(...ledger.afterStep(before, event, result));
+ * problems.push(...ledger.atEnd(run.view()));
+ */
+export class SectionFourLedger {
+  readonly #maxRetries: number;
+  readonly #sentInput: Message[] = [];
+  readonly #discarded: Message[] = [];
+
+  constructor(config: AgentConfig) {
+    this.#maxRetries = config.maxRetries ?? 3;
+  }
+
+  afterStep(before: RunView, event: PathEvent, after: StepResult): string[] {
+    const problems: string[] = [];
+    if (after.status === 'error') problems.push('the machine failed: errors must become state');
+    if (event.type === 'UserInput') this.#sentInput.push(event.message);
+    problems.push(...transcriptProblems(before, event, after));
+    problems.push(...this.#nothingLost(before, after));
+    problems.push(...this.#bounded(before, event, after));
+    const unserialisable = notPlainJson(after.context, 'context');
+    if (unserialisable !== null) problems.push(unserialisable);
+    if (
+      !isActorCrash(event) &&
+      (event.type === 'LlmTextDelta' || event.type === 'LlmToolCallDelta')
+    ) {
+      // Cheap per event: a delta never copies the transcript or the queue.
+      if (after.context.messages !== before.context.messages)
+        problems.push('a delta copied the messages');
+      if (after.context.queue !== before.context.queue) problems.push('a delta copied the queue');
+    }
+    return problems;
+  }
+
+  /** The end of a path: every user message sent reached the transcript, or was reported. */
+  atEnd(view: RunView): string[] {
+    const problems: string[] = [];
+    const delivered = new Set<unknown>([
+      ...view.context.messages.map((message) => message.content),
+      ...view.context.queue.map((message) => message.content),
+      ...this.#discarded.map((message) => message.content),
+    ]);
+    for (const message of this.#sentInput) {
+      if (!delivered.has(message.content)) {
+        problems.push(`user input ${JSON.stringify(message.content)} was lost`);
+      }
+    }
+    if (view.state !== 'ExecutingTools') {
+      for (const violation of findTranscriptViolations(view.context.messages)) {
+        problems.push(`the final transcript is invalid: ${violation}`);
+      }
+    }
+    return problems;
+  }
+
+  #nothingLost(before: RunView, after: StepResult): string[] {
+    const problems: string[] = [];
+    for (const action of after.actions) {
+      if (action.type === 'Shutdown') {
+        this.#discarded.push(...action.discardedInput);
+        if (!sameContents(action.discardedInput, before.context.queue)) {
+          problems.push('Shutdown must report exactly the queued input as discarded');
+        }
+      }
+      if (action.type === 'WaitForInput' && after.context.queue.length > 0) {
+        problems.push('WaitForInput while input is queued');
+      }
+    }
+    // A turn that ends for any reason but shutdown starts the oldest queued input at once.
+    if (after.state === 'WaitingForUserInput' && after.context.queue.length > 0) {
+      problems.push('idle with input still queued');
+    }
+    return problems;
+  }
+
+  #bounded(before: RunView, event: PathEvent, after: StepResult): string[] {
+    const problems: string[] = [];
+    if (after.context.retries >= this.#maxRetries) {
+      problems.push(
+        `retries reached ${after.context.retries} of at most ${this.#maxRetries} attempts`,
+      );
+    }
+    const error = !isActorCrash(event) && event.type === 'LlmError' ? event.error : undefined;
+    for (const action of after.actions) {
+      if (action.type !== 'ScheduleRetry') continue;
+      if (action.attempt > this.#maxRetries) {
+        problems.push(`ScheduleRetry for attempt ${action.attempt} of ${this.#maxRetries}`);
+      }
+      if (error?.kind === 'auth' || error?.kind === 'invalid_request') {
+        problems.push(`a non-retryable ${error.kind} error was retried`);
+      }
+      problems.push(...backoffProblems(action, error?.retryAfterMs));
+    }
+    if (error !== undefined && after.accepted) {
+      const retried = after.actions.some((action) => action.type === 'ScheduleRetry');
+      const retryable = error.kind !== 'auth' && error.kind !== 'invalid_request';
+      // `maxRetries` counts attempts: with 2, the first failure retries and the second gives up.
+      const attemptsLeft = before.context.retries + 1 < this.#maxRetries;
+      if (retryable && attemptsLeft && !retried) {
+        problems.push(`a retryable ${error.kind} error with attempts left was not retried`);
+      }
+      if (!retried) {
+        // Giving up says why, with the error's own message.
+        const shown = after.actions.some(
+          (action) => action.type === 'DisplayError' && action.message.includes(error.message),
+        );
+        if (!shown)
+          problems.push(
+            `gave up on ${error.kind} without a DisplayError saying "${error.message}"`,
+          );
+      }
+    }
+    return problems;
+  }
+}
+
+function backoffProblems(
+  action: Extract<AgentAction, { type: 'ScheduleRetry' }>,
+  retryAfterMs: number | undefined,
+): string[] {
+  // `attempt` is the attempt about to be made; the first retry is attempt 2.
+  const capped = Math.min(CAP_MS, BASE_DELAY_MS * FACTOR ** Math.max(0, action.attempt - 2));
+  const low = Math.floor(capped * JITTER.low);
+  const high = Math.max(Math.ceil(capped * JITTER.high), retryAfterMs ?? 0);
+  const problems: string[] = [];
+  if (action.delayMs < low || action.delayMs > high) {
+    problems.push(
+      `retry delay ${action.delayMs} ms is outside [${low}, ${high}] for attempt ${action.attempt}`,
+    );
+  }
+  if (retryAfterMs !== undefined && action.delayMs < retryAfterMs) {
+    problems.push(`retry delay ${action.delayMs} ms ignores Retry-After ${retryAfterMs} ms`);
+  }
+  return problems;
+}
+
+function transcriptProblems(before: RunView, event: PathEvent, after: StepResult): string[] {
+  const problems: string[] = [];
+  for (const action of after.actions) {
+    if (action.type !== 'SendLlmRequest') continue;
+    for (const violation of findTranscriptViolations(action.request.messages)) {
+      problems.push(`SendLlmRequest with an invalid transcript: ${violation}`);
+    }
+  }
+  const violations = findTranscriptViolations(after.context.messages);
+  if (after.state === 'ExecutingTools') {
+    // While tools run, the calls of the last response are the only ones still unanswered.
+    for (const violation of violations) {
+      if (!violation.endsWith('has no tool_result yet'))
+        problems.push(`invalid transcript: ${violation}`);
+    }
+  } else {
+    for (const violation of violations)
+      problems.push(`invalid transcript at rest in ${after.state}: ${violation}`);
+  }
+  const endsEarly =
+    !isActorCrash(event) && (event.type === 'Interrupt' || event.type === 'ShutdownRequested');
+  const partial = before.context.streamingText;
+  if (endsEarly && before.state === 'CallingLlm' && partial.trim().length > 0) {
+    // An interrupted stream keeps its partial text.
+    const kept = after.context.messages
+      .slice(before.context.messages.length)
+      .some(
+        (message) =>
+          message.role === 'assistant' &&
+          Array.isArray(message.content) &&
+          message.content.some((block) => block.type === 'text' && block.text === partial),
+      );
+    if (!kept) problems.push(`${event.type} dropped the streamed text ${JSON.stringify(partial)}`);
+  }
+  return problems;
+}
+
+function sameContents(a: readonly Message[], b: readonly Message[]): boolean {
+  return (
+    a.length === b.length && a.every((message, index) => message.content === b[index]?.content)
+  );
+}
+
+// Snapshots are immutable and share everything that did not change, so an object found to be
+// plain JSON once stays so: remembering it makes the check cost what is new at each step.
+const plainJson = new WeakSet<object>();
+
+/**
+ * Where `value` stops being plain JSON (a class instance, a function, a symbol, a non-finite
+ * number, a cycle), or `null`. `undefined` object members are allowed: JSON leaves them out and
+ * reading them back gives `undefined` again.
+ */
+export function notPlainJson(
+  value: unknown,
+  path: string,
+  seen = new Set<object>(),
+): string | null {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? null : `${path} is ${value}, not JSON`;
+  if (typeof value !== 'object') return `${path} is a ${typeof value}, not JSON`;
+  if (plainJson.has(value)) return null;
+  if (seen.has(value)) return `${path} is a cycle, not JSON`;
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) {
+        const problem = notPlainJson(value[index], `${path}[${index}]`, seen);
+        if (problem !== null) return problem;
+      }
+      plainJson.add(value);
+      return null;
+    }
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) {
+      return `${path} is an instance of ${value.constructor.name}, not plain JSON`;
+    }
+    for (const [key, member] of Object.entries(value)) {
+      if (member === undefined) continue;
+      const problem = notPlainJson(member, `${path}.${key}`, seen);
+      if (problem !== null) return problem;
+    }
+    return null;
+  } finally {
+    seen.delete(value);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The abstraction of a snapshot the graph walk uses as a state's identity.
+ *
+ * XState's default key is the whole snapshot, and the transcript grows with every event, so no
+ * state would ever repeat and the walk would not end. The key keeps exactly what the chart's
+ * guards and actions branch on:
+ *
+ * - the state name (and the actor status, so a failed machine never looks like a live one);
+ * - `retries` (against `maxRetries`: `attemptsLeft`);
+ * - the queue length (`hasQueuedInput`);
+ * - the permission mode and the remembered decisions (`settleToolRuns`);
+ * - in `CallingLlm`, whether text and tool-call fragments have streamed (what an interrupt
+ *   keeps, and whether a fragment opens or extends a call);
+ * - in `ExecutingTools`, each run's tool, status and outcome (`allToolsDone`,
+ *   `anyMutatingToolSucceeded`, `isRunningToolCall`, `isAwaitingApproval`).
+ *
+ * Left out on purpose: the messages, usage, the response counter, the jitter state and the text
+ * itself, which change what the chart says but never which transition it takes.
+ */
+import type { AgentStateName } from '../../src/index.js';
+import type { WalkState } from './eventsByState.js';
+
+/** A snapshot as the key needs it (machine snapshots and runner views both fit). */
+export interface KeyedState extends WalkState {
+  status: string;
+}
+
+/**
+ * The abstract key of a state, as a string.
+ *
+ * @example
+ * stateKey(snapshot); // '{"state":"Error","retries":1,"queued":0}'
+ */
+export function stateKey(snapshot: KeyedState): string {
+  const { context } = snapshot;
+  const value: AgentStateName = snapshot.value;
+  // A final state has nothing left to tell apart: every shutdown is the same end.
+  if (value === 'ShuttingDown') return JSON.stringify({ state: value, status: snapshot.status });
+  const key: Record<string, unknown> = {
+    state: value,
+    retries: context.retries,
+    queued: context.queue.length,
+  };
+  if (snapshot.status !== 'active') key.status = snapshot.status;
+  if (context.permissionMode !== null) key.mode = context.permissionMode;
+  const remembered = Object.entries(context.rememberedDecisions).sort(([a], [b]) =>
+    a.localeCompare(b),
+  );
+  if (remembered.length > 0) key.remembered = remembered.map(([tool, d]) => `${tool}:${d}`);
+  if (value === 'CallingLlm') {
+    key.streamedText = context.streamingText.length > 0;
+    key.streamedCalls = context.streamingToolCalls.length;
+  }
+  if (value === 'ExecutingTools') {
+    key.runs = context.toolRuns.map(
+      (run) => `${run.call.name}:${run.status}${run.outcome ? `:${run.outcome.status}` : ''}`,
+    );
+  }
+  return JSON.stringify(key);
+}

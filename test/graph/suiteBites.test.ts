@@ -1,0 +1,151 @@
+/**
+ * The generated suite must fail when the chart breaks. These tests break copies of the chart
+ * (nothing in `src/` changes) and expect the suite's own checks to report it:
+ *
+ * - a transition deleted, or made impossible to take: `checkChart` reports it uncovered, fails
+ *   the paths that needed it, and finds the turns it leaves stuck;
+ * - one rule of DESIGN section 4 broken through `provide`: replaying the generated paths
+ *   reports that rule.
+ *
+ * The open variant alone reaches everything broken here, and the reference run alone is
+ * replayed: pure and actor mode would only repeat what it reports.
+ */
+import { assign, emit } from 'xstate';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type AgentMachine, agentMachine } from '../../src/index.js';
+import { type GeneratedPath, walkChart } from './chartWalk.js';
+import { type ChartCheck, checkChart } from './checkChart.js';
+import { coverageOf, listTransitions } from './coverage.js';
+import { withoutTransition } from './mutateChart.js';
+import { replayPath } from './replayPath.js';
+import { openVariant } from './variants.js';
+
+const HOOK_COMPLETED = 'PostToolsHook PostToolsHookCompleted → CallingLlm';
+const TO_TOOLS = 'ProcessingLlmResponse always [hasToolCalls] → ExecutingTools';
+
+const transitionIds = (machine: AgentMachine) => listTransitions(machine).map(({ id }) => id);
+
+describe('the generated suite, on a chart without PostToolsHook → CallingLlm on PostToolsHookCompleted', () => {
+  let broken: AgentMachine;
+  let check: ChartCheck;
+  let intact: ChartCheck;
+
+  beforeAll(() => {
+    broken = withoutTransition(agentMachine, 'PostToolsHook', 'PostToolsHookCompleted');
+    check = checkChart(broken, { modes: [], variants: [openVariant] });
+    intact = checkChart(agentMachine, { modes: [], variants: [openVariant] });
+  }, 60_000);
+
+  it('runs on a copy that lacks exactly that transition', () => {
+    const kept = new Set(transitionIds(broken));
+    expect(transitionIds(agentMachine).filter((id) => !kept.has(id))).toEqual([HOOK_COMPLETED]);
+  });
+
+  it('reports that transition uncovered when the runs are measured against the real chart', () => {
+    // The open variant leaves the permission transitions to the other walk, on any chart.
+    const alwaysMissing = new Set(intact.coverage.transitions.missing);
+    const missing = coverageOf(agentMachine, check.recorder).transitions.missing;
+    expect(missing.filter((id) => !alwaysMissing.has(id))).toEqual([HOOK_COMPLETED]);
+  });
+
+  it('fails the paths that send PostToolsHookCompleted, which the chart no longer takes', () => {
+    const rejected = check.failures.filter(({ problems }) =>
+      problems.some((problem) => /PostToolsHookCompleted.*did not take the event/.test(problem)),
+    );
+    expect(rejected.length).toBeGreaterThan(0);
+  });
+
+  it('finds turns that only an interrupt, a shutdown or a crash can get out of PostToolsHook', () => {
+    expect(check.stuck.filter((key) => key.includes('"state":"PostToolsHook"'))).not.toEqual([]);
+  });
+});
+
+describe('the generated suite, on a chart whose responses never count as having tool calls', () => {
+  let check: ChartCheck;
+
+  beforeAll(() => {
+    const broken = agentMachine.provide({ guards: { hasToolCalls: () => false } });
+    check = checkChart(broken, { modes: [], variants: [openVariant] });
+  }, 60_000);
+
+  it('reports the transition to ExecutingTools, which no path can take any more, uncovered', () => {
+    expect(check.coverage.transitions.missing).toContain(TO_TOOLS);
+    expect(check.coverage.transitions.covered).toBeLessThan(check.coverage.transitions.total);
+  });
+
+  it('fails the paths whose tool calls are left without results', () => {
+    const unanswered = check.failures.filter(({ problems }) =>
+      problems.some((problem) => problem.includes('has no tool_result')),
+    );
+    expect(unanswered.length).toBeGreaterThan(0);
+  });
+});
+
+let paths: GeneratedPath[];
+
+beforeAll(() => {
+  paths = walkChart(openVariant).paths;
+}, 60_000);
+
+/** The first problem matching `pattern` that replaying the paths on `machine` reports. */
+function firstProblem(machine: AgentMachine, pattern: RegExp): string | undefined {
+  for (const path of paths) {
+    const { problems } = replayPath(path, { machine, modes: [] });
+    const found = problems.find((problem) => pattern.test(problem));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+describe('the section 4 checks, on a chart that breaks one rule', () => {
+  it('report an interrupt that drops the streamed text (transcript integrity)', () => {
+    const broken = agentMachine.provide({
+      actions: { closeModelCall: assign({ streamingText: '', streamingToolCalls: [] }) },
+    });
+    expect(firstProblem(broken, /Interrupt dropped the streamed text/)).toBeDefined();
+  });
+
+  it('report input typed during a turn that never arrives (nothing lost)', () => {
+    const broken = agentMachine.provide({ actions: { enqueueInput: assign({}) } });
+    expect(firstProblem(broken, /user input .* was lost/)).toBeDefined();
+  });
+
+  it('report a shutdown that does not list the queued input as discarded (nothing lost)', () => {
+    const broken = agentMachine.provide({
+      actions: { announceShutdown: emit({ type: 'Shutdown', discardedInput: [] }) },
+    });
+    expect(firstProblem(broken, /report exactly the queued input as discarded/)).toBeDefined();
+  });
+
+  it('report a retry sooner than Retry-After (bounded)', () => {
+    const broken = agentMachine.provide({
+      actions: {
+        recordRetryableError: assign(({ context }) => ({
+          retries: context.retries + 1,
+          retryDelayMs: 150,
+        })),
+      },
+    });
+    expect(firstProblem(broken, /ignores Retry-After/)).toBeDefined();
+  });
+
+  it('report a streaming delta that copies the transcript (cheap per event)', () => {
+    const broken = agentMachine.provide({
+      actions: {
+        appendStreamedText: assign(({ context, event }) => ({
+          streamingText:
+            context.streamingText + (event.type === 'LlmTextDelta' ? event.content : ''),
+          messages: [...context.messages],
+        })),
+      },
+    });
+    expect(firstProblem(broken, /a delta copied the messages/)).toBeDefined();
+  });
+
+  it('report a context that is not plain JSON (serialisable)', () => {
+    // An `Error` that also has a `kind` passes for an `LlmError` in the types, not in JSON.
+    const lastError = () => Object.assign(new Error('not JSON'), { kind: 'unknown' as const });
+    const broken = agentMachine.provide({ actions: { startTurn: assign({ lastError }) } });
+    expect(firstProblem(broken, /not plain JSON/)).toBeDefined();
+  });
+});

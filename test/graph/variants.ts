@@ -1,0 +1,79 @@
+/**
+ * The configurations the chart is walked in, each with the model answers it offers. Each is
+ * small on purpose: two attempts per model call keep the retry counter to {0, 1}, and a
+ * handful of tools keep the tool-run lists short, so the abstract graph stays in the hundreds of
+ * states while the two walks together still reach every transition.
+ */
+import type { AgentConfig, AgentEvent } from '../../src/index.js';
+import { failures, replies } from './modelReplies.js';
+
+/** One configuration of the walk and the events it offers beyond the ever-present ones. */
+export interface GraphVariant {
+  name: string;
+  config: AgentConfig;
+  /** Model replies offered in `CallingLlm`. */
+  replies: readonly AgentEvent[];
+  /** Model-call failures offered in `CallingLlm`. */
+  failures: readonly AgentEvent[];
+  /**
+   * Whether to offer streaming fragments, tool progress, failed tool outcomes and actor
+   * crashes. They do not depend on permissions, so one variant offering them is enough.
+   */
+  everyOutcome: boolean;
+  /**
+   * Whether to offer interrupts, shutdowns and input while busy only as long as the permission
+   * settings are the configured ones. Each of them doubles the states of a turn, and what they
+   * do does not depend on the mode, only on the tool runs, which the configured mode already
+   * puts in every status.
+   */
+  busyEventsOnlyWhenFresh: boolean;
+}
+
+/** Loom's behaviour: no permissions, so every tool call runs at once. Every outcome is offered. */
+export const openVariant: GraphVariant = {
+  name: 'open',
+  config: {
+    maxRetries: 2,
+    tools: [
+      { name: 'read_file', mutating: false },
+      { name: 'edit_file', mutating: true },
+    ],
+  },
+  replies: [
+    replies.text,
+    replies.readOnly,
+    replies.mutating,
+    replies.mixed,
+    replies.refusal,
+    replies.maxTokens,
+    replies.invalidToolInput,
+    replies.empty,
+  ],
+  failures: [failures.rateLimitedWithRetryAfter, failures.serverError, failures.unauthorized],
+  everyOutcome: true,
+  busyEventsOnlyWhenFresh: false,
+};
+
+/**
+ * Permissions on, in the `default` mode: mutating calls wait for a `ToolApproval`, and mode
+ * changes re-check the waiting calls. `bash` is mutating but not an edit, so `acceptEdits` still
+ * asks for it. Its replies are the ones permissions treat differently.
+ */
+export const permissionsVariant: GraphVariant = {
+  name: 'permissions',
+  config: {
+    maxRetries: 2,
+    tools: [
+      { name: 'read_file', mutating: false },
+      { name: 'edit_file', mutating: true },
+      { name: 'bash', mutating: true },
+    ],
+    permissions: { mode: 'default' },
+  },
+  replies: [replies.text, replies.mixed, replies.twoEdits, replies.editAndShell],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: true,
+};
+
+export const graphVariants: readonly GraphVariant[] = [openVariant, permissionsVariant];
