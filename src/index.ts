@@ -10,5 +10,6 @@
  * @packageDocumentation
  */
 export * from './actors/index.js';
+export * from './agent/index.js';
 export * from './diagram/index.js';
 export * from './machine/index.js';

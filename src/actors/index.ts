@@ -1,19 +1,7 @@
 /**
- * Actor mode: the invoked actors that do the chart's I/O (Anthropic streaming, tools, git
- * auto-commit, the retry timer) and `createAgent`, which starts the chart with them.
+ * The invoked actors that do the chart's I/O: Anthropic streaming, tools, git auto-commit and
+ * the retry timer. `createAgent` (in `src/agent`) starts the chart with them.
  */
-export {
-  Agent,
-  type AgentActors,
-  type CreateAgentOptions,
-  createAgent,
-  type ShutdownOptions,
-} from './createAgent.js';
-export {
-  type AgentListener,
-  type AgentNotificationName,
-  type AgentNotifications,
-} from './agentNotifications.js';
 export { DeltaCoalescer, type FlushScheduler } from './deltaCoalescer.js';
 export { InFlightWork } from './inFlightWork.js';
 export { createLlmActor, type LlmActorOptions } from './llmActor.js';

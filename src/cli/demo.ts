@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { InspectionEvent } from 'xstate';
-import { createAgent } from '../actors/createAgent.js';
+import { createAgent } from '../agent/createAgent.js';
 import type { AgentStateName, Message } from '../machine/types.js';
 import { overloaded, reply } from '../testing/scriptedTurn.js';
 import { startMessagesApiServer } from '../testing/messagesApiServer.js';

@@ -5,7 +5,10 @@
  * @example
  * // npx agent-statechart demo
  * // npx agent-statechart run --workspace ./my-repo
+ * // npx agent-statechart inspect --port 4000
  */
+import { once } from 'node:events';
+import { startInspectorServer } from '../inspect/startInspectorServer.js';
 import { runDemo } from './demo.js';
 import { runDiagramCommand } from './diagramCommand.js';
 import { runCommand } from './runCommand.js';
@@ -17,20 +20,82 @@ commands:
                             an interactive agent in DIR: Claude when ANTHROPIC_API_KEY is set,
                             otherwise an offline scripted model; MODE is plan, default,
                             acceptEdits or bypassPermissions (default: default)
-  demo [--keep]             a scripted session through all seven states, with a retried 529
-                            and a git auto-commit, offline (no API key needed)
+  demo [--keep] [--no-inspector] [--port N]
+                            a scripted session through all seven states, with a retried 529
+                            and a git auto-commit, offline (no API key needed), shown live in
+                            the local inspector page
+  inspect [--port N] [--host HOST --token TOKEN]
+                            the demo session in the inspector page, served until Ctrl-C
   diagram [--format mermaid|dot|svg|json] [--out FILE] [--machine MODULE[:EXPORT]]
                             draw the agent's chart (or any XState v5 machine)
   help                      this text`;
 
+/** The value after `flag` in `argv`, if given. */
+function option(argv: string[], flag: string): string | undefined {
+  const index = argv.indexOf(flag);
+  return index === -1 ? undefined : argv[index + 1];
+}
+
+function portOption(argv: string[]): number {
+  const raw = option(argv, '--port') ?? '0';
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`--port must be a whole number from 0 to 65535; got '${raw}'`);
+  }
+  return port;
+}
+
+/**
+ * The demo, watched in the inspector page. With `keepServing` (the `inspect` command) the page
+ * stays up until Ctrl-C; otherwise until Enter when a terminal is attached, else at once.
+ */
+async function demoWithInspector(argv: string[], keepServing: boolean): Promise<number> {
+  const host = option(argv, '--host');
+  const token = option(argv, '--token');
+  const inspector = await startInspectorServer({
+    port: portOption(argv),
+    ...(host === undefined ? {} : { host }),
+    ...(token === undefined ? {} : { token }),
+  });
+  console.log(`inspector ${inspector.url}`);
+  try {
+    await runDemo({
+      print: (line) => console.log(line),
+      keepWorkspace: argv.includes('--keep'),
+      inspect: inspector.observe({ name: 'demo' }),
+      eventDelayMs: 40,
+    });
+    if (keepServing) {
+      console.log(`\nThe inspector stays at ${inspector.url} — press Ctrl-C to stop.`);
+      await once(process, 'SIGINT');
+    } else if (process.stdin.isTTY) {
+      console.log(`\nThe session is recorded at ${inspector.url} — press Enter to stop.`);
+      process.stdin.resume();
+      await once(process.stdin, 'data');
+      process.stdin.pause();
+    }
+  } finally {
+    await inspector.close();
+  }
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'demo':
-      await runDemo({ print: (line) => console.log(line), keepWorkspace: rest.includes('--keep') });
-      return 0;
     case 'run':
       return runCommand(rest);
+    case 'demo':
+      if (rest.includes('--no-inspector')) {
+        await runDemo({
+          print: (line) => console.log(line),
+          keepWorkspace: rest.includes('--keep'),
+        });
+        return 0;
+      }
+      return demoWithInspector(rest, false);
+    case 'inspect':
+      return demoWithInspector(rest, true);
     case 'diagram':
       return runDiagramCommand(rest, {
         stdout: (text) => process.stdout.write(text),

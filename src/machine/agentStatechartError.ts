@@ -10,6 +10,10 @@
  * - `MODULE_NOT_LOADED`: the module to draw could not be found or threw while loading.
  * - `EXPORT_NOT_FOUND`: the module has no export of that name.
  * - `NOT_A_MACHINE`: the export is not an XState v5 machine.
+ * - `MISSING_PEER_DEPENDENCY`: an optional peer (`@statelyai/inspect`) is not installed.
+ * - `UNSAFE_BIND`: an inspector was asked to listen beyond this machine without a token.
+ * - `INVALID_OPTION`: an option has a value that cannot be used.
+ * - `LISTEN_FAILED`: a server could not take its address (usually: the port is in use).
  *
  * @example
  * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
@@ -22,7 +26,11 @@ export type AgentStatechartErrorCode =
   | 'INVALID_MACHINE_SPEC'
   | 'MODULE_NOT_LOADED'
   | 'EXPORT_NOT_FOUND'
-  | 'NOT_A_MACHINE';
+  | 'NOT_A_MACHINE'
+  | 'MISSING_PEER_DEPENDENCY'
+  | 'UNSAFE_BIND'
+  | 'INVALID_OPTION'
+  | 'LISTEN_FAILED';
 
 /**
  * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.

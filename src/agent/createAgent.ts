@@ -27,14 +27,19 @@ import {
   type AgentNotificationName,
   NotificationHub,
 } from './agentNotifications.js';
-import { InFlightWork } from './inFlightWork.js';
-import { createLlmActor } from './llmActor.js';
-import { createGitAutoCommitActor, noPostToolsHook } from './postToolsHookActor.js';
-import { createRetryTimerActor } from './retryTimerActor.js';
-import { createToolActor } from './toolActor.js';
-import { createBuiltinTools } from './tools/builtins/createBuiltinTools.js';
-import { createToolRegistry } from './tools/createToolRegistry.js';
-import type { Tool } from './tools/defineTool.js';
+import { InFlightWork } from '../actors/inFlightWork.js';
+import { createLlmActor } from '../actors/llmActor.js';
+import { createGitAutoCommitActor, noPostToolsHook } from '../actors/postToolsHookActor.js';
+import { createRetryTimerActor } from '../actors/retryTimerActor.js';
+import { createToolActor } from '../actors/toolActor.js';
+import { createBuiltinTools } from '../actors/tools/builtins/createBuiltinTools.js';
+import { createToolRegistry } from '../actors/tools/createToolRegistry.js';
+import type { Tool } from '../actors/tools/defineTool.js';
+import {
+  createInspectorServer,
+  type InspectorServer,
+  type InspectorServerOptions,
+} from '../inspect/createInspectorServer.js';
 
 /**
  * The invoked actors of the chart; any of them can be replaced.
@@ -82,6 +87,12 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
   actors?: AgentActors;
   /** An XState inspection observer (for example Stately's inspector). */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Show this agent in the offline inspector page: options to start one for this agent (it
+   * binds 127.0.0.1 unless told otherwise, with a token; read its address from
+   * `agent.inspector.ready`), or a running `InspectorServer` shared by many agents.
+   */
+  inspector?: (InspectorServerOptions & { name?: string }) | InspectorServer;
 }
 
 /**
@@ -112,14 +123,24 @@ export class Agent {
   /** The underlying XState actor, for `subscribe`, `getSnapshot` and inspection. */
   readonly actor: Actor<AgentMachine>;
   readonly #hub: NotificationHub;
+  /** The inspector page showing this agent, when `createAgent({ inspector })` asked for one. */
+  readonly inspector: InspectorServer | undefined;
   readonly #inFlight: InFlightWork;
+  readonly #ownsInspector: boolean;
   #failure: unknown = undefined;
 
   /** @internal Use {@link createAgent}. */
-  constructor(actor: Actor<AgentMachine>, hub: NotificationHub, inFlight: InFlightWork) {
+  constructor(
+    actor: Actor<AgentMachine>,
+    hub: NotificationHub,
+    inFlight: InFlightWork,
+    inspector?: { server: InspectorServer; owned: boolean },
+  ) {
     this.actor = actor;
     this.#hub = hub;
     this.#inFlight = inFlight;
+    this.inspector = inspector?.server;
+    this.#ownsInspector = inspector?.owned ?? false;
     actor.subscribe({
       error: (error) => {
         this.#failure = error;
@@ -298,6 +319,8 @@ export class Agent {
       this.actor.send({ type: 'ShutdownRequested' });
     await this.#inFlight.settled(Math.max(0, timeoutMs - (Date.now() - started)));
     this.actor.stop();
+    // A page started for this agent alone goes with it; a shared one stays for the others.
+    if (this.#ownsInspector) await this.inspector?.close();
   }
 
   /**
@@ -379,6 +402,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const machine = agentMachine.provide({ actors });
 
   const userInspect = options.inspect;
+  const inspector = startInspector(options.inspector, hub);
   const followMicrostep = microstepFollower(hub);
   const actor: Actor<AgentMachine> = createActor(machine, {
     input: options.messages ? { config, messages: options.messages } : { config },
@@ -386,13 +410,14 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
       if (event.type === '@xstate.microstep' && event.actorRef === actor) {
         followMicrostep(event.snapshot as ReturnType<typeof actor.getSnapshot>);
       }
+      inspector?.record(event);
       if (userInspect === undefined) return;
       if (typeof userInspect === 'function') userInspect(event);
       else userInspect.next?.(event);
     },
   });
   wireNotifications(actor, hub);
-  const agent = new Agent(actor, hub, inFlight);
+  const agent = new Agent(actor, hub, inFlight, inspector);
   actor.start();
   return agent;
 }
@@ -443,6 +468,27 @@ function microstepFollower(hub: NotificationHub) {
       hub.emit('state', { state, previous });
     }
   };
+}
+
+/** The inspector page for this agent, if asked for: one started here, or a shared one. */
+function startInspector(
+  given: CreateAgentOptions['inspector'],
+  hub: NotificationHub,
+):
+  | { server: InspectorServer; owned: boolean; record: (event: InspectionEvent) => void }
+  | undefined {
+  if (given === undefined) return undefined;
+  const owned = !('ready' in given);
+  const server = owned ? createInspectorServer(given) : given;
+  const observer = server.observe(owned && given.name !== undefined ? { name: given.name } : {});
+  // A page that cannot listen (port taken) is reported; the agent runs on without it.
+  server.ready.catch((error: unknown) =>
+    hub.emit('error', {
+      message: `the inspector page could not start: ${messageOf(error)}`,
+      source: 'agent',
+    }),
+  );
+  return { server, owned, record: observer };
 }
 
 function pickConfig(options: CreateAgentOptions): Omit<AgentConfig, 'tools'> {

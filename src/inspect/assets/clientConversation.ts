@@ -1,0 +1,228 @@
+/**
+ * Page script, part 4 of 5: the conversation, with each tool call's status. It renders
+ * incrementally: when the transcript only grew, only the new messages are added, and only the
+ * cards of calls still open are updated; the DOM keeps at most a few hundred messages.
+ */
+
+/**
+ * Browser JavaScript: `renderConversation`, `toolStatus`.
+ *
+ * @example
+ * const script = [clientStore, clientChart, clientEventLog, clientConversation].join('\n');
+ */
+export const clientConversation = String.raw`
+var MAX_MESSAGES_SHOWN = 200;
+var conversation = {
+  element: null, queue: null, caption: null, agentId: null, context: null,
+  count: 0, last: undefined, shown: 0, cards: new Map(), open: new Set(), results: new Map(),
+  streaming: null
+};
+
+var STATUS_TEXT = { pending: 'pending', awaitingApproval: 'awaiting approval', running: 'running', done: 'done', failed: 'failed' };
+
+function node(tag, className, text) {
+  var element = document.createElement(tag);
+  if (className) element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+function blocksOf(message) {
+  if (!message || typeof message !== 'object') return [{ type: 'text', text: String(message) }];
+  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
+  return Array.isArray(message.content) ? message.content : [];
+}
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map(function (block) { return block && block.type === 'text' ? block.text : JSON.stringify(block); }).join('\n');
+  }
+  return JSON.stringify(content);
+}
+
+function resetConversation(agentId) {
+  conversation.element.replaceChildren();
+  conversation.agentId = agentId;
+  conversation.count = 0;
+  conversation.last = undefined;
+  conversation.shown = 0;
+  conversation.cards = new Map();
+  conversation.open = new Set();
+  conversation.results = new Map();
+  conversation.streaming = null;
+}
+
+function collectResults(messages, from) {
+  for (var i = from; i < messages.length; i++) {
+    blocksOf(messages[i]).forEach(function (block) {
+      if (block && block.type === 'tool_result') conversation.results.set(block.tool_use_id, block);
+    });
+  }
+}
+
+function renderConversation(agent, context) {
+  if (!agent) {
+    if (conversation.agentId !== null) resetConversation(null);
+    conversation.caption.textContent = '';
+    return;
+  }
+  if (conversation.agentId === agent.id && conversation.context === context) return;
+  conversation.context = context;
+  var element = conversation.element;
+  var nearBottom = element.scrollTop + element.clientHeight >= element.scrollHeight - 40;
+  var messages = Array.isArray(context.messages) ? context.messages : [];
+  var grew = conversation.agentId === agent.id && messages.length >= conversation.count &&
+    (conversation.count === 0 || messages[conversation.count - 1] === conversation.last);
+  if (!grew) resetConversation(agent.id);
+  var start = conversation.count;
+  collectResults(messages, start);
+  if (start === 0 && messages.length > MAX_MESSAGES_SHOWN) {
+    start = messages.length - MAX_MESSAGES_SHOWN;
+    element.appendChild(node('div', 'note', start + ' earlier messages are not shown'));
+  }
+  if (conversation.streaming) { conversation.streaming.remove(); conversation.streaming = null; }
+  for (var i = start; i < messages.length; i++) element.appendChild(renderMessage(messages[i], context));
+  conversation.shown += messages.length - start;
+  conversation.count = messages.length;
+  conversation.last = messages[messages.length - 1];
+  trimConversation();
+  updateOpenCards(context);
+  renderStreaming(context);
+  renderQueue(context);
+  conversation.caption.textContent = messages.length + ' message' + (messages.length === 1 ? '' : 's');
+  if (nearBottom || agent.cursor === null) element.scrollTop = element.scrollHeight;
+}
+
+function trimConversation() {
+  // Long live sessions: drop the oldest messages from the DOM (the data stays for time travel).
+  var excess = conversation.shown - MAX_MESSAGES_SHOWN * 1.5;
+  if (excess <= 0) return;
+  var removed = 0;
+  var child = conversation.element.firstElementChild;
+  while (child && removed < excess) {
+    var next = child.nextElementSibling;
+    if (child.classList.contains('message')) removed++;
+    child.remove();
+    child = next;
+  }
+  conversation.shown -= removed;
+  conversation.element.prepend(node('div', 'note', 'earlier messages are not shown'));
+  conversation.cards.forEach(function (entry, callId) {
+    if (!entry.card.isConnected) { conversation.cards.delete(callId); conversation.open.delete(callId); }
+  });
+}
+
+function renderMessage(message, context) {
+  var role = message && message.role === 'assistant' ? 'assistant' : 'user';
+  var blocks = blocksOf(message);
+  var isResults = blocks.length > 0 && blocks.every(function (block) { return block && block.type === 'tool_result'; });
+  if (isResults) {
+    var results = node('div', 'message results');
+    results.appendChild(node('div', 'role', 'tool results'));
+    var failed = blocks.filter(function (block) { return block.is_error; }).length;
+    results.appendChild(node('div', 'text', '↩ ' + blocks.length + ' result' + (blocks.length === 1 ? '' : 's') +
+      ' sent to the model' + (failed ? ' (' + failed + ' failed)' : '')));
+    return results;
+  }
+  var element = node('div', 'message ' + role);
+  element.appendChild(node('div', 'role', role));
+  blocks.forEach(function (block) {
+    if (!block || typeof block !== 'object') { element.appendChild(node('div', 'text', String(block))); return; }
+    if (block.type === 'text') element.appendChild(node('div', 'text', block.text));
+    else if (block.type === 'tool_use') element.appendChild(renderToolCard(block, context));
+    else if (block.type === 'tool_result') element.appendChild(node('div', 'text', '↩ result for ' + block.tool_use_id));
+    else if (block.type === 'thinking') element.appendChild(node('div', 'text hint', '(thinking) ' + block.thinking));
+    else element.appendChild(node('div', 'text hint', '(' + block.type + ')'));
+  });
+  return element;
+}
+
+function renderToolCard(block, context) {
+  var card = node('div', 'tool');
+  card.setAttribute('data-tool-call', block.id);
+  var head = node('div', 'head');
+  head.appendChild(node('span', 'name', block.name));
+  head.appendChild(node('span', 'id', block.id));
+  var chip = node('span', 'chip');
+  chip.setAttribute('data-testid', 'tool-status');
+  head.appendChild(chip);
+  card.appendChild(head);
+  card.appendChild(node('pre', 'input', JSON.stringify(block.input, null, 2)));
+  var entry = { card: card, chip: chip, result: null, status: null };
+  conversation.cards.set(block.id, entry);
+  conversation.open.add(block.id);
+  updateCard(block.id, entry, context);
+  return card;
+}
+
+function toolStatus(callId, context) {
+  var runs = Array.isArray(context.toolRuns) ? context.toolRuns : [];
+  for (var i = 0; i < runs.length; i++) {
+    var run = runs[i];
+    if (!run || !run.call || run.call.id !== callId) continue;
+    if (run.status !== 'done') return { status: run.status, text: null };
+    var failed = run.outcome && run.outcome.status === 'error';
+    var text = run.outcome ? (failed ? run.outcome.error && run.outcome.error.message : run.outcome.output) : null;
+    return { status: failed ? 'failed' : 'done', text: text === undefined || text === null ? null : textOf(text) };
+  }
+  var result = conversation.results.get(callId);
+  if (result) return { status: result.is_error ? 'failed' : 'done', text: textOf(result.content), final: true };
+  return { status: 'pending', text: null };
+}
+
+function updateCard(callId, entry, context) {
+  var state = toolStatus(callId, context);
+  if (state.final) conversation.open.delete(callId);
+  if (entry.status === state.status && (entry.result ? entry.result.textContent : null) === state.text) return;
+  entry.status = state.status;
+  entry.chip.className = 'chip ' + state.status;
+  entry.chip.textContent = STATUS_TEXT[state.status] || state.status;
+  entry.card.setAttribute('data-status', state.status);
+  if (state.text !== null) {
+    if (!entry.result) { entry.result = node('pre', 'result'); entry.card.appendChild(entry.result); }
+    entry.result.className = 'result' + (state.status === 'failed' ? ' failed' : '');
+    entry.result.textContent = state.text;
+  } else if (entry.result) {
+    entry.result.remove();
+    entry.result = null;
+  }
+}
+
+function updateOpenCards(context) {
+  conversation.open.forEach(function (callId) {
+    var entry = conversation.cards.get(callId);
+    if (entry) updateCard(callId, entry, context); else conversation.open.delete(callId);
+  });
+}
+
+function renderStreaming(context) {
+  var text = typeof context.streamingText === 'string' ? context.streamingText : '';
+  var calls = Array.isArray(context.streamingToolCalls) ? context.streamingToolCalls : [];
+  if (!text && !calls.length) return;
+  var element = node('div', 'message assistant streaming');
+  element.setAttribute('data-testid', 'streaming');
+  element.appendChild(node('div', 'role', 'assistant · streaming'));
+  // Only the tail: a long answer streams thousands of deltas, and the end is what changes.
+  element.appendChild(node('div', 'text', text.length > 6000 ? '…' + text.slice(-6000) : text));
+  calls.forEach(function (call) {
+    var card = node('div', 'tool');
+    var head = node('div', 'head');
+    head.appendChild(node('span', 'name', call.name));
+    head.appendChild(node('span', 'chip pending', 'streaming'));
+    card.appendChild(head);
+    card.appendChild(node('pre', 'input', call.argumentsJson));
+    element.appendChild(card);
+  });
+  conversation.element.appendChild(element);
+  conversation.streaming = element;
+}
+
+function renderQueue(context) {
+  var queue = Array.isArray(context.queue) ? context.queue : [];
+  conversation.queue.classList.toggle('shown', queue.length > 0);
+  conversation.queue.textContent = queue.length
+    ? queue.length + ' queued for the next turn: ' + queue.map(function (message) { return textOf(message && message.content).slice(0, 80); }).join(' · ')
+    : '';
+}
+`;

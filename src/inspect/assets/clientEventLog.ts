@@ -1,0 +1,157 @@
+/**
+ * Page script, part 3 of 5: the event log and the payload pane. The log is virtualised: a spacer
+ * as tall as every row, and a small pool of absolutely placed rows reused for the ones in view,
+ * so ten thousand events cost as much DOM as thirty.
+ */
+
+/**
+ * Browser JavaScript: `eventLog`, `renderEventLog`, `renderPayload`.
+ *
+ * @example
+ * const script = [clientStore, clientChart, clientEventLog].join('\n');
+ */
+export const clientEventLog = String.raw`
+var ROW_HEIGHT = 22;
+var eventLog = { element: null, spacer: null, pool: [], agentId: null, trimmed: 0, follow: true, cursorShown: null };
+
+function setupEventLog(element) {
+  eventLog.element = element;
+  eventLog.spacer = element.querySelector('.spacer');
+  element.addEventListener('scroll', function () {
+    eventLog.follow = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT * 1.5;
+    invalidate();
+  });
+  element.addEventListener('click', function (event) {
+    var row = event.target.closest('.row');
+    if (!row) return;
+    var agent = selectedAgent();
+    if (agent) travelTo(agent, Number(row.getAttribute('data-index')));
+  });
+}
+
+function eventType(step) {
+  if (step.continued) return '↳ eventless';
+  return step.event && typeof step.event.type === 'string' ? step.event.type : '(event)';
+}
+
+function renderEventLog(agent) {
+  var element = eventLog.element;
+  var count = agent ? agent.steps.length : 0;
+  if (!agent || eventLog.agentId !== agent.id) {
+    eventLog.agentId = agent ? agent.id : null;
+    eventLog.trimmed = agent ? agent.trimmed : 0;
+    eventLog.follow = true;
+    eventLog.cursorShown = null;
+  }
+  eventLog.spacer.style.height = count * ROW_HEIGHT + 'px';
+  if (agent && agent.trimmed !== eventLog.trimmed) {
+    // Old steps were dropped: keep the rows in view where they were.
+    element.scrollTop -= (agent.trimmed - eventLog.trimmed) * ROW_HEIGHT;
+    eventLog.trimmed = agent.trimmed;
+  }
+  var selected = agent && agent.cursor !== null ? agent.cursor : -1;
+  if (agent && agent.cursor === null && eventLog.follow) {
+    element.scrollTop = element.scrollHeight;
+  } else if (selected >= 0 && eventLog.cursorShown !== selected) {
+    var top = selected * ROW_HEIGHT;
+    if (top < element.scrollTop || top + ROW_HEIGHT > element.scrollTop + element.clientHeight) {
+      element.scrollTop = top - element.clientHeight / 2;
+    }
+  }
+  eventLog.cursorShown = selected;
+  var first = Math.max(0, Math.floor(element.scrollTop / ROW_HEIGHT) - 5);
+  var last = Math.min(count, Math.ceil((element.scrollTop + element.clientHeight) / ROW_HEIGHT) + 5);
+  while (eventLog.pool.length < last - first) eventLog.pool.push(createRow());
+  // A step keeps its row while in view (slot = index mod pool size): scrolling moves no row
+  // under the pointer and rewrites only the rows that came into view.
+  var size = eventLog.pool.length;
+  eventLog.pool.forEach(function (row, slot) {
+    var index = first + ((slot - (first % size)) % size + size) % size;
+    if (index >= last) { row.element.hidden = true; row.key = ''; return; }
+    row.element.hidden = false;
+    fillRow(row, agent, index, index === selected);
+  });
+}
+
+function createRow() {
+  var element = document.createElement('div');
+  element.className = 'row';
+  var parts = {};
+  ['seq', 'time', 'type', 'source', 'to'].forEach(function (name) {
+    parts[name] = document.createElement('span');
+    parts[name].className = name;
+    element.appendChild(parts[name]);
+  });
+  eventLog.spacer.appendChild(element);
+  return { element: element, parts: parts, key: '' };
+}
+
+function fillRow(row, agent, index, isSelected) {
+  var step = agent.steps[index];
+  var key = agent.id + ':' + step.seq + ':' + index + ':' + isSelected;
+  if (row.key === key) return;
+  row.key = key;
+  var type = eventType(step);
+  row.element.style.top = index * ROW_HEIGHT + 'px';
+  row.element.setAttribute('data-index', String(index));
+  row.element.setAttribute('data-seq', String(step.seq));
+  row.element.className = 'row' + (step.continued ? ' continued' : '') +
+    (/Error|error/.test(type) ? ' error' : '') + (isSelected ? ' is-selected' : '');
+  row.parts.seq.textContent = '#' + step.seq;
+  row.parts.time.textContent = '+' + ((step.time - agent.summary.startedAt) / 1000).toFixed(3) + 's';
+  row.parts.type.textContent = type;
+  row.parts.source.textContent = step.source ? 'from ' + step.source : '';
+  row.parts.to.textContent = '→ ' + stateLabel(step.value);
+  row.element.title = type + ' → ' + stateLabel(step.value);
+}
+
+var payloadShown = { key: null, agentId: null, at: 0 };
+
+function renderPayload(element, agent, view) {
+  var step = view.step;
+  var agentId = agent ? agent.id : null;
+  var key = agent && step ? agent.id + ':' + step.seq : 'none';
+  if (payloadShown.key === key) return;
+  // While following one agent live, a streaming model makes a step per delta: refresh a few
+  // times a second, not on every frame.
+  var sameLiveAgent = agent && agent.cursor === null && payloadShown.agentId === agentId;
+  if (sameLiveAgent && Date.now() - payloadShown.at < 250) {
+    invalidateLater(260);
+    return;
+  }
+  payloadShown = { key: key, agentId: agentId, at: Date.now() };
+  if (!step) {
+    element.replaceChildren(hint('Select an event to see its payload and what it changed.'));
+    return;
+  }
+  var parts = [];
+  if (step.continued) {
+    parts.push('// eventless transition, continuing the event before it');
+  } else {
+    parts.push('// event' + (step.source ? ' (sent by ' + step.source + ')' : ''));
+    parts.push(prettyJson(step.event));
+  }
+  parts.push('');
+  parts.push('// → ' + stateLabel(step.value) + (step.status !== 'active' ? ' (' + step.status + ')' : ''));
+  if (step.patch) {
+    parts.push('// context changes');
+    parts.push(prettyJson(step.patch));
+  } else {
+    parts.push('// context unchanged');
+  }
+  element.textContent = parts.join('\n');
+}
+
+function hint(text) {
+  var span = document.createElement('span');
+  span.className = 'hint';
+  span.textContent = text;
+  return span;
+}
+
+function prettyJson(value) {
+  var text = JSON.stringify(value, null, 2);
+  if (text === undefined) return 'undefined';
+  return text.length > 20000 ? text.slice(0, 20000) + '\n… (' + (text.length - 20000) + ' more characters)' : text;
+}
+`;

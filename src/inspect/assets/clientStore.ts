@@ -1,0 +1,135 @@
+/**
+ * Page script, part 1 of 5: the page's data. Each agent keeps its steps and, per step, the context
+ * rebuilt from the patches (fields that did not change are shared), so stepping to any recorded
+ * step is an array lookup. Written as plain browser JavaScript in a string: the package's
+ * TypeScript has no DOM types, and the compiled package must carry the page.
+ */
+
+/**
+ * Browser JavaScript: `store`, `applyPatch`, `statePaths`, agent history and step handling.
+ *
+ * @example
+ * const script = [clientStore, clientChart, clientEventLog, clientConversation, clientMain].join('\n');
+ */
+export const clientStore = String.raw`
+var store = {
+  agents: new Map(),
+  order: [],
+  selectedId: null,
+  clockOffset: 0,
+  maxSteps: 5000,
+  instance: null
+};
+
+function pageStepLimit() {
+  // The page keeps more than the server's ring: it saw the steps live and may want to go back.
+  return Math.max(store.maxSteps * 2, 1000);
+}
+
+function serverNow() {
+  return Date.now() + store.clockOffset;
+}
+
+function applyPatch(context, patch) {
+  if (!patch) return context;
+  var next = Object.assign({}, context);
+  var key;
+  if (patch.set) for (key in patch.set) next[key] = patch.set[key];
+  if (patch.append) for (key in patch.append) {
+    next[key] = (Array.isArray(next[key]) ? next[key] : []).concat(patch.append[key]);
+  }
+  if (patch.extend) for (key in patch.extend) {
+    next[key] = (typeof next[key] === 'string' ? next[key] : '') + patch.extend[key];
+  }
+  return next;
+}
+
+function statePaths(value) {
+  if (value === null || value === undefined) return [];
+  if (typeof value === 'string') return [value];
+  if (typeof value !== 'object') return [String(value)];
+  var paths = [];
+  Object.keys(value).forEach(function (key) {
+    paths.push(key);
+    statePaths(value[key]).forEach(function (child) { paths.push(key + '.' + child); });
+  });
+  return paths;
+}
+
+function stateLabel(value) {
+  var paths = statePaths(value);
+  var leaves = paths.filter(function (path) {
+    return !paths.some(function (other) { return other.indexOf(path + '.') === 0; });
+  });
+  return leaves.length ? leaves.join(', ') : '—';
+}
+
+function createAgentRecord(history) {
+  var agent = {
+    id: history.summary.id,
+    summary: history.summary,
+    base: history.base,
+    steps: [],
+    contexts: [],
+    lastSeq: history.base.seq,
+    cursor: null,
+    trimmed: 0
+  };
+  for (var i = 0; i < history.steps.length; i++) appendStep(agent, history.steps[i]);
+  return agent;
+}
+
+function appendStep(agent, step) {
+  if (step.seq <= agent.lastSeq) return false;
+  var count = agent.contexts.length;
+  var previous = count ? agent.contexts[count - 1] : agent.base.context;
+  agent.steps.push(step);
+  agent.contexts.push(applyPatch(previous, step.patch));
+  agent.lastSeq = step.seq;
+  agent.summary.value = step.value;
+  agent.summary.status = step.status;
+  trimSteps(agent);
+  return true;
+}
+
+function trimSteps(agent) {
+  var excess = agent.steps.length - pageStepLimit();
+  // Dropped in chunks, so the splice cost is spread over many steps.
+  if (excess < 500) return;
+  var last = agent.steps[excess - 1];
+  agent.base = { seq: last.seq, value: last.value, status: last.status, context: agent.contexts[excess - 1] };
+  agent.steps.splice(0, excess);
+  agent.contexts.splice(0, excess);
+  if (agent.cursor !== null) agent.cursor = Math.max(0, agent.cursor - excess);
+  agent.trimmed += excess;
+}
+
+function viewOf(agent) {
+  var index = agent.cursor === null ? agent.steps.length - 1 : agent.cursor;
+  if (index < 0) {
+    return { index: -1, step: null, value: agent.base.value, status: agent.base.status, context: agent.base.context };
+  }
+  var step = agent.steps[index];
+  return { index: index, step: step, value: step.value, status: step.status, context: agent.contexts[index] };
+}
+
+function putAgent(history) {
+  var known = store.agents.get(history.summary.id);
+  var agent = createAgentRecord(history);
+  if (known) agent.cursor = known.cursor === null ? null : Math.min(known.cursor, agent.steps.length - 1);
+  store.agents.set(agent.id, agent);
+  if (store.order.indexOf(agent.id) < 0) store.order.push(agent.id);
+  if (store.selectedId === null) store.selectedId = agent.id;
+  return agent;
+}
+
+function removeAgent(agentId) {
+  store.agents.delete(agentId);
+  store.order = store.order.filter(function (id) { return id !== agentId; });
+  if (store.selectedId === agentId) store.selectedId = store.order.length ? store.order[0] : null;
+}
+
+function selectedAgent() {
+  return store.selectedId === null ? null : store.agents.get(store.selectedId) || null;
+}
+`;

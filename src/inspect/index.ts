@@ -1,0 +1,53 @@
+/**
+ * Watching agents live: the package's own offline inspector page (`startInspectorServer`), Stately's
+ * inspector (`createStatelyInspector`, through the optional peer `@statelyai/inspect`), the
+ * recorder behind the page, and the sanitiser both use on everything that leaves the process.
+ *
+ * @example
+ * import { createAgent } from 'agent-statechart';
+ * import { startInspectorServer } from 'agent-statechart/inspect';
+ *
+ * const inspector = await startInspectorServer();
+ * const agent = createAgent({ inspect: inspector.observer });
+ * console.log(`Inspector: ${inspector.url}`);
+ */
+export {
+  AgentStatechartError,
+  type AgentStatechartErrorCode,
+} from '../machine/agentStatechartError.js';
+export { applyContextPatch } from './contextPatch.js';
+export {
+  createInspectorServer,
+  type InspectorServer,
+  type InspectorServerOptions,
+} from './createInspectorServer.js';
+export {
+  createStatelyInspector,
+  type StatelyInspector,
+  type StatelyInspectorOptions,
+} from './createStatelyInspector.js';
+export {
+  type InspectionObserver,
+  InspectionRecorder,
+  type InspectionRecorderOptions,
+  type RecorderChange,
+} from './inspectionRecorder.js';
+export type {
+  AgentBase,
+  AgentHistory,
+  AgentSummary,
+  ContextPatch,
+  InspectorMessage,
+  RecordedStep,
+  StepStatus,
+} from './inspectorProtocol.js';
+export {
+  DEFAULT_REDACT_KEYS,
+  DEFAULT_REDACT_VALUES,
+  type JsonValue,
+  REDACTED,
+  type SanitizeOptions,
+  sanitizeForInspection,
+} from './sanitizeForInspection.js';
+export { type StartedInspectorServer, startInspectorServer } from './startInspectorServer.js';
+export type { SocketConstructor } from './statelySocketAdapter.js';

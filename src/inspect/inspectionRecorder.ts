@@ -1,0 +1,385 @@
+/**
+ * Turns XState's inspection stream into what the inspector page shows: per agent (root actor), a
+ * bounded history of sanitised steps. It is an inspection observer, so it runs inside the agent's
+ * own event processing: it never throws back into XState and does O(changed fields) work per event.
+ */
+import { type AnyStateMachine, type InspectionEvent, StateMachine } from 'xstate';
+import { diffContext, applyContextPatch } from './contextPatch.js';
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import type {
+  AgentBase,
+  AgentHistory,
+  AgentSummary,
+  RecordedStep,
+  StepStatus,
+} from './inspectorProtocol.js';
+import { RingBuffer } from './ringBuffer.js';
+import {
+  type JsonValue,
+  resolveSanitizeOptions,
+  type SanitizeOptions,
+  sanitizeWith,
+} from './sanitizeForInspection.js';
+
+/**
+ * Options of {@link InspectionRecorder}.
+ *
+ * @example
+ * const options: InspectionRecorderOptions = { maxSteps: 10_000, sanitize: { maxStringLength: 1_000 } };
+ */
+export interface InspectionRecorderOptions {
+  /** Steps kept per agent; older ones are folded into the agent's base. Default 5,000. */
+  maxSteps?: number;
+  /** Agents kept; beyond it the oldest finished one (else the oldest) is dropped. Default 20. */
+  maxAgents?: number;
+  /** Limits of what is recorded (redaction, string and array cuts). */
+  sanitize?: SanitizeOptions;
+  /** Receives problems met while recording; default: `console.warn`. Never the agent's concern. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * A change to what the recorder holds, for a live view.
+ *
+ * @example
+ * recorder.subscribe((change) => {
+ *   if (change.type === 'step') console.log(change.agentId, change.step.value);
+ * });
+ */
+export type RecorderChange =
+  | { type: 'agent'; agentId: string; seq: number }
+  | { type: 'step'; agentId: string; step: RecordedStep }
+  | { type: 'removed'; agentId: string };
+
+/**
+ * An inspection observer as `createActor` (and `createAgent`'s `inspect`) takes it.
+ *
+ * @example
+ * const inspect: InspectionObserver = recorder.observe({ name: 'reviewer' });
+ */
+export type InspectionObserver = (event: InspectionEvent) => void;
+
+interface RawState {
+  value: unknown;
+  status: unknown;
+  context: unknown;
+}
+
+interface PendingEvent {
+  event: JsonValue;
+  source: string | undefined;
+  microsteps: RawState[];
+}
+
+/** One agent's record. Mutable on purpose: it is private and updated once per inspection event. */
+interface AgentRecord {
+  summary: AgentSummary;
+  /** The seq its registration took: a page that saw this seq knows the agent. */
+  registeredSeq: number;
+  base: AgentBase;
+  steps: RingBuffer<RecordedStep>;
+  /** The raw state of the latest step, to diff the next one against (by reference). */
+  last: RawState;
+  pending: PendingEvent | null;
+}
+
+/**
+ * Records agents from their inspection events: what the inspector server serves and streams.
+ * Attach it with `createAgent({ inspect: recorder.observe({ name }) })` (or `createActor`'s
+ * `inspect`); one recorder can watch any number of agents.
+ *
+ * @example
+ * const recorder = new InspectionRecorder({ maxSteps: 2_000 });
+ * const agent = createAgent({ inspect: recorder.observe({ name: 'fixer' }) });
+ * agent.send('Fix the failing test');
+ * await agent.waitUntilIdle();
+ * recorder.agents(); // [{ name: 'fixer', value: 'WaitingForUserInput', … }]
+ */
+export class InspectionRecorder {
+  readonly maxSteps: number;
+  readonly maxAgents: number;
+  readonly #limits: Required<SanitizeOptions>;
+  readonly #onError: (error: unknown) => void;
+  readonly #agents = new Map<string, AgentRecord>();
+  readonly #listeners = new Set<(change: RecorderChange) => void>();
+  /** Charts by machine definition: `provide()` copies a machine but shares its `config`. */
+  readonly #chartIds = new WeakMap<object, string>();
+  readonly #charts = new Map<string, AnyStateMachine>();
+  readonly #nameCounts = new Map<string, number>();
+  #seq = 0;
+  #unnamed = 0;
+
+  /**
+   * @example
+   * const recorder = new InspectionRecorder({ onError: (error) => logger.warn(error) });
+   */
+  constructor(options: InspectionRecorderOptions = {}) {
+    this.maxSteps = options.maxSteps ?? 5_000;
+    this.maxAgents = options.maxAgents ?? 20;
+    for (const [name, value, least] of [
+      ['maxSteps', this.maxSteps, 10],
+      ['maxAgents', this.maxAgents, 1],
+    ] as const) {
+      if (!Number.isInteger(value) || value < least) {
+        throw new AgentStatechartError(
+          'INVALID_OPTION',
+          `${name} must be a whole number of at least ${least}; got ${String(value)}`,
+        );
+      }
+    }
+    this.#limits = resolveSanitizeOptions(options.sanitize);
+    this.#onError =
+      options.onError ??
+      ((error) => console.warn('agent-statechart inspector: recording failed', error));
+  }
+
+  /**
+   * An inspection observer that records every root actor it sees, named `name` (numbered when
+   * several share it) or `agent N`.
+   *
+   * @example
+   * const agent = createAgent({ inspect: recorder.observe({ name: 'planner' }) });
+   */
+  observe(options: { name?: string } = {}): InspectionObserver {
+    return (event) => {
+      try {
+        this.#record(event, options.name);
+      } catch (error) {
+        // An inspector must never break the agent it watches.
+        this.reportError(error);
+      }
+    };
+  }
+
+  /**
+   * The latest seq given out (to a registration or a step); SSE ids are built on it.
+   *
+   * @example
+   * const resumeAfter = recorder.seq;
+   */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /**
+   * The agents held, oldest first.
+   *
+   * @example
+   * recorder.agents().map((agent) => `${agent.name}: ${String(agent.value)}`);
+   */
+  agents(): AgentSummary[] {
+    return [...this.#agents.values()].map((record) => ({ ...record.summary }));
+  }
+
+  /**
+   * One agent's retained history, or `undefined` if unknown.
+   *
+   * @example
+   * const history = recorder.history(agentId);
+   * history?.steps.length; // at most maxSteps
+   */
+  history(agentId: string): AgentHistory | undefined {
+    const record = this.#agents.get(agentId);
+    if (record === undefined) return undefined;
+    return {
+      registeredSeq: record.registeredSeq,
+      summary: { ...record.summary },
+      base: { ...record.base },
+      steps: record.steps.toArray(),
+    };
+  }
+
+  /**
+   * The machine drawn as `chartId`, for rendering its diagram.
+   *
+   * @example
+   * const machine = recorder.chart('agent');
+   */
+  chart(chartId: string): AnyStateMachine | undefined {
+    return this.#charts.get(chartId);
+  }
+
+  /**
+   * Calls `listener` on every change; returns the function that stops it. A listener that
+   * throws is reported through `onError` and does not stop the others.
+   *
+   * @example
+   * const stop = recorder.subscribe((change) => queue.push(change));
+   */
+  subscribe(listener: (change: RecorderChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  #record(event: InspectionEvent, name: string | undefined): void {
+    const actor = event.actorRef;
+    // Only root actors are agents; their children's work reaches them as events.
+    if (event.rootId !== actor.sessionId) return;
+    switch (event.type) {
+      case '@xstate.actor':
+        return this.#register(actor, name);
+      case '@xstate.event': {
+        const record = this.#agents.get(actor.sessionId);
+        if (record === undefined) return;
+        if (record.pending !== null) this.#flush(record, null);
+        record.pending = {
+          event: sanitizeWith(event.event, this.#limits),
+          source: sourceId(event.sourceRef),
+          microsteps: [],
+        };
+        return;
+      }
+      case '@xstate.microstep':
+        this.#agents.get(actor.sessionId)?.pending?.microsteps.push(rawState(event.snapshot));
+        return;
+      case '@xstate.snapshot': {
+        const record = this.#agents.get(actor.sessionId);
+        if (record !== undefined) this.#flush(record, rawState(event.snapshot));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  #register(actor: InspectionEvent['actorRef'], name: string | undefined): void {
+    if (this.#agents.has(actor.sessionId)) return;
+    const logic = (actor as { logic?: unknown }).logic;
+    const record: AgentRecord = {
+      registeredSeq: (this.#seq += 1),
+      summary: {
+        id: actor.sessionId,
+        name: this.#uniqueName(name),
+        chartId: logic instanceof StateMachine ? this.#chartIdOf(logic) : null,
+        startedAt: Date.now(),
+        value: null,
+        status: 'active',
+      },
+      base: { seq: 0, value: null, status: 'active', context: {} },
+      steps: new RingBuffer<RecordedStep>(this.maxSteps),
+      last: { value: undefined, status: 'active', context: undefined },
+      pending: null,
+    };
+    this.#agents.set(actor.sessionId, record);
+    this.#evictAgents();
+    this.#emit({ type: 'agent', agentId: actor.sessionId, seq: record.registeredSeq });
+  }
+
+  /**
+   * Records the steps of one event: each microstep, or the final snapshot alone when the event
+   * changed no state. The final snapshot replaces the last microstep, as it carries the actor's
+   * status (`done` once `ShuttingDown` is reached).
+   */
+  #flush(record: AgentRecord, final: RawState | null): void {
+    const pending = record.pending;
+    record.pending = null;
+    const states = pending?.microsteps ?? [];
+    if (final !== null) {
+      if (states.length > 0) states[states.length - 1] = final;
+      else states.push(final);
+    }
+    states.forEach((state, index) => {
+      const step: RecordedStep = {
+        seq: (this.#seq += 1),
+        time: Date.now(),
+        value: sanitizeWith(state.value, this.#limits),
+        status: toStatus(state.status),
+      };
+      if (index === 0 && pending !== null) {
+        step.event = pending.event;
+        if (pending.source !== undefined) step.source = pending.source;
+      } else {
+        step.continued = true;
+      }
+      const patch = diffContext(record.last.context, state.context, this.#limits);
+      if (patch !== undefined) step.patch = patch;
+      record.last = state;
+      this.#append(record, step);
+    });
+  }
+
+  #append(record: AgentRecord, step: RecordedStep): void {
+    record.summary.value = step.value;
+    record.summary.status = step.status;
+    const evicted = record.steps.push(step);
+    if (evicted !== undefined) {
+      record.base = {
+        seq: evicted.seq,
+        value: evicted.value,
+        status: evicted.status,
+        context: applyContextPatch(record.base.context, evicted.patch),
+      };
+    }
+    this.#emit({ type: 'step', agentId: record.summary.id, step });
+  }
+
+  #evictAgents(): void {
+    while (this.#agents.size > this.maxAgents) {
+      const records = [...this.#agents.values()];
+      const victim = records.find((record) => record.summary.status !== 'active') ?? records[0];
+      if (victim === undefined) return;
+      this.#agents.delete(victim.summary.id);
+      this.#emit({ type: 'removed', agentId: victim.summary.id });
+    }
+  }
+
+  #chartIdOf(machine: AnyStateMachine): string {
+    const key: object = machine.config;
+    const known = this.#chartIds.get(key);
+    if (known !== undefined) return known;
+    const base = /^[\w-]+$/.test(machine.id) ? machine.id : 'machine';
+    let chartId = base;
+    for (let n = 2; this.#charts.has(chartId); n += 1) chartId = `${base}-${n}`;
+    this.#chartIds.set(key, chartId);
+    this.#charts.set(chartId, machine);
+    return chartId;
+  }
+
+  #uniqueName(name: string | undefined): string {
+    if (name === undefined) return `agent ${(this.#unnamed += 1)}`;
+    const count = (this.#nameCounts.get(name) ?? 0) + 1;
+    this.#nameCounts.set(name, count);
+    return count === 1 ? name : `${name} (${count})`;
+  }
+
+  #emit(change: RecorderChange): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.reportError(error);
+      }
+    }
+  }
+
+  /**
+   * Reports a problem through `onError`; never throws (a failing handler goes to the console).
+   *
+   * @example
+   * server.on('error', (error) => recorder.reportError(error));
+   */
+  reportError(error: unknown): void {
+    try {
+      this.#onError(error);
+    } catch (secondary) {
+      // The error handler itself failed: the console is all that is left.
+      console.error('agent-statechart inspector: onError threw', secondary, error);
+    }
+  }
+}
+
+function rawState(snapshot: unknown): RawState {
+  const { value, status, context } = snapshot as Partial<RawState>;
+  return { value, status, context };
+}
+
+function sourceId(actor: unknown): string | undefined {
+  const id = (actor as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function toStatus(status: unknown): StepStatus {
+  return status === 'done' || status === 'error' || status === 'stopped' ? status : 'active';
+}

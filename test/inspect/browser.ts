@@ -1,0 +1,63 @@
+/** Playwright (`playwright-core`, no browser download) driving the system's Chromium. */
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Screenshots and other artifacts (gitignored). */
+export const ARTIFACTS = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'test-results',
+  'inspect',
+);
+
+export async function launchChromium(): Promise<Browser> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Saves a screenshot under test-results/inspect and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+/**
+ * Records, in the page, every state the chart lights (`is-active`) or flashes as passed through
+ * (`is-passed`), in order, as `window.__litStates`. Page code is given as a string: the project's
+ * TypeScript has no DOM types.
+ */
+export async function recordLitStates(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    const seen = [];
+    window.__litStates = seen;
+    new MutationObserver((mutations) => {
+      for (const mutation of mutations) {
+        const state = mutation.target.getAttribute('data-state');
+        if (state === null) continue;
+        const classes = mutation.target.classList;
+        if ((classes.contains('is-active') || classes.contains('is-passed')) && seen[seen.length - 1] !== state) {
+          seen.push(state);
+        }
+      }
+    }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
+  })()`);
+}
+
+export async function litStates(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>('window.__litStates');
+}

@@ -1,0 +1,175 @@
+/**
+ * Stately's inspector: a real agent run streams through Stately's own relay
+ * (`createInspectorServer`) to a WebSocket client standing in for the Stately UI.
+ */
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { createActor } from 'xstate';
+import { agentMachine } from '../../src/index.js';
+import { importOptionalPeer } from '../../src/inspect/importOptionalPeer.js';
+import {
+  createStatelyInspector,
+  AgentStatechartError,
+  type StatelyInspector,
+} from '../../src/inspect/index.js';
+import { reply } from '../../src/testing/index.js';
+import { type Session, startSession } from '../agent/harness.js';
+
+const SECRET = 'sk-ant-api03-THIS-MUST-NOT-LEAVE';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+interface Received {
+  type: string;
+  name?: string;
+  definition?: string;
+  event?: { type?: string };
+  snapshot?: { value?: unknown; status?: string };
+}
+
+let stately: StatelyInspector | undefined;
+let session: Session | undefined;
+let client: WebSocket | undefined;
+afterEach(async () => {
+  client?.close();
+  await session?.close();
+  await stately?.stop();
+  [stately, session, client] = [undefined, undefined, undefined];
+});
+
+describe('createStatelyInspector', () => {
+  it("streams a real agent run through Stately's relay, sanitised", async () => {
+    const port = await freePort();
+    stately = await createStatelyInspector({
+      relay: { port, autoOpen: false },
+      url: `ws://127.0.0.1:${port}`,
+    });
+    expect(stately.relayUrl).toBe(`http://localhost:${port}`);
+
+    // The relay forwards what one client sends to every other: this one plays Stately's UI.
+    const raw: string[] = [];
+    client = await connect(`ws://127.0.0.1:${port}`);
+    client.on('message', (data: Buffer) => raw.push(data.toString('utf8')));
+
+    session = await startSession(
+      [
+        reply([
+          { type: 'text', text: 'Saving it.' },
+          {
+            type: 'tool_use',
+            name: 'write_file',
+            input: { path: 'big.txt', content: 'x'.repeat(10_000), api_key: SECRET },
+          },
+        ]),
+        reply('Saved.'),
+      ],
+      { inspect: stately.observer },
+    );
+    session.agent.send(`Save a big file; my key is in the tool call, not here.`);
+    await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
+    await session.agent.shutdown();
+
+    const received = (): Received[] => raw.map((text) => JSON.parse(text) as Received);
+    await expect
+      .poll(() => received().some((m) => m.snapshot?.value === 'ShuttingDown'), { timeout: 5_000 })
+      .toBe(true);
+    const messages = received();
+    const types = new Set(messages.map((message) => message.type));
+    expect(types).toEqual(new Set(['@xstate.actor', '@xstate.event', '@xstate.snapshot']));
+
+    const root = messages.find(
+      (m) => m.type === '@xstate.actor' && m.definition?.includes('"agent"'),
+    );
+    // The definition Stately draws the chart from arrives whole.
+    for (const state of ['WaitingForUserInput', 'CallingLlm', 'ExecutingTools', 'ShuttingDown']) {
+      expect(root?.definition).toContain(`"${state}"`);
+    }
+    const events = messages.filter((m) => m.type === '@xstate.event').map((m) => m.event?.type);
+    expect(events).toEqual(expect.arrayContaining(['UserInput', 'LlmCompleted', 'ToolCompleted']));
+    const values = messages
+      .filter((m) => m.type === '@xstate.snapshot')
+      .map((m) => m.snapshot?.value);
+    expect(values).toEqual(
+      expect.arrayContaining(['CallingLlm', 'ExecutingTools', 'ShuttingDown']),
+    );
+
+    const all = raw.join('\n');
+    expect(all).not.toContain(SECRET);
+    expect(all).not.toContain('test-key');
+    expect(all).toContain('"api_key":"[redacted]"');
+    expect(all).not.toMatch(/x{4001}/);
+    expect(all).toMatch(/x+… \[cut [\d,]+ chars\]/);
+    // Token counts are numbers, not credentials: they pass.
+    expect(all).toMatch(/"input_tokens":\d+/);
+  });
+
+  it('stops promptly even when the relay was never reachable', async () => {
+    const errors: unknown[] = [];
+    stately = await createStatelyInspector({
+      url: `ws://127.0.0.1:${await freePort()}`,
+      onError: (error) => errors.push(error),
+    });
+    const actor = createActor(agentMachine, { input: {}, inspect: stately.observer }).start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    actor.stop();
+    const started = Date.now();
+    await stately.stop();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toContain('cannot reach the Stately inspector relay');
+  });
+});
+
+describe('createStatelyInspector, misconfigured', () => {
+  it("refuses a relay port that is taken, instead of letting Stately's relay crash the process", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, resolve));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    await expect(createStatelyInspector({ relay: { port } })).rejects.toMatchObject({
+      code: 'LISTEN_FAILED',
+      message: expect.stringMatching(/choose another relay\.port/) as unknown,
+    });
+    await new Promise((resolve) => blocker.close(resolve));
+  });
+});
+
+describe('importOptionalPeer', () => {
+  it('names the install command when the peer is missing', async () => {
+    const missing = Object.assign(
+      new Error("Cannot find package '@statelyai/inspect' imported from /app/index.js"),
+      { code: 'ERR_MODULE_NOT_FOUND' },
+    );
+    const loading = importOptionalPeer('@statelyai/inspect', 'createStatelyInspector', () =>
+      Promise.reject(missing),
+    );
+    await expect(loading).rejects.toThrow(AgentStatechartError);
+    await expect(loading).rejects.toMatchObject({ code: 'MISSING_PEER_DEPENDENCY' });
+    await expect(loading).rejects.toThrow(/run `npm install @statelyai\/inspect`/);
+  });
+
+  it('rethrows other failures as they are', async () => {
+    const broken = Object.assign(new Error("Cannot find module 'superjson'"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    await expect(
+      importOptionalPeer('@statelyai/inspect', 'feature', () => Promise.reject(broken)),
+    ).rejects.toBe(broken);
+  });
+});
+
+function connect(url: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    socket.once('open', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}

@@ -1,0 +1,389 @@
+/**
+ * The offline inspector page in a real browser (Debian's Chromium through playwright-core),
+ * watching real agents: createAgent against the local Messages API server, in git workspaces.
+ * The tests share one page and run in order, as one session would. Screenshots land in
+ * test-results/inspect/.
+ */
+import { rm } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { createActor } from 'xstate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Agent,
+  type AgentStateName,
+  agentMachine,
+  type CreateAgentOptions,
+  createAgent,
+} from '../../src/index.js';
+import { type StartedInspectorServer, startInspectorServer } from '../../src/inspect/index.js';
+import { overloaded, reply, type Script, startMessagesApiServer } from '../../src/testing/index.js';
+import { runDemo } from '../../src/cli/demo.js';
+import { gitWorkspace } from '../agent/harness.js';
+import { launchChromium, litStates, recordLitStates, screenshot } from './browser.js';
+
+const SEVEN_STATES: AgentStateName[] = [
+  'WaitingForUserInput',
+  'CallingLlm',
+  'ProcessingLlmResponse',
+  'ExecutingTools',
+  'PostToolsHook',
+  'Error',
+  'ShuttingDown',
+];
+
+const FINAL_ANSWER =
+  'Done: notes.txt now holds the meeting notes, and the change is committed. ' +
+  'Step back through the run with the arrows to see how it got there.';
+
+const NOTES_SCRIPT: Script = [
+  overloaded(),
+  reply([
+    { type: 'text', text: 'I will write the notes file.' },
+    {
+      type: 'tool_use',
+      name: 'write_file',
+      input: { path: 'notes.txt', content: 'Meeting notes\n- ship the inspector\n' },
+    },
+  ]),
+  reply(FINAL_ANSWER),
+];
+
+let browser: Browser;
+let inspector: StartedInspectorServer;
+let page: Page;
+let writer: Agent;
+const cleanups: (() => Promise<unknown>)[] = [];
+
+/** A real agent on the local Messages API server, in a fresh git workspace. */
+async function startAgent(
+  name: string,
+  script: Script,
+  options: CreateAgentOptions & { eventDelayMs?: number } = {},
+): Promise<Agent> {
+  const { eventDelayMs, ...agentOptions } = options;
+  const [workspace, llm] = await Promise.all([
+    gitWorkspace({ 'README.md': '# notes\n' }),
+    startMessagesApiServer({ script, eventDelayMs: eventDelayMs ?? 0 }),
+  ]);
+  const agent = createAgent({
+    workspace,
+    inspect: inspector.observe({ name }),
+    anthropic: { baseURL: llm.baseURL, apiKey: 'sk-test-secret-key' },
+    retryDelayScale: 0.01,
+    ...agentOptions,
+  });
+  cleanups.push(async () => {
+    await agent.shutdown({ timeoutMs: 2_000 });
+    await llm.close();
+    await rm(workspace, { recursive: true, force: true });
+  });
+  return agent;
+}
+
+beforeAll(async () => {
+  [browser, inspector] = await Promise.all([launchChromium(), startInspectorServer()]);
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+});
+
+afterAll(async () => {
+  await Promise.all(cleanups.map((cleanup) => cleanup()));
+  await Promise.all([browser?.close(), inspector?.close()]);
+});
+
+const text = async (testId: string) => (await page.getByTestId(testId).textContent()) ?? '';
+const viewedState = () => page.locator('body').getAttribute('data-view-state');
+/**
+ * Scrolls the (virtualised) event log from the top until a row containing `text` is rendered;
+ * returns the earliest such row, or `undefined` after the last row. Rows are recycled, so DOM
+ * order is not step order: `data-index` is.
+ */
+async function findLogRow(text: string) {
+  await page.evaluate(`document.querySelector('[data-testid="event-log"]').scrollTop = 0`);
+  for (;;) {
+    await page.evaluate(
+      'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))',
+    );
+    const indexes = await page.evaluate<number[]>(
+      `Array.from(document.querySelectorAll('[data-testid="event-log"] .row:not([hidden])'))
+        .filter((row) => row.textContent.includes(${JSON.stringify(text)}))
+        .map((row) => Number(row.getAttribute('data-index')))`,
+    );
+    if (indexes.length > 0) {
+      return page.locator(`[data-testid="event-log"] .row[data-index="${Math.min(...indexes)}"]`);
+    }
+    const atEnd = await page.evaluate<boolean>(`(() => {
+      const log = document.querySelector('[data-testid="event-log"]');
+      const before = log.scrollTop;
+      log.scrollTop += log.clientHeight - 22;
+      return log.scrollTop === before;
+    })()`);
+    if (atEnd) return undefined;
+  }
+}
+
+describe('the inspector page', () => {
+  it('loads offline, with every request on its own server, and draws the seven states', async () => {
+    const foreign: string[] = [];
+    const origin = new URL(inspector.url).origin;
+    page.on('request', (request) => {
+      if (!request.url().startsWith(origin)) foreign.push(request.url());
+    });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+
+    writer = await startAgent('note writer', NOTES_SCRIPT, {
+      eventDelayMs: 25,
+      retryDelayScale: 3,
+    });
+    await page.goto(inspector.url);
+    await page.locator('[data-state="WaitingForUserInput"].is-active').waitFor();
+    await expect.poll(() => text('connection')).toBe('live');
+
+    for (const state of SEVEN_STATES) {
+      expect(await page.locator(`[data-state="${state}"] .state-name`).textContent()).toBe(state);
+    }
+    expect(await text('agent-tab')).toContain('note writer');
+    expect(foreign).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('lights the active state live through a run that passes all seven states', async () => {
+    await recordLitStates(page);
+    let streamed = '';
+    let shot: Promise<string> | undefined;
+    let retryShot: Promise<string> | undefined;
+    writer.on('retry', () => {
+      retryShot ??= page
+        .locator('[data-testid="retry"].shown')
+        .waitFor()
+        .then(() => screenshot(page, 'retry-countdown'));
+    });
+    writer.on('text', ({ text: delta }) => {
+      streamed += delta;
+      // Mid-way through the final answer every panel has something to show.
+      if (shot === undefined && streamed.includes('committed')) shot = screenshot(page, 'live-run');
+    });
+
+    writer.send('Write the meeting notes to notes.txt');
+    await writer.waitUntilIdle({ timeoutMs: 15_000 });
+    await Promise.all([shot, retryShot]);
+    await writer.shutdown();
+    await page.locator('[data-state="ShuttingDown"].is-active').waitFor();
+    expect(await text('state-name')).toBe('ShuttingDown');
+    await screenshot(page, 'after-shutdown');
+
+    // Transient states (ProcessingLlmResponse) last no time: they flash as passed through.
+    const lit = await litStates(page);
+    const expected = [
+      'CallingLlm',
+      'Error',
+      'CallingLlm',
+      'ProcessingLlmResponse',
+      'ExecutingTools',
+      'PostToolsHook',
+      'CallingLlm',
+      'ProcessingLlmResponse',
+      'WaitingForUserInput',
+      'ShuttingDown',
+    ];
+    let matched = 0;
+    for (const state of lit) if (state === expected[matched]) matched += 1;
+    expect(matched, `lit in order: ${lit.join(' → ')}`).toBe(expected.length);
+    expect(new Set(lit)).toEqual(new Set(SEVEN_STATES));
+  });
+
+  it('logs every event with its payload, and shows the conversation with the tool call', async () => {
+    for (const type of [
+      'xstate.init',
+      'UserInput',
+      'LlmError',
+      'RetryTimeoutFired',
+      'LlmToolCallDelta',
+      'LlmCompleted',
+      'ToolCompleted',
+      'PostToolsHookCompleted',
+      'LlmTextDelta',
+      'ShutdownRequested',
+    ]) {
+      expect(await findLogRow(type), type).toBeDefined();
+    }
+    const conversation = page.getByTestId('conversation');
+    expect(await conversation.locator('.message.user').first().textContent()).toContain(
+      'Write the meeting notes to notes.txt',
+    );
+    const card = conversation.locator('[data-tool-call]');
+    expect(await card.locator('.name').textContent()).toBe('write_file');
+    expect(await card.getAttribute('data-status')).toBe('done');
+    expect(await card.locator('.result').textContent()).toContain('notes.txt');
+    expect(await conversation.locator('.message.assistant').last().textContent()).toContain(
+      FINAL_ANSWER,
+    );
+
+    await (await findLogRow('LlmError'))?.click();
+    await expect.poll(() => text('payload')).toContain('"type": "LlmError"');
+    const payload = await text('payload');
+    expect(payload).toContain('"kind": "overloaded"');
+    expect(payload).toContain('"retries": 1');
+  });
+
+  it('steps back and forth through the recorded steps', async () => {
+    // Selecting LlmError (previous test) went back in time to the Error state.
+    await expect.poll(() => viewedState()).toBe('Error');
+    expect(await page.locator('[data-state="Error"].is-active').count()).toBe(1);
+    expect(await page.locator('body.is-past').count()).toBe(1);
+    expect(await text('retry')).toMatch(
+      /^Retry scheduled after \d+ ms · attempt 2 of 3 · overloaded \(529\)$/,
+    );
+    await expect.poll(() => text('conversation-caption')).toBe('1 message');
+    await screenshot(page, 'time-travel-error');
+
+    await page.getByTestId('step-next').click();
+    await expect.poll(() => viewedState()).toBe('CallingLlm');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => viewedState()).toBe('Error');
+
+    // The response has just arrived: the call is known but not started yet.
+    await (await findLogRow('→ ProcessingLlmResponse'))?.click();
+    await expect.poll(() => viewedState()).toBe('ProcessingLlmResponse');
+    await expect
+      .poll(() => page.locator('[data-tool-call]').getAttribute('data-status'))
+      .toBe('pending');
+
+    // The step that entered ExecutingTools: the call is running.
+    await (await findLogRow('→ ExecutingTools'))?.click();
+    await expect.poll(() => viewedState()).toBe('ExecutingTools');
+    await expect
+      .poll(() => page.locator('[data-tool-call]').getAttribute('data-status'))
+      .toBe('running');
+
+    await page.getByTestId('step-first').click();
+    await expect.poll(() => viewedState()).toBe('WaitingForUserInput');
+    await expect.poll(() => text('conversation-caption')).toBe('0 messages');
+
+    await page.getByTestId('go-live').click();
+    await expect.poll(() => viewedState()).toBe('ShuttingDown');
+    await expect.poll(() => page.locator('body.is-live').count()).toBe(1);
+    await expect.poll(() => text('conversation-caption')).toBe('4 messages');
+  });
+
+  it('shows several agents at once, one tab each, with approval and failure statuses', async () => {
+    const reviewer = await startAgent(
+      'reviewer',
+      [
+        reply([{ type: 'tool_use', name: 'write_file', input: { path: 'x.txt', content: 'x' } }]),
+        reply('Understood, I will not write it.'),
+      ],
+      { permissions: { mode: 'default' } },
+    );
+    const asked = new Promise<string>((resolve) =>
+      reviewer.on('approvalRequest', ({ call }) => resolve(call.id)),
+    );
+    reviewer.send('Write x.txt');
+    const callId = await asked;
+
+    const tabs = page.getByTestId('agent-tab');
+    await expect.poll(() => tabs.count()).toBe(2);
+    await tabs.filter({ hasText: 'reviewer' }).click();
+    await expect.poll(() => viewedState()).toBe('ExecutingTools');
+    const card = page.locator(`[data-tool-call="${callId}"]`);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('awaitingApproval');
+    expect(await card.locator('.chip').textContent()).toBe('awaiting approval');
+    await screenshot(page, 'awaiting-approval');
+
+    reviewer.deny(callId);
+    await reviewer.waitUntilIdle({ timeoutMs: 5_000 });
+    await expect.poll(() => card.getAttribute('data-status')).toBe('failed');
+    expect(await card.locator('.result').textContent()).toContain('permission denied');
+
+    await tabs.filter({ hasText: 'note writer' }).click();
+    await expect.poll(() => viewedState()).toBe('ShuttingDown');
+  });
+
+  it('stays smooth over thousands of events: bounded DOM, prompt updates, late pages served', async () => {
+    // The chart with its placeholder actors, driven by hand: 6,400 streaming deltas in 8 turns.
+    const actor = createActor(agentMachine, {
+      input: {},
+      inspect: inspector.observe({ name: 'long session' }),
+    });
+    let recorded = 0;
+    const stopCounting = inspector.recorder.subscribe((change) => {
+      if (change.type === 'step' && change.agentId === actor.sessionId) recorded += 1;
+    });
+    actor.start();
+    const tabs = page.getByTestId('agent-tab');
+    await expect.poll(() => tabs.count()).toBe(3);
+    await tabs.filter({ hasText: 'long session' }).click();
+    const started = Date.now();
+    for (let turn = 0; turn < 8; turn += 1) {
+      actor.send({ type: 'UserInput', message: { role: 'user', content: `question ${turn}` } });
+      for (let batch = 0; batch < 4; batch += 1) {
+        for (let delta = 0; delta < 200; delta += 1) {
+          actor.send({ type: 'LlmTextDelta', content: `word${delta} ` });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      actor.send({
+        type: 'LlmCompleted',
+        response: {
+          message: { role: 'assistant', content: `answer ${turn}` },
+          stopReason: 'end_turn',
+        },
+      });
+    }
+    expect(recorded).toBeGreaterThan(6_400);
+    await expect.poll(() => text('conversation-caption'), { timeout: 5_000 }).toBe('16 messages');
+    const caughtUpMs = Date.now() - started;
+    const rows = await page.locator('[data-testid="event-log"] .row').count();
+    const elements = await page.evaluate<number>('document.getElementsByTagName("*").length');
+    await screenshot(page, 'long-session');
+    expect(rows).toBeLessThan(80);
+    expect(elements).toBeLessThan(3_000);
+    expect(caughtUpMs).toBeLessThan(5_000);
+
+    // A page opened now gets the server's bounded history (the last maxSteps steps) at once.
+    const late = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const opened = Date.now();
+    await late.goto(inspector.url);
+    await late.getByTestId('agent-tab').filter({ hasText: 'long session' }).click();
+    await expect
+      .poll(() => late.getByTestId('step-position').textContent(), { timeout: 5_000 })
+      .toMatch(/\/ 5,000 · live/);
+    expect(Date.now() - opened).toBeLessThan(5_000);
+    await late.keyboard.press('Home');
+    await expect.poll(() => late.getByTestId('step-position').textContent()).toMatch(/^step 1 \//);
+    await late.close();
+    stopCounting();
+    actor.stop();
+  });
+
+  it('watches the demo (`npm start`), the run pictured in docs/inspector-screenshot.png', async () => {
+    const demoInspector = await startInspectorServer();
+    const demoPage = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    cleanups.push(() => Promise.all([demoPage.close(), demoInspector.close()]));
+    const printed: string[] = [];
+    let shot: Promise<string> | undefined;
+    await demoPage.goto(demoInspector.url);
+    const demo = runDemo({
+      eventDelayMs: 40,
+      inspect: demoInspector.observe({ name: 'demo' }),
+      print: (line) => {
+        printed.push(line);
+        // The last model call, once the commit is made: the chart has been everywhere but the end.
+        if (
+          shot === undefined &&
+          line === 'state     CallingLlm' &&
+          printed.some((l) => l.startsWith('  commit'))
+        ) {
+          shot = new Promise((resolve) => setTimeout(resolve, 350)).then(() =>
+            screenshot(demoPage, 'demo'),
+          );
+        }
+      },
+    });
+    await demo;
+    await shot;
+    expect(shot).toBeDefined();
+    await demoPage.locator('[data-state="ShuttingDown"].is-active').waitFor();
+    expect(await demoPage.getByTestId('agent-tab').textContent()).toContain('demo');
+  });
+});
