@@ -4,16 +4,9 @@ import { agentMachine } from '../../src/index.js';
 import { toGraph } from '../../src/diagram/toGraph.js';
 import { descendants, edgeOwner, statesByPath } from '../../src/diagram/walkStates.js';
 import { nestedMachine } from './fixtures/nestedMachine.js';
+import { AGENT_STATE_NAMES } from '../../src/index.js';
 
-const SEVEN = [
-  'WaitingForUserInput',
-  'CallingLlm',
-  'ProcessingLlmResponse',
-  'ExecutingTools',
-  'PostToolsHook',
-  'Error',
-  'ShuttingDown',
-];
+const SEVEN = AGENT_STATE_NAMES;
 
 describe('toGraph', () => {
   describe('the agent machine', () => {

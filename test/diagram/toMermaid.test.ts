@@ -4,6 +4,7 @@ import { agentMachine } from '../../src/index.js';
 import { toMermaid } from '../../src/diagram/toMermaid.js';
 import { nestedMachine } from './fixtures/nestedMachine.js';
 import { parseMermaid } from './mermaidParser.js';
+import { AGENT_STATE_NAMES } from '../../src/index.js';
 
 describe('toMermaid', () => {
   const text = toMermaid(agentMachine);
@@ -13,15 +14,7 @@ describe('toMermaid', () => {
   });
 
   it('draws all seven states, the initial and the final marker', () => {
-    for (const state of [
-      'WaitingForUserInput',
-      'CallingLlm',
-      'ProcessingLlmResponse',
-      'ExecutingTools',
-      'PostToolsHook',
-      'Error',
-      'ShuttingDown',
-    ]) {
+    for (const state of AGENT_STATE_NAMES) {
       expect(text).toMatch(new RegExp(`^  ${state} (-->|:)`, 'm'));
     }
     expect(text).toContain('  [*] --> WaitingForUserInput\n');

@@ -4,20 +4,13 @@ import { agentMachine } from '../../src/index.js';
 import { layoutMachine, stateId } from '../../src/diagram/layoutMachine.js';
 import { toSvg } from '../../src/diagram/toSvg.js';
 import { nestedMachine } from './fixtures/nestedMachine.js';
+import { AGENT_STATE_NAMES } from '../../src/index.js';
 
 describe('toSvg', () => {
   it('gives every state a <g data-state> and every transition a <g data-event>', async () => {
     const svg = await toSvg(agentMachine);
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
-    for (const state of [
-      'WaitingForUserInput',
-      'CallingLlm',
-      'ProcessingLlmResponse',
-      'ExecutingTools',
-      'PostToolsHook',
-      'Error',
-      'ShuttingDown',
-    ]) {
+    for (const state of AGENT_STATE_NAMES) {
       expect(svg).toContain(`data-state="${state}"`);
     }
     expect(svg).toContain('data-event="LlmError"');

@@ -20,16 +20,9 @@ import { overloaded, reply, type Script, startMessagesApiServer } from '../../sr
 import { runDemo } from '../../src/cli/demo.js';
 import { gitWorkspace } from '../agent/harness.js';
 import { launchChromium, litStates, recordLitStates, screenshot } from './browser.js';
+import { AGENT_STATE_NAMES } from '../../src/index.js';
 
-const SEVEN_STATES: AgentStateName[] = [
-  'WaitingForUserInput',
-  'CallingLlm',
-  'ProcessingLlmResponse',
-  'ExecutingTools',
-  'PostToolsHook',
-  'Error',
-  'ShuttingDown',
-];
+const SEVEN_STATES: readonly AgentStateName[] = AGENT_STATE_NAMES;
 
 const FINAL_ANSWER =
   'Done: notes.txt now holds the meeting notes, and the change is committed. ' +

@@ -17,6 +17,7 @@ import {
   type RecordedStep,
   startInspectorServer,
 } from '../../src/inspect/index.js';
+import { AGENT_STATE_NAMES } from '../../src/index.js';
 
 const TOKEN = 'a-long-enough-test-token';
 
@@ -176,15 +177,7 @@ describe('startInspectorServer', () => {
     const chart = await get(new URL('/charts/agent.svg', server.url).href);
     expect(chart.status).toBe(200);
     expect(chart.headers['content-type']).toContain('image/svg+xml');
-    for (const state of [
-      'WaitingForUserInput',
-      'CallingLlm',
-      'ProcessingLlmResponse',
-      'ExecutingTools',
-      'PostToolsHook',
-      'Error',
-      'ShuttingDown',
-    ]) {
+    for (const state of AGENT_STATE_NAMES) {
       expect(chart.body).toContain(`data-state="${state}"`);
     }
     expect((await get(new URL('/charts/unknown.svg', server.url).href)).status).toBe(404);
