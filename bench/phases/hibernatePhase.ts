@@ -137,7 +137,8 @@ for (const n of HISTORY_SIZES) {
   const full = hibernate(core).length;
   const compactLength = hibernateCompact(core).length;
   const messages = jsonBytes(snapshot.context.messages);
-  const config = jsonBytes(snapshot.context.config);
+  // Not stored any more: what a stored config would have cost, for comparison.
+  const config = jsonBytes(core.context.config);
   const toolRuns = jsonBytes(snapshot.context.toolRuns);
   sizes[n] = { full, compact: compactLength, messages, config, toolRuns };
   figures.push(

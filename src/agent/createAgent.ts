@@ -11,7 +11,12 @@ import {
   type InspectionEvent,
   type Observer,
 } from 'xstate';
-import type { AgentDiagnostic, AgentDiagnosticCode, AgentSnapshot } from '../machine/agentCore.js';
+import {
+  type AgentDiagnostic,
+  type AgentDiagnosticCode,
+  type AgentSnapshot,
+  toStoredContext,
+} from '../machine/agentCore.js';
 import { type AgentMachine, agentMachine } from '../machine/agentMachine.js';
 import type { AgentContext } from '../machine/context.js';
 import type {
@@ -127,6 +132,7 @@ export class Agent {
   readonly inspector: InspectorServer | undefined;
   readonly #inFlight: InFlightWork;
   readonly #ownsInspector: boolean;
+  readonly #followStates: () => void;
   #failure: unknown = undefined;
 
   /** @internal Use {@link createAgent}. */
@@ -135,8 +141,10 @@ export class Agent {
     hub: NotificationHub,
     inFlight: InFlightWork,
     inspector?: { server: InspectorServer; owned: boolean },
+    followStates: () => void = () => undefined,
   ) {
     this.actor = actor;
+    this.#followStates = followStates;
     this.#hub = hub;
     this.#inFlight = inFlight;
     this.inspector = inspector?.server;
@@ -246,6 +254,8 @@ export class Agent {
    * const stop = agent.on('state', ({ state }) => console.log('→', state));
    */
   on<Name extends AgentNotificationName>(name: Name, listener: AgentListener<Name>): () => void {
+    // State changes and tool ends are read off microsteps, which need inspection switched on.
+    if (name === 'state' || name === 'toolEnd') this.#followStates();
     return this.#hub.on(name, listener);
   }
 
@@ -331,7 +341,7 @@ export class Agent {
    */
   snapshot(): AgentSnapshot {
     const snapshot = this.actor.getSnapshot();
-    return { version: 1, state: snapshot.value, context: snapshot.context };
+    return { version: 1, state: snapshot.value, context: toStoredContext(snapshot.context) };
   }
 
   #diagnose(code: AgentDiagnosticCode, message: string, event: unknown): void {
@@ -403,21 +413,30 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
 
   const userInspect = options.inspect;
   const inspector = startInspector(options.inspector, hub);
-  const followMicrostep = microstepFollower(hub);
+  // Inspection costs about a quarter of each event's time, so it is only switched on when
+  // something needs it: an observer or page given here, or a `state`/`toolEnd` listener later.
+  let follow: ((snapshot: AgentSnapshotView) => void) | undefined;
+  const observe = (event: InspectionEvent) => {
+    if (follow && event.type === '@xstate.microstep' && event.actorRef === actor) {
+      follow(event.snapshot as unknown as AgentSnapshotView);
+    }
+    inspector?.record(event);
+    if (userInspect === undefined) return;
+    if (typeof userInspect === 'function') userInspect(event);
+    else userInspect.next?.(event);
+  };
+  const observedFromStart = userInspect !== undefined || inspector !== undefined;
   const actor: Actor<AgentMachine> = createActor(machine, {
     input: options.messages ? { config, messages: options.messages } : { config },
-    inspect: (event: InspectionEvent) => {
-      if (event.type === '@xstate.microstep' && event.actorRef === actor) {
-        followMicrostep(event.snapshot as ReturnType<typeof actor.getSnapshot>);
-      }
-      inspector?.record(event);
-      if (userInspect === undefined) return;
-      if (typeof userInspect === 'function') userInspect(event);
-      else userInspect.next?.(event);
-    },
+    ...(observedFromStart ? { inspect: observe } : {}),
   });
+  const followStates = () => {
+    if (follow !== undefined) return;
+    follow = microstepFollower(hub, actor.getSnapshot());
+    if (!observedFromStart) actor.system.inspect(observe);
+  };
   wireNotifications(actor, hub);
-  const agent = new Agent(actor, hub, inFlight, inspector);
+  const agent = new Agent(actor, hub, inFlight, inspector, followStates);
   actor.start();
   return agent;
 }
@@ -443,15 +462,21 @@ function wireNotifications(actor: Actor<AgentMachine>, hub: NotificationHub): vo
   });
 }
 
+/** What the notifications read of a snapshot. */
+interface AgentSnapshotView {
+  value: AgentStateName;
+  context: AgentContext;
+}
+
 /**
  * Reports state changes and tool ends in the order they happen. Microsteps show every state the
  * chart passes through (the transient ProcessingLlmResponse included), and reading tool ends off
  * the context reports them whichever tool actor ran the call.
  */
-function microstepFollower(hub: NotificationHub) {
-  let state: AgentStateName = 'WaitingForUserInput';
-  let runs: AgentContext['toolRuns'] = [];
-  return (snapshot: { value: AgentStateName; context: AgentContext }) => {
+function microstepFollower(hub: NotificationHub, from: AgentSnapshotView) {
+  let state: AgentStateName = from.value;
+  let runs: AgentContext['toolRuns'] = from.context.toolRuns;
+  return (snapshot: AgentSnapshotView) => {
     const next = snapshot.context.toolRuns;
     if (next !== runs) {
       const before = new Map(runs.map((run) => [run.call.id, run.status]));

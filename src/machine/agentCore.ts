@@ -53,6 +53,16 @@ export interface AgentCoreOptions {
 }
 
 /**
+ * The context as stored: everything but the configuration, which the code that restores the
+ * agent supplies again (so tools and limits may change between runs, and a stored session does
+ * not carry kilobytes of tool schemas).
+ *
+ * @example
+ * const stored: StoredContext = core.snapshot().context;
+ */
+export type StoredContext = Omit<AgentContext, 'config'>;
+
+/**
  * A stored agent: plain JSON, safe to `JSON.stringify`, with a version for future migrations.
  *
  * @example
@@ -62,7 +72,18 @@ export interface AgentCoreOptions {
 export interface AgentSnapshot {
   version: 1;
   state: AgentStateName;
-  context: AgentContext;
+  context: StoredContext;
+}
+
+/**
+ * The stored form of a context (drops the configuration; shares everything else).
+ *
+ * @example
+ * const snapshot = { version: 1, state: core.state, context: toStoredContext(core.context) };
+ */
+export function toStoredContext(context: AgentContext): StoredContext {
+  const { config: _config, ...stored } = context;
+  return stored;
 }
 
 type MachineSnapshot = SnapshotFrom<AgentMachine>;
@@ -99,7 +120,9 @@ export class AgentCore {
 
   /**
    * Restores an agent from `snapshot()` output (after a round trip through JSON, a database, …).
-   * `config` replaces the stored configuration, so tools and limits may change between runs.
+   * `config` is the configuration to run with (snapshots do not store one), so tools and limits
+   * may change between runs. The snapshot object is adopted, not copied: pass a fresh one (such
+   * as `JSON.parse` output) and do not change it afterwards.
    *
    * @example
    * const core = AgentCore.fromSnapshot(JSON.parse(stored), { maxRetries: 3 });
@@ -116,12 +139,10 @@ export class AgentCore {
     }
     const core = new AgentCore(config, options);
     const fresh = createInitialContext({ config });
-    // Copy so the restored agent never shares arrays with the object it was restored from.
-    const context: AgentContext = {
-      ...fresh,
-      ...structuredClone(snapshot.context),
-      config: fresh.config,
-    };
+    // The snapshot is adopted, not deep-copied: the chart never mutates what it holds (every
+    // change makes new arrays and objects), and copying a long transcript costs milliseconds.
+    // Fields a newer version added fall back to their defaults; a stored config is ignored.
+    const context: AgentContext = { ...fresh, ...snapshot.context, config: fresh.config };
     core.#snapshot = agentMachine.resolveState({ value: snapshot.state, context });
     return core;
   }
@@ -194,13 +215,14 @@ export class AgentCore {
   }
 
   /**
-   * A JSON-serialisable copy-free view of the agent (`JSON.stringify` it to store it).
+   * The agent as plain JSON (`JSON.stringify` it to store it), without its configuration, which
+   * `fromSnapshot` takes again. It shares the context's arrays rather than copying them.
    *
    * @example
    * await db.put(sessionId, JSON.stringify(core.snapshot()));
    */
   snapshot(): AgentSnapshot {
-    return { version: 1, state: this.state, context: this.#snapshot.context };
+    return { version: 1, state: this.state, context: toStoredContext(this.#snapshot.context) };
   }
 
   /**

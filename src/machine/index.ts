@@ -8,8 +8,9 @@ export type {
   AgentDiagnostic,
   AgentDiagnosticCode,
   AgentSnapshot,
+  StoredContext,
 } from './agentCore.js';
-export { AgentCore } from './agentCore.js';
+export { AgentCore, toStoredContext } from './agentCore.js';
 export { type AgentMachine, agentMachine } from './agentMachine.js';
 export { AgentStatechartError, type AgentStatechartErrorCode } from './agentStatechartError.js';
 export { type BackoffSettings, DEFAULT_BACKOFF, nextRandom, retryDelay } from './backoff.js';

@@ -384,11 +384,12 @@ describe('invalid events', () => {
     const diagnostics: AgentDiagnostic[] = [];
     const core = new AgentCore({}, { onDiagnostic: (d) => diagnostics.push(d) });
     const before = core.snapshot();
+    const contextBefore = core.context;
     for (const event of [textDelta('x'), toolOk('t9'), retryFired, hookDone(), completed('x')]) {
       expect(core.handleEvent(event)).toEqual([]);
     }
     expect(core.snapshot()).toEqual(before);
-    expect(core.snapshot().context).toBe(before.context);
+    expect(core.context).toBe(contextBefore);
     expect(diagnostics).toHaveLength(5);
     expect(diagnostics[0]).toMatchObject({
       code: 'EVENT_NOT_ACCEPTED',
