@@ -4,7 +4,12 @@
  * (leaving `CallingLlm` on an interrupt or a shutdown) aborts the HTTP request.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { type EventObject, fromCallback } from 'xstate';
+import {
+  type AnyEventObject,
+  type CallbackLogicFunction,
+  type EventObject,
+  fromCallback,
+} from 'xstate';
 import type { LlmActorInput } from '../machine/actorInputs.js';
 import type { AgentEvent } from '../machine/types.js';
 import { DeltaCoalescer, type FlushScheduler } from './deltaCoalescer.js';
@@ -42,6 +47,19 @@ export interface LlmActorOptions {
  * const machine = agentMachine.provide({ actors: { llm } });
  */
 export function createLlmActor(options: LlmActorOptions) {
+  return fromCallback<EventObject, LlmActorInput>(llmCallback(options));
+}
+
+/**
+ * The body of the `llm` actor, for code that builds its own actor logic around it (for example
+ * one machine shared by many agents).
+ *
+ * @example
+ * const llm = fromCallback(llmCallback({ client }));
+ */
+export function llmCallback(
+  options: LlmActorOptions,
+): CallbackLogicFunction<EventObject, AnyEventObject, LlmActorInput> {
   let client: Anthropic | undefined =
     typeof options.client === 'function' ? undefined : options.client;
   const getClient = (): Anthropic => {
@@ -49,7 +67,7 @@ export function createLlmActor(options: LlmActorOptions) {
     return client;
   };
 
-  return fromCallback<EventObject, LlmActorInput>(({ input, sendBack }) => {
+  return ({ input, sendBack }) => {
     const controller = new AbortController();
     const send = (event: AgentEvent) => {
       if (!controller.signal.aborted) sendBack(event);
@@ -84,7 +102,7 @@ export function createLlmActor(options: LlmActorOptions) {
       coalescer?.discard();
       controller.abort(new Error('the model call was cancelled'));
     };
-  });
+  };
 }
 
 function messageOf(error: unknown): string {

@@ -3,7 +3,12 @@
  * (Loom's rules). Fail-open: whatever happens, it answers `PostToolsHookCompleted` and the agent
  * goes on; a failure is reported through `onResult`, never thrown.
  */
-import { type EventObject, fromCallback } from 'xstate';
+import {
+  type AnyEventObject,
+  type CallbackLogicFunction,
+  type EventObject,
+  fromCallback,
+} from 'xstate';
 import type { PostToolsHookInput } from '../machine/actorInputs.js';
 import type { AgentEvent } from '../machine/types.js';
 import { type GitAutoCommitResult, gitAutoCommit } from './hooks/gitAutoCommit.js';
@@ -32,7 +37,20 @@ export interface GitAutoCommitActorOptions {
  * const postToolsHook = createGitAutoCommitActor({ workspace: process.cwd(), onResult: console.log });
  */
 export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
-  return fromCallback<EventObject, PostToolsHookInput>(({ input, sendBack }) => {
+  return fromCallback<EventObject, PostToolsHookInput>(gitAutoCommitCallback(options));
+}
+
+/**
+ * The body of the git auto-commit `postToolsHook` actor, for code that builds its own actor
+ * logic around it.
+ *
+ * @example
+ * const postToolsHook = fromCallback(gitAutoCommitCallback({ workspace }));
+ */
+export function gitAutoCommitCallback(
+  options: GitAutoCommitActorOptions,
+): CallbackLogicFunction<EventObject, AnyEventObject, PostToolsHookInput> {
+  return ({ input, sendBack }) => {
     const controller = new AbortController();
     const work = gitAutoCommit({
       workspace: options.workspace,
@@ -52,7 +70,7 @@ export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
     });
     options.inFlight?.track(work);
     return () => controller.abort(new Error('the post-tools hook was cancelled'));
-  });
+  };
 }
 
 /**
@@ -61,11 +79,25 @@ export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
  * @example
  * agentMachine.provide({ actors: { postToolsHook: noPostToolsHook } });
  */
-export const noPostToolsHook = fromCallback<EventObject, PostToolsHookInput>(({ sendBack }) => {
+export const noPostToolsHookCallback: CallbackLogicFunction<
+  EventObject,
+  AnyEventObject,
+  PostToolsHookInput
+> = ({ sendBack }) => {
   // Answer on the next turn of the event loop: an actor must not send to its parent while the
   // parent is still entering the state that started it.
   const handle = setImmediate(() =>
     sendBack({ type: 'PostToolsHookCompleted', actionTaken: false } satisfies AgentEvent),
   );
   return () => clearImmediate(handle);
-});
+};
+
+/**
+ * A `postToolsHook` actor that does nothing (for agents without auto-commit).
+ *
+ * @example
+ * agentMachine.provide({ actors: { postToolsHook: noPostToolsHook } });
+ */
+export const noPostToolsHook = fromCallback<EventObject, PostToolsHookInput>(
+  noPostToolsHookCallback,
+);

@@ -8,6 +8,7 @@ import {
   type Actor,
   type AnyActorLogic,
   createActor,
+  fromCallback,
   type InspectionEvent,
   type Observer,
 } from 'xstate';
@@ -33,12 +34,13 @@ import {
   NotificationHub,
 } from './agentNotifications.js';
 import { InFlightWork } from '../actors/inFlightWork.js';
-import { createLlmActor } from '../actors/llmActor.js';
-import { createGitAutoCommitActor, noPostToolsHook } from '../actors/postToolsHookActor.js';
-import { createRetryTimerActor } from '../actors/retryTimerActor.js';
-import { createToolActor } from '../actors/toolActor.js';
+import { llmCallback } from '../actors/llmActor.js';
+import { gitAutoCommitCallback, noPostToolsHookCallback } from '../actors/postToolsHookActor.js';
+import { retryTimerCallback } from '../actors/retryTimerActor.js';
+import { toolCallback } from '../actors/toolActor.js';
+import { type AgentServices, bindAgentServices, sharedAgentMachine } from './sharedAgentMachine.js';
 import { createBuiltinTools } from '../actors/tools/builtins/createBuiltinTools.js';
-import { createToolRegistry } from '../actors/tools/createToolRegistry.js';
+import { createToolRegistry, type ToolRegistry } from '../actors/tools/createToolRegistry.js';
 import type { Tool } from '../actors/tools/defineTool.js';
 import {
   createInspectorServer,
@@ -366,7 +368,7 @@ export class Agent {
  */
 export function createAgent(options: CreateAgentOptions = {}): Agent {
   const workspace = options.workspace ?? process.cwd();
-  const registry = createToolRegistry(options.tools ?? createBuiltinTools());
+  const registry = options.tools ? createToolRegistry(options.tools) : defaultRegistry();
   const inFlight = new InFlightWork();
   const hub = new NotificationHub((error) => {
     // An `error` listener that throws has nowhere left to report to but the console.
@@ -378,21 +380,18 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
       ? anthropic
       : () => new Anthropic({ ...anthropic, maxRetries: 0 });
 
-  const actors = {
-    llm: options.actors?.llm ?? createLlmActor({ client, inFlight }),
-    tool:
-      options.actors?.tool ??
-      createToolActor({
-        registry,
-        workspace,
-        inFlight,
-        ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
-      }),
+  const services: AgentServices = {
+    llm: llmCallback({ client, inFlight }),
+    tool: toolCallback({
+      registry,
+      workspace,
+      inFlight,
+      ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+    }),
     postToolsHook:
-      options.actors?.postToolsHook ??
-      (options.autoCommit === false
-        ? noPostToolsHook
-        : createGitAutoCommitActor({
+      options.autoCommit === false
+        ? noPostToolsHookCallback
+        : gitAutoCommitCallback({
             workspace,
             inFlight,
             isMutating: (name) => registry.isMutating(name),
@@ -404,12 +403,23 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
                   source: 'hook',
                 });
             },
-          })),
-    retryTimer:
-      options.actors?.retryTimer ?? createRetryTimerActor({ scale: options.retryDelayScale ?? 1 }),
+          }),
+    retryTimer: retryTimerCallback({ scale: options.retryDelayScale ?? 1 }),
   };
   const config: AgentConfig = { ...pickConfig(options), tools: registry.specs() };
-  const machine = agentMachine.provide({ actors });
+  // Agents share one machine; only an agent with replaced actors needs a machine of its own.
+  const custom = options.actors;
+  const machine =
+    custom === undefined || Object.keys(custom).length === 0
+      ? sharedAgentMachine()
+      : agentMachine.provide({
+          actors: {
+            llm: custom.llm ?? fromCallback(services.llm),
+            tool: custom.tool ?? fromCallback(services.tool),
+            postToolsHook: custom.postToolsHook ?? fromCallback(services.postToolsHook),
+            retryTimer: custom.retryTimer ?? fromCallback(services.retryTimer),
+          },
+        });
 
   const userInspect = options.inspect;
   const inspector = startInspector(options.inspector, hub);
@@ -435,6 +445,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     follow = microstepFollower(hub, actor.getSnapshot());
     if (!observedFromStart) actor.system.inspect(observe);
   };
+  bindAgentServices(actor.system, services);
   wireNotifications(actor, hub);
   const agent = new Agent(actor, hub, inFlight, inspector, followStates);
   actor.start();
@@ -514,6 +525,14 @@ function startInspector(
     }),
   );
   return { server, owned, record: observer };
+}
+
+let builtinRegistry: ToolRegistry | undefined;
+
+/** The built-in tools, made once: they hold no state (each call gets its workspace). */
+function defaultRegistry(): ToolRegistry {
+  builtinRegistry ??= createToolRegistry(createBuiltinTools());
+  return builtinRegistry;
 }
 
 function pickConfig(options: CreateAgentOptions): Omit<AgentConfig, 'tools'> {

@@ -46,6 +46,9 @@ export function isEditTool(name: string, specs: readonly ToolSpec[]): boolean {
  * // [{ name: 'ls', description: 'List', input_schema: { type: 'object' } }]
  */
 export function toToolDefinitions(specs: readonly ToolSpec[]): ToolDefinition[] {
+  // Agents configured with one tool list share one set of definitions.
+  const known = definitionsBySpecs.get(specs);
+  if (known !== undefined) return known;
   const definitions: ToolDefinition[] = [];
   for (const spec of specs) {
     if (!spec.inputSchema) continue;
@@ -53,8 +56,11 @@ export function toToolDefinitions(specs: readonly ToolSpec[]): ToolDefinition[] 
     if (spec.description !== undefined) definition.description = spec.description;
     definitions.push(definition);
   }
+  definitionsBySpecs.set(specs, definitions);
   return definitions;
 }
+
+const definitionsBySpecs = new WeakMap<readonly ToolSpec[], ToolDefinition[]>();
 
 function findSpec(name: string, specs: readonly ToolSpec[]): ToolSpec | undefined {
   for (const spec of specs) if (spec.name === name) return spec;

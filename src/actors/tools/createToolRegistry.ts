@@ -20,6 +20,7 @@ export interface ToolRegistry {
   /** The tool names, in order. */
   names(): string[];
   /** What the chart needs: name, mutating, edit, description and input JSON Schema. */
+  /** The specs for the chart's config, made once and shared (do not mutate them). */
   specs(): ToolSpec[];
   /** What the Messages API takes in `tools`. */
   definitions(): ToolDefinition[];
@@ -50,18 +51,21 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
     byName.set(tool.name, tool);
   }
   const ordered = Object.freeze([...tools]);
+  // Made once and shared: every agent built from this registry then shares one resolved config's
+  // tool definitions (the chart never mutates them), instead of copying the schemas per agent.
+  let specs: ToolSpec[] | undefined;
   return {
     tools: ordered,
     get: (name) => byName.get(name),
     names: () => ordered.map((tool) => tool.name),
     specs: () =>
-      ordered.map((tool) => ({
+      (specs ??= ordered.map((tool) => ({
         name: tool.name,
         mutating: tool.mutating,
         edit: tool.edit,
         description: tool.description,
         inputSchema: structuredClone(tool.inputSchema),
-      })),
+      }))),
     definitions: () =>
       ordered.map((tool) => ({
         name: tool.name,
