@@ -10,7 +10,7 @@ import { setImmediate as nextTick } from 'node:timers/promises';
 import { HISTORY_SIZES, ONE_DELTA, priorMessages } from '../fixtures/conversation.js';
 import { type Block, measureInterleaved, type Prepare, type Series } from '../measure.js';
 import { type Figure, ratioFigure, timingFigure } from '../report/figures.js';
-import { ActorHandles, benchActors } from '../subjects/benchActors.js';
+import { ActorHandles, benchCallbacks } from '../subjects/benchActors.js';
 import { handReducerSubject } from '../subjects/handReducer.js';
 import type { LoopSubject } from '../subjects/loopSubject.js';
 import { compileStreamOnly } from '../subjects/langGraphLoop.js';
@@ -99,7 +99,7 @@ function realScheduler(prior: Message[]): Prepare {
         tools: SHARED_TOOLS,
         autoCommit: false,
         messages: prior,
-        actors: benchActors(handles),
+        actors: benchCallbacks(handles),
       });
       agent.send('Explain the diff.');
       return { handles, agent };

@@ -5,7 +5,13 @@
  * exposed so the benchmark (not a timer) decides when a stream delivers and a tool finishes.
  * That keeps the model and tool work instant and the measurement synchronous.
  */
-import { type AnyActorScope, type EventObject, fromCallback } from 'xstate';
+import {
+  type AnyActorScope,
+  type AnyEventObject,
+  type CallbackLogicFunction,
+  type EventObject,
+  fromCallback,
+} from 'xstate';
 import {
   type AgentEvent,
   DeltaCoalescer,
@@ -60,18 +66,19 @@ export function manualTicks(): ManualTicks {
 }
 
 /**
- * The four actors for `agentMachine.provide({ actors })` or `createAgent({ actors })`. Without a
- * `schedule`, the coalescer flushes on its own default, `setImmediate`, as in production.
+ * The four actors' callback bodies: `createAgent({ actors })` takes them as they are and keeps the
+ * agent on its shared machine. Without a `schedule`, the coalescer flushes on its own default,
+ * `setImmediate`, as in production.
  */
-export function benchActors(
+export function benchCallbacks(
   agent: ActorHandles | ((system: AnyActorScope['system']) => ActorHandles),
   schedule?: FlushScheduler,
-) {
+): BenchCallbacks {
   // One agent's handles, or a lookup by actor system so one provided machine can serve many
   // agents (the shared-machine prototype).
   const handlesOf = typeof agent === 'function' ? agent : () => agent;
   return {
-    llm: fromCallback<EventObject, LlmActorInput>(({ sendBack, system }) => {
+    llm: (({ sendBack, system }) => {
       const handles = handlesOf(system);
       const coalescer = new DeltaCoalescer(sendBack, schedule);
       const handle: ModelCallHandle = {
@@ -85,22 +92,46 @@ export function benchActors(
         // The next model call may have started before this one is disposed.
         if (handles.llm === handle) handles.llm = null;
       };
-    }),
-    tool: fromCallback<EventObject, ToolActorInput>(({ input, sendBack, system }) => {
+    }) satisfies Body<LlmActorInput>,
+    tool: (({ input, sendBack, system }) => {
       const handles = handlesOf(system);
       const id = input.call.id;
       handles.tools.set(id, sendBack);
       return () => {
         if (handles.tools.get(id) === sendBack) handles.tools.delete(id);
       };
-    }),
-    postToolsHook: fromCallback<EventObject, PostToolsHookInput>(({ sendBack }) => {
+    }) satisfies Body<ToolActorInput>,
+    postToolsHook: (({ sendBack }) => {
       // Never reached by the benchmark's turn (read_file is read-only); answers on the next tick.
       const handle = setImmediate(() =>
         sendBack({ type: 'PostToolsHookCompleted', actionTaken: false } satisfies AgentEvent),
       );
       return () => clearImmediate(handle);
-    }),
-    retryTimer: fromCallback<EventObject, RetryTimerInput>(() => undefined),
+    }) satisfies Body<PostToolsHookInput>,
+    retryTimer: (() => undefined) satisfies Body<RetryTimerInput>,
+  };
+}
+
+type Body<Input> = CallbackLogicFunction<EventObject, AnyEventObject, Input>;
+
+/** The four callback bodies, by actor name. */
+export interface BenchCallbacks {
+  llm: Body<LlmActorInput>;
+  tool: Body<ToolActorInput>;
+  postToolsHook: Body<PostToolsHookInput>;
+  retryTimer: Body<RetryTimerInput>;
+}
+
+/** The same four actors as actor logic, for `agentMachine.provide({ actors })`. */
+export function benchActors(
+  agent: ActorHandles | ((system: AnyActorScope['system']) => ActorHandles),
+  schedule?: FlushScheduler,
+) {
+  const bodies = benchCallbacks(agent, schedule);
+  return {
+    llm: fromCallback<EventObject, LlmActorInput>(bodies.llm),
+    tool: fromCallback<EventObject, ToolActorInput>(bodies.tool),
+    postToolsHook: fromCallback<EventObject, PostToolsHookInput>(bodies.postToolsHook),
+    retryTimer: fromCallback<EventObject, RetryTimerInput>(bodies.retryTimer),
   };
 }

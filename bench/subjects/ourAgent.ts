@@ -17,7 +17,13 @@ import {
 } from '../../src/index.js';
 import type { Delta } from '../fixtures/conversation.js';
 import { SHARED_TOOL_SPECS, SHARED_TOOLS } from '../fixtures/tools.js';
-import { ActorHandles, benchActors, type ManualTicks, manualTicks } from './benchActors.js';
+import {
+  ActorHandles,
+  benchActors,
+  benchCallbacks,
+  type ManualTicks,
+  manualTicks,
+} from './benchActors.js';
 import type { LoopSubject } from './loopSubject.js';
 
 function llmOf(handles: ActorHandles) {
@@ -66,7 +72,7 @@ export function createAgentSubject(prior: readonly Message[]): LoopSubject & { a
     tools: SHARED_TOOLS,
     autoCommit: false,
     messages: prior as Message[],
-    actors: benchActors(handles, ticks.schedule),
+    actors: benchCallbacks(handles, ticks.schedule),
   });
   let textSeen = 0;
   agent.on('text', ({ text }) => {

@@ -49,16 +49,18 @@ import {
 } from '../inspect/createInspectorServer.js';
 
 /**
- * The invoked actors of the chart; any of them can be replaced.
+ * The invoked actors of the chart; any of them can be replaced, by actor logic of any kind, or
+ * by a callback body (what you would pass to `fromCallback`). Callback bodies keep the agent on
+ * the machine all agents share; actor logic gives the agent a machine of its own (about 22 KB).
  *
  * @example
  * const actors: AgentActors = { retryTimer: createRetryTimerActor({ scale: 0.01 }) };
  */
 export interface AgentActors {
-  llm?: AnyActorLogic;
-  tool?: AnyActorLogic;
-  postToolsHook?: AnyActorLogic;
-  retryTimer?: AnyActorLogic;
+  llm?: AnyActorLogic | AgentServices['llm'];
+  tool?: AnyActorLogic | AgentServices['tool'];
+  postToolsHook?: AnyActorLogic | AgentServices['postToolsHook'];
+  retryTimer?: AnyActorLogic | AgentServices['retryTimer'];
 }
 
 /**
@@ -407,19 +409,30 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     retryTimer: retryTimerCallback({ scale: options.retryDelayScale ?? 1 }),
   };
   const config: AgentConfig = { ...pickConfig(options), tools: registry.specs() };
-  // Agents share one machine; only an agent with replaced actors needs a machine of its own.
-  const custom = options.actors;
-  const machine =
-    custom === undefined || Object.keys(custom).length === 0
-      ? sharedAgentMachine()
-      : agentMachine.provide({
-          actors: {
-            llm: custom.llm ?? fromCallback(services.llm),
-            tool: custom.tool ?? fromCallback(services.tool),
-            postToolsHook: custom.postToolsHook ?? fromCallback(services.postToolsHook),
-            retryTimer: custom.retryTimer ?? fromCallback(services.retryTimer),
-          },
-        });
+  // Callback bodies replace services and keep the shared machine; actor logic needs its own.
+  const custom = options.actors ?? {};
+  if (typeof custom.llm === 'function') services.llm = custom.llm;
+  if (typeof custom.tool === 'function') services.tool = custom.tool;
+  if (typeof custom.postToolsHook === 'function') services.postToolsHook = custom.postToolsHook;
+  if (typeof custom.retryTimer === 'function') services.retryTimer = custom.retryTimer;
+  const logicOf = (key: keyof AgentServices): AnyActorLogic => {
+    const given = custom[key];
+    if (given !== undefined && typeof given !== 'function') return given;
+    return fromCallback(services[key] as AgentServices['llm']);
+  };
+  const ownMachine = Object.values(custom).some(
+    (given) => given !== undefined && typeof given !== 'function',
+  );
+  const machine = ownMachine
+    ? agentMachine.provide({
+        actors: {
+          llm: logicOf('llm'),
+          tool: logicOf('tool'),
+          postToolsHook: logicOf('postToolsHook'),
+          retryTimer: logicOf('retryTimer'),
+        },
+      })
+    : sharedAgentMachine();
 
   const userInspect = options.inspect;
   const inspector = startInspector(options.inspector, hub);
