@@ -78,7 +78,9 @@ function ticks(subjects: LoopSubject[], name: string, batch: number): Block {
     run: () => {
       for (const subject of subjects) {
         for (let tick = 0; tick < tickCount; tick++) subject.deliverTick(deltas);
+        subject.endStream?.();
       }
+      if (subjects[0]!.textSeen === 0) throw new Error(`${name}: the listener saw no text`);
     },
   };
 }

@@ -14,9 +14,10 @@ import {
 } from 'xstate';
 import {
   type AgentEvent,
-  DeltaCoalescer,
+  closeDeltaCoalescer,
   type FlushScheduler,
   type LlmActorInput,
+  openDeltaCoalescer,
   type PostToolsHookInput,
   type RetryTimerInput,
   type ToolActorInput,
@@ -80,7 +81,8 @@ export function benchCallbacks(
   return {
     llm: (({ sendBack, system }) => {
       const handles = handlesOf(system);
-      const coalescer = new DeltaCoalescer(sendBack, schedule);
+      // As llmActor does: the agent's delta channel when createAgent bound one, else per tick.
+      const coalescer = openDeltaCoalescer(system, sendBack, schedule ? { schedule } : {});
       const handle: ModelCallHandle = {
         push: (delta) => coalescer.push(delta),
         sendBack,
@@ -88,7 +90,7 @@ export function benchCallbacks(
       };
       handles.llm = handle;
       return () => {
-        coalescer.discard();
+        closeDeltaCoalescer(system, coalescer);
         // The next model call may have started before this one is disposed.
         if (handles.llm === handle) handles.llm = null;
       };

@@ -11,6 +11,11 @@ export interface LoopSubject {
   deliver(event: AgentEvent): void;
   /** Delivers the deltas one network read produced; batching subjects flush once at the end. */
   deliverTick(deltas: readonly Delta[]): void;
+  /**
+   * The stream ends: a subject that still holds deltas hands them to its chart, as the model
+   * call does before `LlmCompleted` (createAgent's chart catches up here, in one transition).
+   */
+  endStream?(): void;
   /** The current top-level state, in the chart's names. */
   readonly state: string;
   /** Length of the transcript. */

@@ -86,6 +86,7 @@ export function createAgentSubject(prior: readonly Message[]): LoopSubject & { a
       else agent.dispatch(event);
     },
     deliverTick: (deltas) => streamTick(handles, ticks, deltas),
+    endStream: () => llmOf(handles).flush(),
     get state() {
       return agent.state;
     },
@@ -125,6 +126,7 @@ export function bareActorSubject(
     actor,
     deliver: (event) => actor.send(event),
     deliverTick: (deltas) => streamTick(handles, ticks, deltas),
+    endStream: () => llmOf(handles).flush(),
     get state() {
       return actor.getSnapshot().value;
     },
@@ -151,7 +153,9 @@ export function agentCoreSubject(
   };
   const deliver = (event: AgentEvent): void => perform(core.handleEvent(event));
   const ticks = manualTicks();
-  const coalescer = options.coalesce ? new DeltaCoalescer(deliver, ticks.schedule) : null;
+  const coalescer = options.coalesce
+    ? new DeltaCoalescer(deliver, { schedule: ticks.schedule })
+    : null;
   return {
     core,
     deliver,
@@ -163,6 +167,7 @@ export function agentCoreSubject(
       for (const delta of deltas) coalescer.push(delta);
       ticks.tick();
     },
+    endStream: () => coalescer?.flush(),
     get state() {
       return core.state;
     },

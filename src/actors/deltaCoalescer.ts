@@ -1,5 +1,5 @@
 /**
- * Batches streaming deltas so the chart pays one transition per I/O tick instead of one per token.
+ * Batches streaming deltas so the chart pays one transition per batch instead of one per token.
  * A model streams dozens of tiny deltas per network read; each full machine transition costs
  * microseconds, appending to a string costs nanoseconds. Order is kept: a delta of another kind
  * (or another tool call) flushes what is pending first, and `flush()` runs before the final
@@ -11,8 +11,9 @@ import type { LlmTextDeltaEvent, LlmToolCallDeltaEvent } from '../machine/types.
 type Delta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
 
 /**
- * How the coalescer defers a flush. `setImmediate` runs after the current I/O phase, so every
- * delta parsed from one network read lands in one batch.
+ * How the coalescer defers a flush: it is given the flush and returns a cancel function.
+ * `setImmediate` (the default) runs after the current I/O phase, so every delta parsed from one
+ * network read lands in one batch.
  *
  * @example
  * const schedule: FlushScheduler = (flush) => {
@@ -22,10 +23,42 @@ type Delta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
  */
 export type FlushScheduler = (flush: () => void) => () => void;
 
-const nextTick: FlushScheduler = (flush) => {
+/**
+ * The default scheduler: one batch per I/O tick.
+ *
+ * @example
+ * new DeltaCoalescer(send, { schedule: flushEachTick });
+ */
+export const flushEachTick: FlushScheduler = (flush) => {
   const handle = setImmediate(flush);
   return () => clearImmediate(handle);
 };
+
+/**
+ * Options of {@link DeltaCoalescer}.
+ *
+ * @example
+ * const options: DeltaCoalescerOptions = {
+ *   show: (text) => process.stdout.write(text),
+ *   chartUpdates: 'onDemand',
+ * };
+ */
+export interface DeltaCoalescerOptions {
+  /** When a batch leaves (default {@link flushEachTick}). */
+  schedule?: FlushScheduler;
+  /**
+   * Shows each batch's text when it leaves. The chart's copy is then marked `shown: true`, so
+   * the chart records the text without emitting a second `DisplayMessage` for it.
+   */
+  show?: (text: string) => void;
+  /**
+   * When the chart gets its copy: with each batch (the default), or `'onDemand'`, only when the
+   * owner calls `flush()` (before the chart's next event, before a read of its context). With
+   * `show`, on demand takes the chart off the streaming path entirely: a batch costs the display
+   * call, not a machine transition.
+   */
+  chartUpdates?: 'withEachBatch' | 'onDemand';
+}
 
 /**
  * Accumulates deltas and hands them on in batches.
@@ -37,65 +70,102 @@ const nextTick: FlushScheduler = (flush) => {
  * // on the next tick: sendBack({ type: 'LlmTextDelta', content: 'Hello' })
  */
 export class DeltaCoalescer {
+  /** Text of the open run of text deltas (appending to a string is a rope append: O(1)). */
   #text = '';
+  /** The open run of one tool call's fragments. */
   #tool: LlmToolCallDeltaEvent | null = null;
+  /** Closed runs the chart has not received yet, in stream order (chart updates on demand). */
+  #closed: Delta[] = [];
+  /** Text not shown yet (with `show`). */
+  #unshown = '';
   #cancel: (() => void) | null = null;
   readonly #send: (event: Delta) => void;
   readonly #schedule: FlushScheduler;
+  readonly #show: ((text: string) => void) | undefined;
+  readonly #chartOnDemand: boolean;
 
-  constructor(send: (event: Delta) => void, schedule: FlushScheduler = nextTick) {
+  constructor(send: (event: Delta) => void, options: DeltaCoalescerOptions = {}) {
     this.#send = send;
-    this.#schedule = schedule;
+    this.#schedule = options.schedule ?? flushEachTick;
+    this.#show = options.show;
+    this.#chartOnDemand = options.chartUpdates === 'onDemand';
   }
 
-  /** Adds one delta; it is sent with the next batch. */
+  /** Adds one delta; it leaves with the next batch. */
   push(event: Delta): void {
     if (event.type === 'LlmTextDelta') {
-      if (this.#tool !== null) this.#flushTool();
+      if (this.#tool !== null) this.#closeTool();
       this.#text += event.content;
+      if (this.#show !== undefined) this.#unshown += event.content;
     } else {
-      if (this.#text.length > 0) this.#flushText();
-      const pending = this.#tool;
-      if (pending !== null && pending.callId !== event.callId) this.#flushTool();
-      this.#tool =
-        this.#tool === null
-          ? { ...event }
-          : {
-              ...this.#tool,
-              argumentsFragment: this.#tool.argumentsFragment + event.argumentsFragment,
-            };
+      if (this.#text.length > 0) this.#closeText();
+      const open = this.#tool;
+      if (open === null) this.#tool = { ...event };
+      else if (open.callId !== event.callId) {
+        this.#closeTool();
+        this.#tool = { ...event };
+      } else {
+        this.#tool = {
+          ...open,
+          argumentsFragment: open.argumentsFragment + event.argumentsFragment,
+        };
+      }
     }
-    this.#cancel ??= this.#schedule(() => {
-      this.#cancel = null;
-      this.flush();
-    });
+    this.#cancel ??= this.#schedule(this.#scheduledFlush);
   }
 
-  /** Sends whatever is pending now (call it before the final event of a stream). */
+  /** Shows and sends whatever is pending now (call it before the final event of a stream). */
   flush(): void {
     this.#cancel?.();
     this.#cancel = null;
-    if (this.#text.length > 0) this.#flushText();
-    if (this.#tool !== null) this.#flushTool();
+    this.#showPending();
+    if (this.#text.length > 0) this.#closeText();
+    if (this.#tool !== null) this.#closeTool();
+    const closed = this.#closed;
+    if (closed.length === 0) return;
+    this.#closed = [];
+    for (const event of closed) this.#send(event);
   }
 
-  /** Drops whatever is pending (the stream was cancelled; nobody saw it, nobody keeps it). */
+  /**
+   * Drops whatever is pending (the stream was cancelled). Text already shown is lost to the
+   * chart too, so an owner that shows text flushes before it cancels the stream.
+   */
   discard(): void {
     this.#cancel?.();
     this.#cancel = null;
     this.#text = '';
     this.#tool = null;
+    this.#closed = [];
+    this.#unshown = '';
   }
 
-  #flushText(): void {
+  readonly #scheduledFlush = (): void => {
+    this.#cancel = null;
+    if (this.#chartOnDemand) this.#showPending();
+    else this.flush();
+  };
+
+  #closeText(): void {
     const content = this.#text;
     this.#text = '';
-    this.#send({ type: 'LlmTextDelta', content });
+    this.#closed.push(
+      this.#show === undefined
+        ? { type: 'LlmTextDelta', content }
+        : { type: 'LlmTextDelta', content, shown: true },
+    );
   }
 
-  #flushTool(): void {
+  #closeTool(): void {
     const tool = this.#tool;
     this.#tool = null;
-    if (tool !== null) this.#send(tool);
+    if (tool !== null) this.#closed.push(tool);
+  }
+
+  #showPending(): void {
+    if (this.#unshown.length === 0) return;
+    const text = this.#unshown;
+    this.#unshown = '';
+    this.#show?.(text);
   }
 }

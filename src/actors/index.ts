@@ -2,7 +2,13 @@
  * The invoked actors that do the chart's I/O: Anthropic streaming, tools, git auto-commit and
  * the retry timer. `createAgent` (in `src/agent`) starts the chart with them.
  */
-export { DeltaCoalescer, type FlushScheduler } from './deltaCoalescer.js';
+export {
+  DeltaCoalescer,
+  type DeltaCoalescerOptions,
+  type FlushScheduler,
+  flushEachTick,
+} from './deltaCoalescer.js';
+export { closeDeltaCoalescer, openDeltaCoalescer } from './deltaChannel.js';
 export { InFlightWork } from './inFlightWork.js';
 export { createLlmActor, type LlmActorOptions } from './llmActor.js';
 export {

@@ -12,7 +12,8 @@ import {
 } from 'xstate';
 import type { LlmActorInput } from '../machine/actorInputs.js';
 import type { AgentEvent } from '../machine/types.js';
-import { DeltaCoalescer, type FlushScheduler } from './deltaCoalescer.js';
+import type { FlushScheduler } from './deltaCoalescer.js';
+import { closeDeltaCoalescer, openDeltaCoalescer } from './deltaChannel.js';
 import type { InFlightWork } from './inFlightWork.js';
 import { streamLlmResponse } from './llm/streamLlmResponse.js';
 
@@ -29,9 +30,13 @@ export interface LlmActorOptions {
    * `maxRetries: 0`: the chart owns retries.
    */
   client: Anthropic | (() => Anthropic);
-  /** Batch deltas per I/O tick (default true). Turn off to see every SSE delta as an event. */
+  /**
+   * Batch deltas (default true): per I/O tick, or as the agent's delta channel says when one is
+   * bound (createAgent shows text at once and lets the chart catch up on demand). Turn off to
+   * send every SSE delta to the chart as its own event.
+   */
   coalesceDeltas?: boolean;
-  /** How batches are scheduled (default: `setImmediate`). */
+  /** How batches are scheduled when no delta channel is bound (default: `setImmediate`). */
   flushScheduler?: FlushScheduler;
   /** No stream event for this long is a `timeout` error (default 5 minutes). */
   idleTimeoutMs?: number;
@@ -67,13 +72,19 @@ export function llmCallback(
     return client;
   };
 
-  return ({ input, sendBack }) => {
+  return ({ input, sendBack, system }) => {
     const controller = new AbortController();
     const send = (event: AgentEvent) => {
       if (!controller.signal.aborted) sendBack(event);
     };
     const coalescer =
-      options.coalesceDeltas === false ? null : new DeltaCoalescer(send, options.flushScheduler);
+      options.coalesceDeltas === false
+        ? null
+        : openDeltaCoalescer(
+            system,
+            send,
+            options.flushScheduler ? { schedule: options.flushScheduler } : {},
+          );
 
     const work = (async () => {
       let sdk: Anthropic;
@@ -99,7 +110,7 @@ export function llmCallback(
     options.inFlight?.track(work);
 
     return () => {
-      coalescer?.discard();
+      if (coalescer) closeDeltaCoalescer(system, coalescer);
       controller.abort(new Error('the model call was cancelled'));
     };
   };

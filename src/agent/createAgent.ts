@@ -34,6 +34,7 @@ import {
   NotificationHub,
 } from './agentNotifications.js';
 import { InFlightWork } from '../actors/inFlightWork.js';
+import { bindDeltaChannel, DeltaChannel } from '../actors/deltaChannel.js';
 import { llmCallback } from '../actors/llmActor.js';
 import { gitAutoCommitCallback, noPostToolsHookCallback } from '../actors/postToolsHookActor.js';
 import { retryTimerCallback } from '../actors/retryTimerActor.js';
@@ -94,7 +95,11 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
   messages?: Message[];
   /** Replace any of the invoked actors. */
   actors?: AgentActors;
-  /** An XState inspection observer (for example Stately's inspector). */
+  /**
+   * An XState inspection observer (for example Stately's inspector). While inspected, the chart
+   * also receives streamed text every I/O tick (otherwise it catches up on demand), so the
+   * observer sees the stream as it happens.
+   */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /**
    * Show this agent in the offline inspector page: options to start one for this agent (it
@@ -137,6 +142,7 @@ export class Agent {
   readonly #inFlight: InFlightWork;
   readonly #ownsInspector: boolean;
   readonly #followStates: () => void;
+  readonly #deltas: DeltaChannel | undefined;
   #failure: unknown = undefined;
 
   /** @internal Use {@link createAgent}. */
@@ -146,8 +152,10 @@ export class Agent {
     inFlight: InFlightWork,
     inspector?: { server: InspectorServer; owned: boolean },
     followStates: () => void = () => undefined,
+    deltas?: DeltaChannel,
   ) {
     this.actor = actor;
+    this.#deltas = deltas;
     this.#followStates = followStates;
     this.#hub = hub;
     this.#inFlight = inFlight;
@@ -169,8 +177,13 @@ export class Agent {
     return this.actor.getSnapshot().value;
   }
 
-  /** The current context: transcript, queue, tool calls, retries, … */
+  /**
+   * The current context: transcript, queue, tool calls, retries, … Text streamed so far is in
+   * `streamingText` (read through here: `agent.actor.getSnapshot()` may lag behind the stream
+   * until the chart's next event, see {@link createAgent}).
+   */
   get context(): AgentContext {
+    this.#deltas?.flush();
     return this.actor.getSnapshot().context;
   }
 
@@ -237,6 +250,8 @@ export class Agent {
   dispatch(event: AgentEvent): void {
     const problem = validateEvent(event);
     if (problem !== null) return this.#diagnose('MALFORMED_EVENT', problem, event);
+    // Text already shown reaches the chart first: an interrupt keeps all of it.
+    this.#deltas?.flush();
     const snapshot = this.actor.getSnapshot();
     if (snapshot.status !== 'active') {
       return this.#diagnose('AGENT_STOPPED', `${event.type} ignored: the agent has stopped`, event);
@@ -329,6 +344,7 @@ export class Agent {
     if (options.drain) {
       await this.waitUntilIdle({ timeoutMs }).catch(() => undefined);
     }
+    this.#deltas?.flush();
     if (this.actor.getSnapshot().status === 'active')
       this.actor.send({ type: 'ShutdownRequested' });
     await this.#inFlight.settled(Math.max(0, timeoutMs - (Date.now() - started)));
@@ -344,6 +360,7 @@ export class Agent {
    * const stored = JSON.stringify(agent.snapshot());
    */
   snapshot(): AgentSnapshot {
+    this.#deltas?.flush();
     const snapshot = this.actor.getSnapshot();
     return { version: 1, state: snapshot.value, context: toStoredContext(snapshot.context) };
   }
@@ -458,9 +475,21 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     follow = microstepFollower(hub, actor.getSnapshot());
     if (!observedFromStart) actor.system.inspect(observe);
   };
+  // Streamed text reaches listeners once per I/O tick; the chart gets its copy with it while
+  // something inspects the chart (so a live view shows the stream), else only when needed:
+  // before the chart's next event or a read of the context. Streaming then costs a string
+  // append per delta and a listener call per tick, not a machine transition.
+  const deltas = new DeltaChannel({
+    show: (text) => {
+      hub.emit('text', { text });
+      if (hub.has('action')) hub.emit('action', { type: 'DisplayMessage', text });
+    },
+    chartUpdates: observedFromStart ? 'withEachBatch' : 'onDemand',
+  });
   bindAgentServices(actor.system, services);
+  bindDeltaChannel(actor.system, deltas);
   wireNotifications(actor, hub);
-  const agent = new Agent(actor, hub, inFlight, inspector, followStates);
+  const agent = new Agent(actor, hub, inFlight, inspector, followStates, deltas);
   actor.start();
   return agent;
 }

@@ -150,7 +150,7 @@ export const agentMachine = setup({
       if (event.type !== 'LlmTextDelta') return;
       // String concatenation builds a rope in V8: O(1) per delta whatever the length.
       enqueue.assign({ streamingText: context.streamingText + event.content });
-      enqueue.emit({ type: 'DisplayMessage', text: event.content });
+      if (event.shown !== true) enqueue.emit({ type: 'DisplayMessage', text: event.content });
     }),
     appendToolCallFragment: assign(({ context, event }) => {
       if (event.type !== 'LlmToolCallDelta') return {};

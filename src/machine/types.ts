@@ -333,10 +333,18 @@ export interface UserInputEvent {
  *
  * @example
  * const event: LlmTextDeltaEvent = { type: 'LlmTextDelta', content: 'Hel' };
+ * // Text the caller has already put on screen: the chart records it without a DisplayMessage.
+ * const seen: LlmTextDeltaEvent = { type: 'LlmTextDelta', content: 'lo', shown: true };
  */
 export interface LlmTextDeltaEvent {
   type: 'LlmTextDelta';
   content: string;
+  /**
+   * The text is already on screen (a producer that displays each delta the moment it arrives and
+   * hands the chart its copy in batches). The chart keeps it as streamed text, for interrupts and
+   * observers, and emits no `DisplayMessage` for it.
+   */
+  shown?: boolean;
 }
 
 /**

@@ -21,7 +21,8 @@ type Check = (event: Record<string, unknown>) => string | null;
 
 const checks: Record<AgentEventType, Check> = {
   UserInput: (event) => checkMessage(event.message, 'user', 'message'),
-  LlmTextDelta: (event) => expectString(event.content, 'content'),
+  LlmTextDelta: (event) =>
+    expectString(event.content, 'content') ?? expectOptionalBoolean(event.shown, 'shown'),
   LlmToolCallDelta: (event) =>
     expectString(event.callId, 'callId') ??
     expectString(event.toolName, 'toolName') ??
@@ -67,9 +68,7 @@ const checks: Record<AgentEventType, Check> = {
     if (event.decision !== 'allow' && event.decision !== 'deny') {
       return `decision must be 'allow' or 'deny'; got ${JSON.stringify(event.decision)}`;
     }
-    return event.remember === undefined || typeof event.remember === 'boolean'
-      ? null
-      : 'remember must be a boolean when given';
+    return expectOptionalBoolean(event.remember, 'remember');
   },
   SetPermissionMode: (event) =>
     typeof event.mode === 'string' && PERMISSION_MODES.has(event.mode)
@@ -136,6 +135,12 @@ function checkMessage(value: unknown, role: 'user' | 'assistant', name: string):
     }
   }
   return null;
+}
+
+function expectOptionalBoolean(value: unknown, name: string): string | null {
+  return value === undefined || typeof value === 'boolean'
+    ? null
+    : `${name} must be a boolean when given; got ${describe(value)}`;
 }
 
 function expectString(value: unknown, name: string): string | null {
