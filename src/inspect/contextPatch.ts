@@ -1,9 +1,11 @@
 /**
- * Context diffs for the inspector. The chart updates its context immutably (a field that did not
- * change keeps its reference, the transcript grows by `concat`, streamed text by `+`), so a diff
- * is a few reference comparisons per field, whatever the conversation's length.
+ * Context diffs for the inspector. A field the chart did not change keeps its reference, streamed
+ * text grows by `+`, and the transcript is one append-only array shared by successive contexts,
+ * each with its own `messageCount`; so a diff is a few comparisons per field, whatever the
+ * conversation's length.
  */
 import type { ContextPatch } from './inspectorProtocol.js';
+import { ownLength } from './sharedLogs.js';
 import {
   cutString,
   type JsonValue,
@@ -31,18 +33,25 @@ export function diffContext(
   const patch: ContextPatch = {};
   for (const [key, value] of Object.entries(after)) {
     const old = before[key];
+    if (Array.isArray(old) && Array.isArray(value)) {
+      diffArray(
+        patch,
+        key,
+        { array: old, length: ownLength(before, key, old) },
+        value,
+        after,
+        limits,
+      );
+      continue;
+    }
     if (old === value) continue;
     if (typeof value !== 'number' && limits.redactKeys.test(key)) {
       // Checked here too: appended pieces are sanitised without their key.
       (patch.set ??= {})[key] = REDACTED;
-    } else if (Array.isArray(old) && Array.isArray(value) && extendsArray(old, value)) {
-      (patch.append ??= {})[key] = value
-        .slice(old.length)
-        .map((item: unknown) => sanitizeWith(item, limits));
     } else if (typeof old === 'string' && typeof value === 'string' && extendsString(old, value)) {
       (patch.extend ??= {})[key] = cutString(value.slice(old.length), limits.maxStringLength);
     } else {
-      (patch.set ??= {})[key] = sanitizeWith(value, limits);
+      (patch.set ??= {})[key] = sanitizeWith(ownPart(after, key, value), limits);
     }
   }
   for (const key of Object.keys(before)) {
@@ -81,14 +90,49 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Adds the change of one array field to `patch`: nothing, the appended items, or all of it. */
+function diffArray(
+  patch: ContextPatch,
+  key: string,
+  previous: { array: readonly unknown[]; length: number },
+  next: readonly unknown[],
+  after: Record<string, unknown>,
+  limits: Required<SanitizeOptions>,
+): void {
+  const length = ownLength(after, key, next);
+  if (previous.array === next && previous.length === length) return;
+  if (limits.redactKeys.test(key)) {
+    (patch.set ??= {})[key] = REDACTED;
+  } else if (extendsArray(previous.array, previous.length, next, length)) {
+    (patch.append ??= {})[key] = next
+      .slice(previous.length, length)
+      .map((item: unknown) => sanitizeWith(item, limits));
+  } else {
+    (patch.set ??= {})[key] = sanitizeWith(ownPart(after, key, next), limits);
+  }
+}
+
+/** A field's value as the context owns it (a shared array cut to the context's own length). */
+function ownPart(context: Record<string, unknown>, key: string, value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const length = ownLength(context, key, value);
+  return length < value.length ? value.slice(0, length) : value;
+}
+
 /**
- * Whether `next` is `previous` with items appended. Comparing the ends by reference is enough for
- * arrays grown by `concat` and costs O(1); anything else is sent whole, which is always correct.
+ * Whether the first `nextLength` items of `next` are the first `previousLength` of `previous`
+ * with items appended. Comparing the ends by reference is enough for arrays that only grow, and
+ * costs O(1); anything else is sent whole, which is always correct.
  */
-function extendsArray(previous: readonly unknown[], next: readonly unknown[]): boolean {
-  if (next.length <= previous.length) return false;
-  if (previous.length === 0) return true;
-  return previous[0] === next[0] && previous[previous.length - 1] === next[previous.length - 1];
+function extendsArray(
+  previous: readonly unknown[],
+  previousLength: number,
+  next: readonly unknown[],
+  nextLength: number,
+): boolean {
+  if (nextLength <= previousLength) return false;
+  if (previousLength === 0) return true;
+  return previous[0] === next[0] && previous[previousLength - 1] === next[previousLength - 1];
 }
 
 function extendsString(previous: string, next: string): boolean {

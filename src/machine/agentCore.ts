@@ -60,7 +60,7 @@ export interface AgentCoreOptions {
  * @example
  * const stored: StoredContext = core.snapshot().context;
  */
-export type StoredContext = Omit<AgentContext, 'config'>;
+export type StoredContext = Omit<AgentContext, 'config' | 'messageCount'>;
 
 /**
  * A stored agent: plain JSON, safe to `JSON.stringify`, with a version for future migrations.
@@ -76,14 +76,15 @@ export interface AgentSnapshot {
 }
 
 /**
- * The stored form of a context (drops the configuration; shares everything else).
+ * The stored form of a context: drops the configuration, writes out exactly this snapshot's
+ * messages (a copy the caller owns: the live transcript keeps growing), shares everything else.
  *
  * @example
  * const snapshot = { version: 1, state: core.state, context: toStoredContext(core.context) };
  */
 export function toStoredContext(context: AgentContext): StoredContext {
-  const { config: _config, ...stored } = context;
-  return stored;
+  const { config: _config, messageCount, messages, ...rest } = context;
+  return { messages: messages.slice(0, messageCount), ...rest };
 }
 
 type MachineSnapshot = SnapshotFrom<AgentMachine>;
@@ -139,10 +140,12 @@ export class AgentCore {
     }
     const core = new AgentCore(config, options);
     const fresh = createInitialContext({ config });
-    // The snapshot is adopted, not deep-copied: the chart never mutates what it holds (every
-    // change makes new arrays and objects), and copying a long transcript costs milliseconds.
-    // Fields a newer version added fall back to their defaults; a stored config is ignored.
+    // The snapshot is adopted, not deep-copied: the chart never writes to an array it did not
+    // allocate (the first append copies the stored transcript), and copying a long transcript
+    // up front costs milliseconds. Fields a newer version added fall back to their defaults; a
+    // stored config is ignored.
     const context: AgentContext = { ...fresh, ...snapshot.context, config: fresh.config };
+    context.messageCount = context.messages.length;
     core.#snapshot = agentMachine.resolveState({ value: snapshot.state, context });
     return core;
   }

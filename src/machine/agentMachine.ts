@@ -38,7 +38,12 @@ import {
   toolRunsOf,
   updateRun,
 } from './toolRuns.js';
-import { buildRequest, partialAssistantMessage, toolResultsMessage } from './transcript.js';
+import {
+  appendToTranscript,
+  buildRequest,
+  partialAssistantMessage,
+  toolResultsMessage,
+} from './transcript.js';
 import type { AgentAction, AgentEvent, LlmError, Message } from './types.js';
 
 /** An actor placeholder: the machine runs with whatever `provide` supplies in its place. */
@@ -66,9 +71,12 @@ function describeGiveUp(error: LlmError, attempts: number): string {
   return `Model call failed after ${tries} (${error.kind}): ${error.message}`;
 }
 
-function appendMessage(messages: Message[], message: Message | null): Message[] {
-  // One copy per appended message (never per delta): snapshots stay immutable.
-  return message === null ? messages : messages.concat([message]);
+/** The context's transcript with `message` appended (O(1); see `appendToTranscript`). */
+function appendMessage(
+  context: AgentContext,
+  message: Message | null,
+): Pick<AgentContext, 'messages' | 'messageCount'> | Record<string, never> {
+  return message === null ? {} : appendToTranscript(context, message);
 }
 
 function hasContent(message: Message): boolean {
@@ -118,11 +126,11 @@ export const agentMachine = setup({
     // ── turns ───────────────────────────────────────────────────────────────────────────────
     startTurn: assign(({ context, event }) => {
       if (event.type !== 'UserInput') return {};
-      return { messages: appendMessage(context.messages, event.message), retries: 0 };
+      return { ...appendMessage(context, event.message), retries: 0 };
     }),
     startQueuedTurn: assign(({ context }) => {
       const [next, ...rest] = context.queue;
-      return { messages: appendMessage(context.messages, next ?? null), queue: rest, retries: 0 };
+      return { ...appendMessage(context, next ?? null), queue: rest, retries: 0 };
     }),
     enqueueInput: assign(({ context, event }) => {
       if (event.type !== 'UserInput') return {};
@@ -183,7 +191,7 @@ export const agentMachine = setup({
       // The API rejects an empty assistant message in the middle of a transcript.
       const message = hasContent(response.message) ? response.message : null;
       return {
-        messages: appendMessage(context.messages, message),
+        ...appendMessage(context, message),
         toolRuns: toolRunsOf(response),
         stopReason: response.stopReason ?? null,
         retries: 0,
@@ -225,7 +233,7 @@ export const agentMachine = setup({
       if (endsTurnEarly(event)) {
         // Keep what the user already saw; drop half-streamed tool calls (they have no result).
         const partial = partialAssistantMessage(context.streamingText);
-        enqueue.assign({ messages: appendMessage(context.messages, partial) });
+        enqueue.assign(appendMessage(context, partial));
         enqueue.emit({ type: 'Cancel', llm: true });
       }
       enqueue.assign({ streamingText: '', streamingToolCalls: emptyList() });
@@ -240,7 +248,7 @@ export const agentMachine = setup({
       );
       return {
         toolRuns: runs,
-        messages: appendMessage(context.messages, toolResultsMessage(runs, errorOutcome(''))),
+        ...appendMessage(context, toolResultsMessage(runs, errorOutcome(''))),
       };
     }),
     reportStopReason: enqueueActions(({ context, enqueue }) => {
@@ -336,7 +344,7 @@ export const agentMachine = setup({
       const runs = closeOpenRuns(context.toolRuns, errorOutcome(earlyEndOutcomeMessage(event)));
       enqueue.assign({
         toolRuns: runs,
-        messages: appendMessage(context.messages, toolResultsMessage(runs, errorOutcome(''))),
+        ...appendMessage(context, toolResultsMessage(runs, errorOutcome(''))),
       });
       for (const id of open) enqueue.stopChild(id);
       if (open.length > 0) enqueue.emit({ type: 'Cancel', toolCallIds: open });

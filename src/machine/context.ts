@@ -81,8 +81,19 @@ export interface StreamingToolCall {
  * core.context.queue;    // user input waiting for the current turn to end
  */
 export interface AgentContext {
-  /** The transcript. Appended to once per message, never copied per streaming delta. */
+  /**
+   * The transcript, in the Messages API shape. Appending a message costs O(1) whatever the
+   * conversation's length: successive snapshots share one append-only array, so the array of a
+   * snapshot you kept may have grown since; its own messages are the first `messageCount`
+   * (`core.snapshot()` and `agent.snapshot()` always write exactly those). Treat it as read-only.
+   */
   messages: Message[];
+  /**
+   * How many messages this snapshot's transcript holds. It changes with every appended message,
+   * which makes it the field to select on for "the transcript changed" (the array itself keeps
+   * its identity as it grows).
+   */
+  messageCount: number;
   /** Failed attempts of the current model call. */
   retries: number;
   /** User input received while a turn was running, oldest first. */
@@ -191,8 +202,11 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
  */
 export function createInitialContext(input: AgentMachineInput | undefined): AgentContext {
   const config = resolveConfigShared(input?.config);
+  // The caller's array is used as it is and never written to: the first append copies it.
+  const messages = input?.messages ?? emptyList<Message>();
   return {
-    messages: input?.messages ?? emptyList(),
+    messages,
+    messageCount: messages.length,
     retries: 0,
     queue: emptyList(),
     streamingText: '',

@@ -40,6 +40,7 @@ export {
   toolCallsOf,
   toolResultBlock,
   toolResultsMessage,
+  transcriptOf,
 } from './transcript.js';
 export type * from './types.js';
 export { isAgentEvent, validateEvent } from './validateEvent.js';

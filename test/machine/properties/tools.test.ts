@@ -117,8 +117,7 @@ describe('AgentCore properties', () => {
           );
           const calls = toolCallsOf(event.response.message);
           const results = step.contextAfter.messages.find(
-            (message, index) =>
-              index > step.contextBefore.messages.length && message.role === 'user',
+            (message, index) => index > step.contextBefore.messageCount && message.role === 'user',
           );
           if (calls.length === 0) return;
           const blocks = Array.isArray(results?.content) ? results.content : [];
