@@ -140,7 +140,7 @@ const output = {
   },
   method: {
     timing:
-      'CPU time (process.cpuUsage, user + system) per operation; each comparison sampled in interleaved rounds (every subject once per round, rotating order); median and min–max over rounds; ratios paired per round.',
+      'CPU time (process.cpuUsage, user + system, V8 helper threads included) per operation; a full GC and a short idle pause before each timed block, so the collection of garbage made earlier is not billed to it; each comparison sampled in interleaved rounds (every subject once per round, rotating order); median and min–max over rounds; ratios paired per round.',
     memory:
       'heapUsed + arrayBuffers after two forced full GCs (--expose-gc), before and after building N idle agents; the conversation measured by keeping only the transcripts and measuring again.',
   },

@@ -85,15 +85,25 @@ function ticks(subjects: LoopSubject[], name: string, batch: number): Block {
   };
 }
 
-function batched(make: (prior: Message[]) => LoopSubject, prior: Message[]): Prepare {
+/**
+ * One batching variant per case: every timed block is then the first after its own setup, as
+ * each baseline's is (the first block after setup and a full GC runs measurably slower, so two
+ * blocks sharing one setup would not be measured alike).
+ */
+function batched(
+  make: (prior: Message[]) => LoopSubject,
+  prior: Message[],
+  variant: 'K64' | 'K1',
+): Prepare {
   return () => [
-    ticks(streaming(make, prior, count(4)), 'K64', BATCH),
-    ticks(streaming(make, prior, count(1)), 'K1', 1),
+    variant === 'K64'
+      ? ticks(streaming(make, prior, count(16)), 'K64', BATCH)
+      : ticks(streaming(make, prior, count(8)), 'K1', 1),
   ];
 }
 
 /** createAgent with the coalescer's own default scheduler (`setImmediate`), awaited per tick. */
-function realScheduler(prior: Message[]): Prepare {
+function realScheduler(prior: Message[], variant: 'K64' | 'K1'): Prepare {
   return () => {
     const start = () => {
       const handles = new ActorHandles();
@@ -128,7 +138,7 @@ function realScheduler(prior: Message[]): Prepare {
         },
       };
     };
-    return [asyncTicks('K64', BATCH, count(2)), asyncTicks('K1', 1, 1)];
+    return [variant === 'K64' ? asyncTicks('K64', BATCH, count(2)) : asyncTicks('K1', 1, 1)];
   };
 }
 
@@ -160,14 +170,18 @@ for (const n of HISTORY_SIZES) {
   cases[`hand@${n}`] = perDelta(handReducerSubject, prior, 16);
   cases[`naive@${n}`] = perDelta(naiveXstateSubject, prior, 1);
   cases[`core@${n}`] = perDelta(agentCoreSubject, prior, 1);
-  cases[`agent@${n}`] = batched(createAgentSubject, prior);
-  cases[`bare@${n}`] = batched(bareActorSubject, prior);
-  // What createAgent's always-on `inspect` observer costs by itself.
-  cases[`inspect@${n}`] = batched(
+  for (const variant of ['K64', 'K1'] as const) {
+    cases[`agent${variant}@${n}`] = batched(createAgentSubject, prior, variant);
+    cases[`bare${variant}@${n}`] = batched(bareActorSubject, prior, variant);
+  }
+  // What an `inspect` observer costs by itself (createAgent installs one only when inspected).
+  cases[`inspectK1@${n}`] = batched(
     (messages) => bareActorSubject(messages, { inspect: true }),
     prior,
+    'K1',
   );
-  cases[`real@${n}`] = realScheduler(prior);
+  cases[`realK64@${n}`] = realScheduler(prior, 'K64');
+  cases[`realK1@${n}`] = realScheduler(prior, 'K1');
   cases[`lg@${n}`] = langGraph(prior);
 }
 // The event loop alone: one awaited setImmediate per tick, nothing else.
@@ -218,10 +232,7 @@ for (const n of HISTORY_SIZES) series.set(`lgDelta@${n}`, langGraphPerDelta(n));
 
 const figures: Figure[] = [];
 for (const n of HISTORY_SIZES) {
-  const at = (key: string) => {
-    const [subject, block] = key.split('/');
-    return get(block === undefined ? `${subject}@${n}` : `${subject}@${n}/${block}`);
-  };
+  const at = (key: string) => seriesAt(key, n);
   for (const [row, key] of rows) figures.push(timingFigure('delta', row, n, at(key)));
   figures.push(
     ratioFigure(
@@ -265,18 +276,13 @@ for (const n of HISTORY_SIZES) {
     ),
   );
 }
-for (const [row, key] of rows) {
+/** The series of a row's key at one history size (a batching variant is its own case). */
+function seriesAt(key: string, n: number): Series | undefined {
   const [subject, block] = key.split('/');
-  const suffix = block === undefined ? '' : `/${block}`;
-  figures.push(
-    ratioFigure(
-      'deltaFlat',
-      row,
-      0,
-      get(`${subject}@10000${suffix}`),
-      get(`${subject}@10${suffix}`),
-    ),
-  );
+  return get(block === undefined ? `${subject}@${n}` : `${subject}${block}@${n}/${block}`);
+}
+for (const [row, key] of rows) {
+  figures.push(ratioFigure('deltaFlat', row, 0, seriesAt(key, 10000), seriesAt(key, 10)));
 }
 figures.push(
   timingFigure('deltaLoop', 'event loop alone: one awaited setImmediate', 0, get('tick@0')),

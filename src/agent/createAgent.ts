@@ -27,6 +27,7 @@ import type {
   Message,
   PermissionMode,
 } from '../machine/types.js';
+import { transcriptLogFrom } from '../machine/transcript.js';
 import { validateEvent } from '../machine/validateEvent.js';
 import {
   type AgentListener,
@@ -91,7 +92,7 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
   toolTimeoutMs?: number;
   /** Multiplies retry delays (tests and demos use a small value). Default 1. */
   retryDelayScale?: number;
-  /** Start from an existing transcript. */
+  /** Start from an existing transcript (copied: the agent never writes to your array). */
   messages?: Message[];
   /** Replace any of the invoked actors. */
   actors?: AgentActors;
@@ -467,7 +468,9 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   };
   const observedFromStart = userInspect !== undefined || inspector !== undefined;
   const actor: Actor<AgentMachine> = createActor(machine, {
-    input: options.messages ? { config, messages: options.messages } : { config },
+    input: options.messages
+      ? { config, messages: transcriptLogFrom(options.messages) }
+      : { config },
     ...(observedFromStart ? { inspect: observe } : {}),
   });
   const followStates = () => {

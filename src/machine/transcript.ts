@@ -43,6 +43,20 @@ export function appendToTranscript(
 }
 
 /**
+ * A copy of `messages` the chart may append to in place from the first message on. For a host
+ * that starts an actor with these messages as `input`: XState keeps the input for the actor's
+ * life, so handing it the log itself means one array per agent, not two.
+ *
+ * @example
+ * createActor(machine, { input: { messages: transcriptLogFrom(loaded) } });
+ */
+export function transcriptLogFrom(messages: readonly Message[]): Message[] {
+  const log = messages.slice();
+  ownLogs.add(log);
+  return log;
+}
+
+/**
  * The messages of one snapshot, exactly: the log itself for the newest snapshot (no copy), its
  * own prefix for an older one.
  *

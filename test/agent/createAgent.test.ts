@@ -49,6 +49,29 @@ function resultText(result: ToolResultBlock | undefined): string {
 }
 
 describe('createAgent', () => {
+  it('continues a stored transcript without writing to the array it was given', async () => {
+    const earlier = Object.freeze<Message[]>([
+      { role: 'user', content: 'Remember the number 7.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Noted: 7.' }] },
+    ]) as Message[];
+    session = await startSession([reply('It was 7.'), reply('And 7 again.')], {
+      messages: earlier,
+    });
+    session.agent.send('Which number?');
+    await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
+    session.agent.send('Once more?');
+    await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
+    expect(earlier).toHaveLength(2);
+    expect(session.agent.context.messageCount).toBe(6);
+    expect(lastRequestMessages(session).map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+    ]);
+  });
+
   it('runs a turn with parallel tools, commits the edit, and answers', async () => {
     session = await startSession(
       [
