@@ -30,8 +30,10 @@ export interface ModelCallHandle {
   push(delta: Delta): void;
   /** Sends an event straight to the chart, as `llmActor` does for the final event. */
   sendBack(event: AgentEvent): void;
-  /** Flushes pending deltas, as `llmActor` does before `LlmCompleted`. */
+  /** Flushes pending deltas, as `llmActor` does before `LlmError`. */
   flush(): void;
+  /** Ends the stream, as `llmActor` does before `LlmCompleted`. */
+  finish(): void;
 }
 
 /** The handles of one agent's running actors. */
@@ -87,6 +89,7 @@ export function benchCallbacks(
         push: (delta) => coalescer.push(delta),
         sendBack,
         flush: () => coalescer.flush(),
+        finish: () => coalescer.finish(),
       };
       handles.llm = handle;
       return () => {

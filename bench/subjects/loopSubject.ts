@@ -12,8 +12,9 @@ export interface LoopSubject {
   /** Delivers the deltas one network read produced; batching subjects flush once at the end. */
   deliverTick(deltas: readonly Delta[]): void;
   /**
-   * The stream ends: a subject that still holds deltas hands them to its chart, as the model
-   * call does before `LlmCompleted` (createAgent's chart catches up here, in one transition).
+   * The stream ends, as the model call ends it before `LlmCompleted`: a subject that still holds
+   * deltas shows them and hands them to its chart (createAgent's chart, updated on demand, gets
+   * the text with the response instead).
    */
   endStream?(): void;
   /** The current top-level state, in the chart's names. */

@@ -42,7 +42,8 @@ function fromChildren(handles: ActorHandles, ticks: ManualTicks, event: AgentEve
     case 'LlmCompleted':
     case 'LlmError': {
       const llm = llmOf(handles);
-      llm.flush();
+      if (event.type === 'LlmCompleted') llm.finish();
+      else llm.flush();
       llm.sendBack(event);
       return true;
     }
@@ -86,7 +87,7 @@ export function createAgentSubject(prior: readonly Message[]): LoopSubject & { a
       else agent.dispatch(event);
     },
     deliverTick: (deltas) => streamTick(handles, ticks, deltas),
-    endStream: () => llmOf(handles).flush(),
+    endStream: () => llmOf(handles).finish(),
     get state() {
       return agent.state;
     },
@@ -126,7 +127,7 @@ export function bareActorSubject(
     actor,
     deliver: (event) => actor.send(event),
     deliverTick: (deltas) => streamTick(handles, ticks, deltas),
-    endStream: () => llmOf(handles).flush(),
+    endStream: () => llmOf(handles).finish(),
     get state() {
       return actor.getSnapshot().value;
     },
@@ -167,7 +168,7 @@ export function agentCoreSubject(
       for (const delta of deltas) coalescer.push(delta);
       ticks.tick();
     },
-    endStream: () => coalescer?.flush(),
+    endStream: () => coalescer?.finish(),
     get state() {
       return core.state;
     },

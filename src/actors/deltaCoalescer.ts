@@ -128,6 +128,21 @@ export class DeltaCoalescer {
   }
 
   /**
+   * The stream ended with a complete response, which the caller sends next: text not shown yet
+   * is shown, and the chart's pending copy is sent, or, when the chart updates on demand,
+   * dropped, since the response carries all of it (one transition fewer per model call).
+   *
+   * @example
+   * coalescer.finish();
+   * sendBack({ type: 'LlmCompleted', response });
+   */
+  finish(): void {
+    if (!this.#chartOnDemand) return this.flush();
+    this.#showPending();
+    this.discard();
+  }
+
+  /**
    * Drops whatever is pending (the stream was cancelled). Text already shown is lost to the
    * chart too, so an owner that shows text flushes before it cancels the stream.
    */

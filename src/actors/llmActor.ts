@@ -101,9 +101,13 @@ export function llmCallback(
         ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
         onEvent: coalescer ? (event) => coalescer.push(event) : send,
       });
-      coalescer?.flush();
-      if (result.ok) send({ type: 'LlmCompleted', response: result.response });
-      else if (!result.aborted) send({ type: 'LlmError', error: result.error });
+      if (result.ok) {
+        coalescer?.finish();
+        send({ type: 'LlmCompleted', response: result.response });
+      } else {
+        coalescer?.flush();
+        if (!result.aborted) send({ type: 'LlmError', error: result.error });
+      }
     })().catch((error: unknown) => {
       send({ type: 'LlmError', error: { kind: 'unknown', message: messageOf(error) } });
     });

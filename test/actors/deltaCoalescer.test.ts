@@ -141,6 +141,23 @@ describe('DeltaCoalescer', () => {
     expect(sent.at(-1)).toEqual({ type: 'LlmTextDelta', content: '!', shown: true });
   });
 
+  it('finish shows the rest; the chart copy is dropped on demand, sent with each batch', () => {
+    const lazy = showing('onDemand');
+    lazy.coalescer.push(text('The end'));
+    lazy.coalescer.push(tool('t1', '{}'));
+    lazy.coalescer.finish();
+    expect(lazy.shown).toEqual(['The end']);
+    expect(lazy.sent).toEqual([]);
+    lazy.coalescer.flush();
+    expect(lazy.sent).toEqual([]);
+
+    const eager = showing();
+    eager.coalescer.push(text('The end'));
+    eager.coalescer.finish();
+    expect(eager.shown).toEqual(['The end']);
+    expect(eager.sent).toEqual([{ type: 'LlmTextDelta', content: 'The end', shown: true }]);
+  });
+
   it('feeds a chart that records shown text without displaying it again', () => {
     const core = new AgentCore();
     core.handleEvent({ type: 'UserInput', message: { role: 'user', content: 'hi' } });
