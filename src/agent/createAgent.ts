@@ -388,28 +388,37 @@ export class Agent {
  */
 export function createAgent(options: CreateAgentOptions = {}): Agent {
   const workspace = options.workspace ?? process.cwd();
-  const registry = options.tools ? createToolRegistry(options.tools) : defaultRegistry();
+  const registry = registryFor(options.tools);
   const inFlight = new InFlightWork();
   const hub = new NotificationHub((error) => {
     // An `error` listener that throws has nowhere left to report to but the console.
     console.error('agent-statechart: an error listener threw', error);
   });
-  const { anthropic } = options;
-  const client =
-    anthropic instanceof Anthropic
-      ? anthropic
-      : () => new Anthropic({ ...anthropic, maxRetries: 0 });
-
+  // Callback bodies replace services and keep the shared machine; actor logic needs its own.
+  // A service that is replaced is never built (an idle agent keeps only what it uses). The
+  // closures below read locals, never `options`: a closure that kept `options` would keep the
+  // caller's initial messages alive for the agent's life.
+  const custom = options.actors ?? {};
+  const { anthropic, toolTimeoutMs, autoCommit, retryDelayScale } = options;
+  const body = <Key extends keyof AgentServices>(
+    key: Key,
+    build: () => AgentServices[Key],
+  ): AgentServices[Key] => {
+    const given = custom[key];
+    return typeof given === 'function' ? (given as AgentServices[Key]) : build();
+  };
   const services: AgentServices = {
-    llm: llmCallback({ client, inFlight }),
-    tool: toolCallback({
-      registry,
-      workspace,
-      inFlight,
-      ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
-    }),
-    postToolsHook:
-      options.autoCommit === false
+    llm: body('llm', () => llmCallback({ client: clientFor(anthropic), inFlight })),
+    tool: body('tool', () =>
+      toolCallback({
+        registry,
+        workspace,
+        inFlight,
+        ...(toolTimeoutMs === undefined ? {} : { timeoutMs: toolTimeoutMs }),
+      }),
+    ),
+    postToolsHook: body('postToolsHook', () =>
+      autoCommit === false
         ? noPostToolsHookCallback
         : gitAutoCommitCallback({
             workspace,
@@ -424,15 +433,10 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
                 });
             },
           }),
-    retryTimer: retryTimerCallback({ scale: options.retryDelayScale ?? 1 }),
+    ),
+    retryTimer: body('retryTimer', () => retryTimerCallback({ scale: retryDelayScale ?? 1 })),
   };
-  const config: AgentConfig = { ...pickConfig(options), tools: registry.specs() };
-  // Callback bodies replace services and keep the shared machine; actor logic needs its own.
-  const custom = options.actors ?? {};
-  if (typeof custom.llm === 'function') services.llm = custom.llm;
-  if (typeof custom.tool === 'function') services.tool = custom.tool;
-  if (typeof custom.postToolsHook === 'function') services.postToolsHook = custom.postToolsHook;
-  if (typeof custom.retryTimer === 'function') services.retryTimer = custom.retryTimer;
+  const config = configFor(options, registry);
   const logicOf = (key: keyof AgentServices): AnyActorLogic => {
     const given = custom[key];
     if (given !== undefined && typeof given !== 'function') return given;
@@ -573,11 +577,53 @@ function startInspector(
 }
 
 let builtinRegistry: ToolRegistry | undefined;
+const registries = new WeakMap<readonly Tool[], ToolRegistry>();
 
-/** The built-in tools, made once: they hold no state (each call gets its workspace). */
-function defaultRegistry(): ToolRegistry {
-  builtinRegistry ??= createToolRegistry(createBuiltinTools());
-  return builtinRegistry;
+/**
+ * The registry of a tools array, made once per array: agents given the same tools share it
+ * (a registry holds no per-agent state; each call gets its workspace). The built-ins by default.
+ */
+function registryFor(tools: Tool[] | undefined): ToolRegistry {
+  if (tools === undefined) {
+    builtinRegistry ??= createToolRegistry(createBuiltinTools());
+    return builtinRegistry;
+  }
+  let registry = registries.get(tools);
+  if (registry === undefined) {
+    registry = createToolRegistry(tools);
+    registries.set(tools, registry);
+  }
+  return registry;
+}
+
+/** The model client: the one given, or a factory that builds one on the first call. */
+function clientFor(anthropic: CreateAgentOptions['anthropic']): Anthropic | (() => Anthropic) {
+  return anthropic instanceof Anthropic
+    ? anthropic
+    : () => new Anthropic({ ...anthropic, maxRetries: 0 });
+}
+
+const configsByRegistry = new WeakMap<ToolRegistry, Map<string, AgentConfig>>();
+
+/**
+ * The chart's config for these options, one object for every agent configured alike, so the
+ * chart's resolved config (cached by config object) is shared too.
+ */
+function configFor(options: CreateAgentOptions, registry: ToolRegistry): AgentConfig {
+  const picked = pickConfig(options);
+  const key = JSON.stringify(picked);
+  let byKey = configsByRegistry.get(registry);
+  if (byKey === undefined) {
+    byKey = new Map();
+    configsByRegistry.set(registry, byKey);
+  }
+  let config = byKey.get(key);
+  if (config === undefined) {
+    config = { ...picked, tools: registry.specs() };
+    // Bounded: a service configures its agents a few ways, not one way per agent.
+    if (byKey.size < 64) byKey.set(key, config);
+  }
+  return config;
 }
 
 function pickConfig(options: CreateAgentOptions): Omit<AgentConfig, 'tools'> {
