@@ -61,7 +61,7 @@ export function bindDeltaChannel(system: object, channel: DeltaChannel): void {
  * @example
  * const llm = fromCallback(({ system, sendBack }) => {
  *   const deltas = openDeltaCoalescer(system, sendBack);
- *   // deltas.push(...) per delta; deltas.flush() before the final event
+ *   // deltas.push(...) per delta; deltas.finish() before LlmCompleted, deltas.flush() before LlmError
  *   return () => closeDeltaCoalescer(system, deltas);
  * });
  */

@@ -72,8 +72,9 @@ export interface DeltaCoalescerOptions {
 export class DeltaCoalescer {
   /** Text of the open run of text deltas (appending to a string is a rope append: O(1)). */
   #text = '';
-  /** The open run of one tool call's fragments. */
+  /** The first delta of the open run of one tool call's fragments, and the run's fragments. */
   #tool: LlmToolCallDeltaEvent | null = null;
+  #toolArguments = '';
   /** Closed runs the chart has not received yet, in stream order (chart updates on demand). */
   #closed: Delta[] = [];
   /** Text not shown yet (with `show`). */
@@ -99,17 +100,10 @@ export class DeltaCoalescer {
       if (this.#show !== undefined) this.#unshown += event.content;
     } else {
       if (this.#text.length > 0) this.#closeText();
-      const open = this.#tool;
-      if (open === null) this.#tool = { ...event };
-      else if (open.callId !== event.callId) {
-        this.#closeTool();
-        this.#tool = { ...event };
-      } else {
-        this.#tool = {
-          ...open,
-          argumentsFragment: open.argumentsFragment + event.argumentsFragment,
-        };
-      }
+      if (this.#tool !== null && this.#tool.callId !== event.callId) this.#closeTool();
+      // One event per run, built when the run closes: a fragment costs a string append.
+      this.#tool ??= event;
+      this.#toolArguments += event.argumentsFragment;
     }
     this.#cancel ??= this.#schedule(this.#scheduledFlush);
   }
@@ -151,6 +145,7 @@ export class DeltaCoalescer {
     this.#cancel = null;
     this.#text = '';
     this.#tool = null;
+    this.#toolArguments = '';
     this.#closed = [];
     this.#unshown = '';
   }
@@ -173,8 +168,15 @@ export class DeltaCoalescer {
 
   #closeTool(): void {
     const tool = this.#tool;
+    if (tool === null) return;
+    this.#closed.push({
+      type: 'LlmToolCallDelta',
+      callId: tool.callId,
+      toolName: tool.toolName,
+      argumentsFragment: this.#toolArguments,
+    });
     this.#tool = null;
-    if (tool !== null) this.#closed.push(tool);
+    this.#toolArguments = '';
   }
 
   #showPending(): void {

@@ -5,7 +5,7 @@
  * conversation's length.
  */
 import type { ContextPatch } from './inspectorProtocol.js';
-import { ownLength } from './sharedLogs.js';
+import { ownLength, ownPart } from './sharedLogs.js';
 import {
   cutString,
   type JsonValue,
@@ -33,21 +33,18 @@ export function diffContext(
   const patch: ContextPatch = {};
   for (const [key, value] of Object.entries(after)) {
     const old = before[key];
-    if (Array.isArray(old) && Array.isArray(value)) {
-      diffArray(
-        patch,
-        key,
-        { array: old, length: ownLength(before, key, old) },
-        value,
-        after,
-        limits,
-      );
-      continue;
-    }
-    if (old === value) continue;
+    const arrays = Array.isArray(old) && Array.isArray(value);
+    // A shared array keeps its identity as it grows: for arrays, the own lengths tell.
+    const oldLength = arrays ? ownLength(before, key, old) : 0;
+    const newLength = arrays ? ownLength(after, key, value) : 0;
+    if (old === value && oldLength === newLength) continue;
     if (typeof value !== 'number' && limits.redactKeys.test(key)) {
       // Checked here too: appended pieces are sanitised without their key.
       (patch.set ??= {})[key] = REDACTED;
+    } else if (arrays && extendsArray(old, oldLength, value, newLength)) {
+      (patch.append ??= {})[key] = value
+        .slice(oldLength, newLength)
+        .map((item: unknown) => sanitizeWith(item, limits));
     } else if (typeof old === 'string' && typeof value === 'string' && extendsString(old, value)) {
       (patch.extend ??= {})[key] = cutString(value.slice(old.length), limits.maxStringLength);
     } else {
@@ -88,35 +85,6 @@ export function applyContextPatch(
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Adds the change of one array field to `patch`: nothing, the appended items, or all of it. */
-function diffArray(
-  patch: ContextPatch,
-  key: string,
-  previous: { array: readonly unknown[]; length: number },
-  next: readonly unknown[],
-  after: Record<string, unknown>,
-  limits: Required<SanitizeOptions>,
-): void {
-  const length = ownLength(after, key, next);
-  if (previous.array === next && previous.length === length) return;
-  if (limits.redactKeys.test(key)) {
-    (patch.set ??= {})[key] = REDACTED;
-  } else if (extendsArray(previous.array, previous.length, next, length)) {
-    (patch.append ??= {})[key] = next
-      .slice(previous.length, length)
-      .map((item: unknown) => sanitizeWith(item, limits));
-  } else {
-    (patch.set ??= {})[key] = sanitizeWith(ownPart(after, key, next), limits);
-  }
-}
-
-/** A field's value as the context owns it (a shared array cut to the context's own length). */
-function ownPart(context: Record<string, unknown>, key: string, value: unknown): unknown {
-  if (!Array.isArray(value)) return value;
-  const length = ownLength(context, key, value);
-  return length < value.length ? value.slice(0, length) : value;
 }
 
 /**

@@ -3,7 +3,7 @@
  * in an inspector: credentials redacted, long strings and binary blobs cut with a marker, cycles
  * and runaway depth broken. Inspection leaves the process, so this runs on everything that does.
  */
-import { ownLength } from './sharedLogs.js';
+import { ownPart } from './sharedLogs.js';
 
 /**
  * Keys whose values are withheld. Numbers are exempt: `input_tokens` and `maxTokens` are counts,
@@ -206,11 +206,12 @@ function copyPlain(
       result[key] = REDACTED;
       continue;
     }
-    const own = Array.isArray(item) ? ownLength(value as Record<string, unknown>, key, item) : 0;
-    result[key] =
-      Array.isArray(item) && own < item.length
-        ? copy(item.slice(0, own), limits, depth + 1, ancestors)
-        : copy(item, limits, depth + 1, ancestors);
+    result[key] = copy(
+      ownPart(value as Record<string, unknown>, key, item),
+      limits,
+      depth + 1,
+      ancestors,
+    );
   }
   return result;
 }

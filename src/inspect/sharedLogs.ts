@@ -1,13 +1,12 @@
 /**
- * Arrays that successive agent contexts share and only append to (the transcript), each paired
- * with the field that says how much of it belongs to one context. A snapshot recorded earlier
- * sees the array as it is now, so whatever reads a kept context cuts it to that context's own
- * length.
+ * The agent's transcript is one append-only array shared by successive contexts; each context's
+ * `messageCount` says how much of it is its own. A context recorded earlier sees the array as it
+ * is now, so whatever reads a kept context cuts the array to that context's own length.
  */
-const LENGTH_FIELDS: Readonly<Record<string, string>> = { messages: 'messageCount' };
 
 /**
- * How many items of `array` (held in `record[key]`) belong to `record`.
+ * How many items of `array` (held in `record[key]`) belong to `record`: `messageCount` for an
+ * agent context's `messages`, the whole array for anything else.
  *
  * @example
  * ownLength({ messages: log, messageCount: 3 }, 'messages', log); // 3, however long log is now
@@ -17,9 +16,25 @@ export function ownLength(
   key: string,
   array: readonly unknown[],
 ): number {
-  const field = LENGTH_FIELDS[key];
-  const length = field === undefined ? undefined : record[field];
+  const length = key === 'messages' ? record.messageCount : undefined;
   return typeof length === 'number' && length >= 0 && length <= array.length
     ? length
     : array.length;
+}
+
+/**
+ * A field's value as `record` owns it: a shared array cut to the record's own length (copied
+ * only when it has grown since), anything else as it is.
+ *
+ * @example
+ * ownPart({ messages: log, messageCount: 3 }, 'messages', log).length; // 3
+ */
+export function ownPart(
+  record: Readonly<Record<string, unknown>>,
+  key: string,
+  value: unknown,
+): unknown {
+  if (!Array.isArray(value)) return value;
+  const length = ownLength(record, key, value);
+  return length < value.length ? value.slice(0, length) : value;
 }
