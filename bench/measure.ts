@@ -9,6 +9,7 @@
  * wall time: on a shared machine a neighbour's time slice stretches wall time but not the work
  * done. Wall time is kept too, in results.json.
  */
+import { type ChildProcess, fork } from 'node:child_process';
 
 /** One timed (or untimed setup) step of a sample: `ops` operations done by `run`. */
 export interface Block {
@@ -37,6 +38,11 @@ export interface MeasureOptions {
   warmup: number;
   /** Called after each round (progress on stderr). */
   onRound?: (round: number) => void;
+  /**
+   * Names the family of a case; each family is sampled in its own child process. Without it,
+   * every case runs in this process.
+   */
+  family?: (id: string) => string;
 }
 
 export function stats(samples: readonly number[]): Stats {
@@ -68,45 +74,193 @@ export interface Series {
   wall: number[];
 }
 
+/** One timed block's figure: ns per operation. */
+interface Sample {
+  key: string;
+  cpu: number;
+  wall: number;
+}
+
+/** Prepares one sample of a case and runs its blocks; returns the timed blocks' figures. */
+async function sampleCase(id: string, prepare: Prepare): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  const blocks = await prepare();
+  for (const block of blocks) {
+    // Each timed block starts on a clean heap, once V8's helper threads (which sweep after a
+    // full GC) are done: garbage made before the block is not collected on its time.
+    if (block.timed !== false) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    }
+    const cpuBefore = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    await block.run();
+    const wall = Number(process.hrtime.bigint() - started);
+    const cpuUsed = process.cpuUsage(cpuBefore);
+    if (block.timed === false) continue;
+    const cpu = (cpuUsed.user + cpuUsed.system) * 1000;
+    const key = block.name === '' ? id : `${id}/${block.name}`;
+    samples.push({ key, cpu: cpu / block.ops, wall: wall / block.ops });
+  }
+  return samples;
+}
+
 /**
  * Samples every case in interleaved rounds. Returns, per `case/block` key, the ns per operation
  * of each counted round.
+ *
+ * With `options.family`, the cases of each family run in their own child process (the phase
+ * script started again, which serves its family's cases here instead of returning), while this
+ * process keeps the rounds interleaved. Subjects sharing one V8 slow each other down: the
+ * machine code, inline caches and GC heuristics tuned to one subject's work are what the next
+ * one runs with. Measured in one process, 64 deltas per tick cost 62 ns each beside one other
+ * subject and 0.3–0.6 µs beside four; a service runs one of them, so each gets its own V8.
  */
 export async function measureInterleaved(
   cases: Record<string, Prepare>,
   options: MeasureOptions,
 ): Promise<Map<string, Series>> {
+  const served = process.env[FAMILY_VARIABLE];
+  if (served !== undefined) return serveFamily(cases, served, options);
   const ids = Object.keys(cases);
+  // AGENT_STATECHART_BENCH_ONE_PROCESS=1 samples every case in this process, to compare.
+  const family =
+    process.env.AGENT_STATECHART_BENCH_ONE_PROCESS === '1' ? undefined : options.family;
+  const run = family === undefined ? inProcess(cases) : await inFamilies(cases, family);
   const series = new Map<string, Series>();
-  for (let round = 0; round < options.warmup + options.rounds; round++) {
-    const counted = round >= options.warmup;
-    for (let index = 0; index < ids.length; index++) {
-      const id = ids[(index + round) % ids.length]!;
-      const blocks = await cases[id]!();
-      for (const block of blocks) {
-        // Each timed block starts on a clean heap, once V8's helper threads (which sweep after a
-        // full GC) are done: garbage made before the block is not collected on its time.
-        if (block.timed !== false) {
-          collectGarbage();
-          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  try {
+    for (let round = 0; round < options.warmup + options.rounds; round++) {
+      const counted = round >= options.warmup;
+      for (let index = 0; index < ids.length; index++) {
+        const id = ids[(index + round) % ids.length]!;
+        const samples = await run.sample(id);
+        if (!counted) continue;
+        for (const { key, cpu, wall } of samples) {
+          let values = series.get(key);
+          if (values === undefined) series.set(key, (values = { cpu: [], wall: [] }));
+          values.cpu.push(cpu);
+          values.wall.push(wall);
         }
-        const cpuBefore = process.cpuUsage();
-        const started = process.hrtime.bigint();
-        await block.run();
-        const wall = Number(process.hrtime.bigint() - started);
-        const cpuUsed = process.cpuUsage(cpuBefore);
-        const cpu = (cpuUsed.user + cpuUsed.system) * 1000;
-        if (!counted || block.timed === false) continue;
-        const key = block.name === '' ? id : `${id}/${block.name}`;
-        let values = series.get(key);
-        if (values === undefined) series.set(key, (values = { cpu: [], wall: [] }));
-        values.cpu.push(cpu / block.ops);
-        values.wall.push(wall / block.ops);
       }
+      if (counted) options.onRound?.(round - options.warmup + 1);
     }
-    if (counted) options.onRound?.(round - options.warmup + 1);
+  } finally {
+    run.close();
   }
   return series;
+}
+
+/** Where a case's samples are taken: in this process, or in its family's child. */
+interface Sampler {
+  sample(id: string): Promise<Sample[]>;
+  close(): void;
+}
+
+function inProcess(cases: Record<string, Prepare>): Sampler {
+  return { sample: (id) => sampleCase(id, cases[id]!), close: () => undefined };
+}
+
+/** Set in a child process: the family whose cases it serves. */
+const FAMILY_VARIABLE = 'AGENT_STATECHART_BENCH_FAMILY';
+
+/** True in a child that serves one family's cases (its phase script prints no progress). */
+export function servesFamily(): boolean {
+  return process.env[FAMILY_VARIABLE] !== undefined;
+}
+
+type ToChild = { type: 'sample'; id: string } | { type: 'exit' };
+type FromChild =
+  | { type: 'ready' }
+  | { type: 'samples'; id: string; samples: Sample[] }
+  | { type: 'failed'; id: string; message: string };
+
+/** Starts one child per family (all at once: their start-up overlaps) and samples through them. */
+async function inFamilies(
+  cases: Record<string, Prepare>,
+  family: (id: string) => string,
+): Promise<Sampler> {
+  const families = [...new Set(Object.keys(cases).map(family))];
+  const children = new Map<string, ChildProcess>();
+  const close = () => {
+    for (const child of children.values()) {
+      if (child.connected) child.send({ type: 'exit' } satisfies ToChild);
+    }
+  };
+  try {
+    await Promise.all(
+      families.map(async (name) => {
+        const child = fork(process.argv[1]!, process.argv.slice(2), {
+          execArgv: process.execArgv,
+          env: { ...process.env, [FAMILY_VARIABLE]: name },
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        });
+        children.set(name, child);
+        await nextMessage(child, name);
+      }),
+    );
+  } catch (error) {
+    close();
+    throw error;
+  }
+  return {
+    async sample(id) {
+      const child = children.get(family(id))!;
+      child.send({ type: 'sample', id } satisfies ToChild);
+      const reply = await nextMessage(child, family(id));
+      if (reply.type === 'failed') throw new Error(`bench case ${id} failed: ${reply.message}`);
+      if (reply.type !== 'samples' || reply.id !== id)
+        throw new Error(`bench case ${id}: out of step`);
+      return reply.samples;
+    },
+    close,
+  };
+}
+
+/** The child's next message; rejects if it exits first. */
+function nextMessage(child: ChildProcess, name: string): Promise<FromChild> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => {
+      child.off('message', onMessage);
+      reject(new Error(`bench family ${name} exited with ${code}`));
+    };
+    const onMessage = (message: unknown) => {
+      child.off('exit', onExit);
+      resolve(message as FromChild);
+    };
+    child.once('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** In a child: samples the family's cases on request until told to exit; never returns. */
+function serveFamily(
+  cases: Record<string, Prepare>,
+  served: string,
+  options: MeasureOptions,
+): Promise<never> {
+  const send = (message: FromChild) => process.send!(message);
+  const family = options.family;
+  if (family === undefined || process.send === undefined) {
+    throw new Error(`${FAMILY_VARIABLE} is set, but this phase measures in one process`);
+  }
+  process.on('message', (message: ToChild) => {
+    if (message.type === 'exit') process.exit(0);
+    if (family(message.id) !== served) {
+      send({ type: 'failed', id: message.id, message: `not in family ${served}` });
+      return;
+    }
+    sampleCase(message.id, cases[message.id]!).then(
+      (samples) => send({ type: 'samples', id: message.id, samples }),
+      (error: unknown) =>
+        send({
+          type: 'failed',
+          id: message.id,
+          message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        }),
+    );
+  });
+  send({ type: 'ready' });
+  return new Promise<never>(() => undefined);
 }
 
 /** Per-round ratios `numerator / denominator` (samples of the same round are paired). */
@@ -149,4 +303,12 @@ export function each<T>(
       for (const subject of subjects) op(subject);
     },
   };
+}
+
+/**
+ * The family of a case named `subject[variant]@size`: the subject, so every history size and
+ * batching variant of one subject shares a process, as they would in a service.
+ */
+export function subjectFamily(id: string): string {
+  return id.split('@')[0]!.replace(/K\d+$/, '');
 }

@@ -8,7 +8,13 @@
  */
 import { setImmediate as nextTick } from 'node:timers/promises';
 import { HISTORY_SIZES, ONE_DELTA, priorMessages } from '../fixtures/conversation.js';
-import { type Block, measureInterleaved, type Prepare, type Series } from '../measure.js';
+import {
+  type Block,
+  measureInterleaved,
+  type Prepare,
+  type Series,
+  subjectFamily,
+} from '../measure.js';
 import { type Figure, ratioFigure, timingFigure } from '../report/figures.js';
 import { ActorHandles, benchCallbacks } from '../subjects/benchActors.js';
 import { handReducerSubject } from '../subjects/handReducer.js';
@@ -198,6 +204,7 @@ cases['tick@0'] = () => [
 progress('delta', `${Object.keys(cases).length} cases × ${settings.rounds} rounds`);
 const series = await measureInterleaved(cases, {
   ...settings,
+  family: subjectFamily,
   onRound: (round) => progress('delta', `round ${round}/${settings.rounds}`),
 });
 const get = (key: string) => series.get(key);

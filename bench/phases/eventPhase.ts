@@ -19,7 +19,7 @@ import {
   type TurnScript,
   turnScript,
 } from '../fixtures/conversation.js';
-import { each, measureInterleaved, type Prepare } from '../measure.js';
+import { each, measureInterleaved, type Prepare, subjectFamily } from '../measure.js';
 import { type Figure, ratioFigure, timingFigure } from '../report/figures.js';
 import { handReducerSubject } from '../subjects/handReducer.js';
 import type { LoopSubject, SubjectFactory } from '../subjects/loopSubject.js';
@@ -78,11 +78,12 @@ function steps(make: SubjectFactory, prior: Message[], agents: number, label: st
 }
 
 const subjects: Array<[string, string, SubjectFactory, number]> = [
-  ['hand', '(a) hand-written reducer', handReducerSubject, 200],
-  ['naive', '(b) naive XState, actor.send', naiveXstateSubject, 50],
-  ['core', 'ours: AgentCore.handleEvent', agentCoreSubject, 50],
-  ['bare', 'ours: bare agentMachine actor, actor.send', bareActorSubject, 50],
-  ['agent', 'ours: createAgent, from its child actors', createAgentSubject, 50],
+  // Enough agents that every timed block takes milliseconds: shorter ones read noisier.
+  ['hand', '(a) hand-written reducer', handReducerSubject, 2000],
+  ['naive', '(b) naive XState, actor.send', naiveXstateSubject, 150],
+  ['core', 'ours: AgentCore.handleEvent', agentCoreSubject, 150],
+  ['bare', 'ours: bare agentMachine actor, actor.send', bareActorSubject, 150],
+  ['agent', 'ours: createAgent, from its child actors', createAgentSubject, 150],
 ];
 const quickScale = settings.quick ? 0.25 : 1;
 const cases: Record<string, Prepare> = {};
@@ -133,6 +134,7 @@ for (const n of HISTORY_SIZES) {
 progress('events', `${Object.keys(cases).length} cases × ${settings.rounds} rounds`);
 const series = await measureInterleaved(cases, {
   ...settings,
+  family: subjectFamily,
   onRound: (round) => progress('events', `round ${round}/${settings.rounds}`),
 });
 

@@ -8,9 +8,9 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
-import { type AgentEvent, agentMachine } from '../../src/index.js';
+import { type AgentEvent, agentMachine, type Message } from '../../src/index.js';
 import { HISTORY_SIZES, priorMessages } from '../fixtures/conversation.js';
-import { measureInterleaved, type Prepare } from '../measure.js';
+import { measureInterleaved, type Prepare, subjectFamily } from '../measure.js';
 import { figure, type Figure, ratioFigure, timingFigure } from '../report/figures.js';
 import { naiveMachine } from '../subjects/naiveXstate.js';
 import { finishPhase, phaseSettings, progress } from './phaseIo.js';
@@ -67,49 +67,55 @@ const naiveKey = (snapshot: NaiveSnapshot): string => {
   return `${String(snapshot.value)}|${done}|q${queued}|r${context.retries}|${context.streamingText === '' ? '' : 't'}`;
 };
 
-const pathCounts: Record<string, number> = {};
-const cases: Record<string, Prepare> = {};
-for (const n of HISTORY_SIZES) {
-  const messages = priorMessages(n);
-  cases[`ours@${n}`] = () => [
+function ourPaths(messages: Message[]) {
+  return getShortestPaths(agentMachine, {
+    events: EVENTS,
+    serializeState: ourKey,
+    input: { config: {}, messages },
+    limit: LIMIT,
+  });
+}
+
+function naivePaths(messages: Message[]) {
+  return getShortestPaths(naiveMachine, {
+    events: EVENTS,
+    serializeState: naiveKey,
+    input: { messages },
+    limit: LIMIT,
+  });
+}
+
+function generation(generate: () => unknown[]): Prepare {
+  return () => [
     {
       name: '',
       ops: 1,
       run: () => {
-        const paths = getShortestPaths(agentMachine, {
-          events: EVENTS,
-          serializeState: ourKey,
-          input: { config: {}, messages },
-          limit: LIMIT,
-        });
-        pathCounts[`ours@${n}`] = paths.length;
-      },
-    },
-  ];
-  cases[`naive@${n}`] = () => [
-    {
-      name: '',
-      ops: 1,
-      run: () => {
-        const paths = getShortestPaths(naiveMachine, {
-          events: EVENTS,
-          serializeState: naiveKey,
-          input: { messages },
-          limit: LIMIT,
-        });
-        pathCounts[`naive@${n}`] = paths.length;
+        if (generate().length === 0) throw new Error('no paths generated');
       },
     },
   ];
 }
 
+const cases: Record<string, Prepare> = {};
+for (const n of HISTORY_SIZES) {
+  const messages = priorMessages(n);
+  cases[`ours@${n}`] = generation(() => ourPaths(messages));
+  cases[`naive@${n}`] = generation(() => naivePaths(messages));
+}
+
 progress('graph', `${Object.keys(cases).length} cases × ${settings.rounds} rounds`);
 const series = await measureInterleaved(cases, {
   ...settings,
+  family: subjectFamily,
   onRound: (round) => progress('graph', `round ${round}/${settings.rounds}`),
 });
 const figures: Figure[] = [];
+// Counted here, untimed: the timed generations ran in each family's own process.
+const pathCounts: Record<string, number> = {};
 for (const n of HISTORY_SIZES) {
+  pathCounts[`ours@${n}`] = ourPaths(priorMessages(n)).length;
+  pathCounts[`naive@${n}`] = naivePaths(priorMessages(n)).length;
   figures.push(
     timingFigure('graph', 'ours: getShortestPaths(agentMachine)', n, series.get(`ours@${n}`)),
     timingFigure('graph', '(b) naive XState: getShortestPaths', n, series.get(`naive@${n}`)),

@@ -7,6 +7,7 @@
  * delivers about one delta per read instead: that is the worst case the delta phase also reports.
  */
 import { spawn } from 'node:child_process';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import { createActor } from 'xstate';
@@ -20,7 +21,11 @@ const settings = phaseSettings();
 const DELTAS = 4000;
 const server = spawn(
   process.execPath,
-  [...process.execArgv, fileURLToPath(new URL('./streamServer.ts', import.meta.url))],
+  [
+    ...process.execArgv,
+    // A sibling of this file: .ts under tsx, .js in the compiled bench `npm run bench` runs.
+    fileURLToPath(new URL(`./streamServer${extname(import.meta.url)}`, import.meta.url)),
+  ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );
 const baseURL = await new Promise<string>((resolve, reject) => {

@@ -6,7 +6,7 @@
  * model, three supersteps), sampled in the same interleaved rounds.
  */
 import { HISTORY_SIZES, priorMessages, turnScript } from '../fixtures/conversation.js';
-import { type Block, measureInterleaved, type Prepare } from '../measure.js';
+import { type Block, measureInterleaved, type Prepare, subjectFamily } from '../measure.js';
 import { type Figure, ratioFigure, timingFigure } from '../report/figures.js';
 import { handReducerSubject } from '../subjects/handReducer.js';
 import {
@@ -27,7 +27,8 @@ import { agentCoreSubject, bareActorSubject, createAgentSubject } from '../subje
 import type { Message } from '../../src/index.js';
 import { finishPhase, phaseSettings, progress } from './phaseIo.js';
 
-const settings = phaseSettings();
+// More rounds than the other phases: a turn's ratio to LangGraph is the noisiest target.
+const settings = phaseSettings({ rounds: 15 });
 const script = turnScript();
 const scaled = (count: number) => Math.max(1, Math.round(count * (settings.quick ? 0.25 : 1)));
 
@@ -138,6 +139,7 @@ for (const n of HISTORY_SIZES) {
 progress('turn', `${Object.keys(cases).length} cases × ${settings.rounds} rounds`);
 const series = await measureInterleaved(cases, {
   ...settings,
+  family: subjectFamily,
   onRound: (round) => progress('turn', `round ${round}/${settings.rounds}`),
 });
 

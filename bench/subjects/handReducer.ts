@@ -165,10 +165,11 @@ export function handReducerSubject(
   prior: readonly Message[],
 ): LoopSubject & { handState: HandState } {
   const state = createHandState(prior);
-  const out: AgentAction[] = [];
   let textSeen = 0;
   const deliver = (event: AgentEvent): void => {
-    out.length = 0;
+    // A fresh array per event: emptying a reused one (`out.length = 0`) gives up its backing
+    // store, so the next push reallocates it, and costs about three times as much here.
+    const out: AgentAction[] = [];
     reduce(state, event, out);
     for (const action of out) if (action.type === 'DisplayMessage') textSeen += action.text.length;
   };

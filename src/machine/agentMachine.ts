@@ -25,6 +25,7 @@ import { retryDelay } from './backoff.js';
 import {
   type AgentContext,
   type AgentMachineInput,
+  type StreamingToolCall,
   createInitialContext,
   emptyList,
 } from './context.js';
@@ -71,12 +72,19 @@ function describeGiveUp(error: LlmError, attempts: number): string {
   return `Model call failed after ${tries} (${error.kind}): ${error.message}`;
 }
 
-/** The context's transcript with `message` appended (O(1); see `appendToTranscript`). */
+/**
+ * The transcript fields after appending `message` (O(1), see `appendToTranscript`; the same
+ * fields for `null`). Actions copy them into their update by name, never as
+ * `{ ...appendMessage(…), retries: 0 }`: on Node 20, adding a property to an object made by a
+ * spread leaves V8's fast path and costs about a microsecond per property, which made recording
+ * a response cost 7 µs.
+ */
 function appendMessage(
   context: AgentContext,
   message: Message | null,
-): Pick<AgentContext, 'messages' | 'messageCount'> | Record<string, never> {
-  return message === null ? {} : appendToTranscript(context, message);
+): Pick<AgentContext, 'messages' | 'messageCount'> {
+  if (message === null) return { messages: context.messages, messageCount: context.messageCount };
+  return appendToTranscript(context, message);
 }
 
 function hasContent(message: Message): boolean {
@@ -126,11 +134,13 @@ export const agentMachine = setup({
     // ── turns ───────────────────────────────────────────────────────────────────────────────
     startTurn: assign(({ context, event }) => {
       if (event.type !== 'UserInput') return {};
-      return { ...appendMessage(context, event.message), retries: 0 };
+      const { messages, messageCount } = appendMessage(context, event.message);
+      return { messages, messageCount, retries: 0 };
     }),
     startQueuedTurn: assign(({ context }) => {
       const [next, ...rest] = context.queue;
-      return { ...appendMessage(context, next ?? null), queue: rest, retries: 0 };
+      const { messages, messageCount } = appendMessage(context, next ?? null);
+      return { messages, messageCount, queue: rest, retries: 0 };
     }),
     enqueueInput: assign(({ context, event }) => {
       if (event.type !== 'UserInput') return {};
@@ -190,8 +200,13 @@ export const agentMachine = setup({
       const { response } = event;
       // The API rejects an empty assistant message in the middle of a transcript.
       const message = hasContent(response.message) ? response.message : null;
+      const { messages, messageCount } = appendMessage(context, message);
       return {
-        ...appendMessage(context, message),
+        messages,
+        messageCount,
+        // The response supersedes what streamed (closeModelCall leaves these to this assign).
+        streamingText: '',
+        streamingToolCalls: emptyList<StreamingToolCall>(),
         toolRuns: toolRunsOf(response),
         stopReason: response.stopReason ?? null,
         retries: 0,
@@ -230,13 +245,20 @@ export const agentMachine = setup({
       },
     })),
     closeModelCall: enqueueActions(({ context, event, enqueue }) => {
+      const empty = emptyList<StreamingToolCall>();
       if (endsTurnEarly(event)) {
         // Keep what the user already saw; drop half-streamed tool calls (they have no result).
         const partial = partialAssistantMessage(context.streamingText);
-        enqueue.assign(appendMessage(context, partial));
+        const { messages, messageCount } = appendMessage(context, partial);
+        enqueue.assign({ messages, messageCount, streamingText: '', streamingToolCalls: empty });
         enqueue.emit({ type: 'Cancel', llm: true });
+      } else if (
+        event.type !== 'LlmCompleted' && // recordResponse clears them in its own assign
+        (context.streamingText !== '' || context.streamingToolCalls.length > 0)
+      ) {
+        // Each assign copies the context and the snapshot, so none is made for nothing.
+        enqueue.assign({ streamingText: '', streamingToolCalls: empty });
       }
-      enqueue.assign({ streamingText: '', streamingToolCalls: emptyList() });
     }),
 
     // ── processing the response ─────────────────────────────────────────────────────────────
@@ -246,10 +268,9 @@ export const agentMachine = setup({
         context.toolRuns,
         errorOutcome('not run: the model ended its response with a refusal'),
       );
-      return {
-        toolRuns: runs,
-        ...appendMessage(context, toolResultsMessage(runs, errorOutcome(''))),
-      };
+      const results = toolResultsMessage(runs, errorOutcome(''));
+      const { messages, messageCount } = appendMessage(context, results);
+      return { toolRuns: runs, messages, messageCount };
     }),
     reportStopReason: enqueueActions(({ context, enqueue }) => {
       if (context.stopReason === 'refusal') {
@@ -342,10 +363,9 @@ export const agentMachine = setup({
     closeToolRuns: enqueueActions(({ context, event, enqueue }) => {
       const open = openRunIds(context.toolRuns);
       const runs = closeOpenRuns(context.toolRuns, errorOutcome(earlyEndOutcomeMessage(event)));
-      enqueue.assign({
-        toolRuns: runs,
-        ...appendMessage(context, toolResultsMessage(runs, errorOutcome(''))),
-      });
+      const results = toolResultsMessage(runs, errorOutcome(''));
+      const { messages, messageCount } = appendMessage(context, results);
+      enqueue.assign({ toolRuns: runs, messages, messageCount });
       for (const id of open) enqueue.stopChild(id);
       if (open.length > 0) enqueue.emit({ type: 'Cancel', toolCallIds: open });
     }),
