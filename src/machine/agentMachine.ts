@@ -75,9 +75,9 @@ function describeGiveUp(error: LlmError, attempts: number): string {
 /**
  * The transcript fields after appending `message` (O(1), see `appendToTranscript`; the same
  * fields for `null`). Actions copy them into their update by name, never as
- * `{ ...appendMessage(…), retries: 0 }`: on Node 20, adding a property to an object made by a
- * spread leaves V8's fast path and costs about a microsecond per property, which made recording
- * a response cost 7 µs.
+ * `{ ...appendMessage(…), retries: 0 }`: on Node 20 (V8 11.3, crbug.com/v8/13303), adding a
+ * property to an object made by a spread leaves V8's fast path and costs about a microsecond per
+ * property, which made recording a response cost 7–15 µs.
  */
 function appendMessage(
   context: AgentContext,

@@ -84,8 +84,9 @@ export function updateRun(
 
 /**
  * One run with some fields changed, built field by field rather than as `{ ...run, ...change }`:
- * on Node 20, giving an object made by a spread a property the spread did not copy leaves V8's
- * fast path and costs about a microsecond, and a call's first `outcome` is such a property.
+ * on Node 20 (V8 11.3, crbug.com/v8/13303), giving an object made by a spread a property the
+ * spread did not copy leaves V8's fast path and costs about a microsecond, and a call's first
+ * `outcome` is such a property.
  */
 function changedRun(run: ToolRun, change: Partial<ToolRun>): ToolRun {
   const next: ToolRun = { call: change.call ?? run.call, status: change.status ?? run.status };
