@@ -18,7 +18,6 @@ import { checkpointedSession, compileLoop, newMemorySaver } from '../subjects/la
 import { checkTurnDone, type LoopSubject, runTurn } from '../subjects/loopSubject.js';
 import { type naiveMachine, naiveXstateSubject } from '../subjects/naiveXstate.js';
 import { agentCoreSubject, bareActorSubject, createAgentSubject } from '../subjects/ourAgent.js';
-import { sharedMachineActor } from '../prototypes/sharedMachine.js';
 import { finishPhase, phaseSettings, progress } from './phaseIo.js';
 
 const settings = phaseSettings();
@@ -102,17 +101,6 @@ const kinds: Array<Kind<unknown>> = [
     label: 'ours: bare agentMachine actor',
     agents: many,
     make: (prior) => afterTurn(bareActorSubject(prior), prior, 'bare').actor,
-    conversation: (actor) => (actor as Actor<AgentMachine>).getSnapshot().context.messages,
-  },
-  {
-    id: 'shared',
-    label: 'ours: bare actor of one shared machine (prototype)',
-    agents: many,
-    make: (prior) => {
-      const { actor, subject } = sharedMachineActor(prior);
-      afterTurn(subject, prior, 'shared');
-      return actor;
-    },
     conversation: (actor) => (actor as Actor<AgentMachine>).getSnapshot().context.messages,
   },
   {
