@@ -120,7 +120,7 @@ export async function measureInterleaved(
   cases: Record<string, Prepare>,
   options: MeasureOptions,
 ): Promise<Map<string, Series>> {
-  const served = process.env[FAMILY_VARIABLE];
+  const served = servedFamily();
   if (served !== undefined) return serveFamily(cases, served, options);
   const ids = Object.keys(cases);
   // AGENT_STATECHART_BENCH_ONE_PROCESS=1 samples every case in this process, to compare.
@@ -163,9 +163,9 @@ function inProcess(cases: Record<string, Prepare>): Sampler {
 /** Set in a child process: the family whose cases it serves. */
 const FAMILY_VARIABLE = 'AGENT_STATECHART_BENCH_FAMILY';
 
-/** True in a child that serves one family's cases (its phase script prints no progress). */
-export function servesFamily(): boolean {
-  return process.env[FAMILY_VARIABLE] !== undefined;
+/** In a child, the family whose cases it serves (its phase script prints no progress). */
+export function servedFamily(): string | undefined {
+  return process.env[FAMILY_VARIABLE];
 }
 
 type ToChild = { type: 'sample'; id: string } | { type: 'exit' };
@@ -204,9 +204,10 @@ async function inFamilies(
   }
   return {
     async sample(id) {
-      const child = children.get(family(id))!;
+      const name = family(id);
+      const child = children.get(name)!;
       child.send({ type: 'sample', id } satisfies ToChild);
-      const reply = await nextMessage(child, family(id));
+      const reply = await nextMessage(child, name);
       if (reply.type === 'failed') throw new Error(`bench case ${id} failed: ${reply.message}`);
       if (reply.type !== 'samples' || reply.id !== id)
         throw new Error(`bench case ${id}: out of step`);

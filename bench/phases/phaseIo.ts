@@ -3,7 +3,7 @@
  * `--expose-gc`), started by `run.ts` with the path to write its result to.
  */
 import { writeFileSync } from 'node:fs';
-import { servesFamily } from '../measure.js';
+import { servedFamily } from '../measure.js';
 import type { PhaseResult } from '../report/figures.js';
 
 export interface PhaseSettings {
@@ -14,15 +14,16 @@ export interface PhaseSettings {
   quick: boolean;
 }
 
-export function phaseSettings(full: { rounds?: number } = {}): PhaseSettings {
+/** `rounds`: counted rounds of a full run, for a phase that needs more than the default 9. */
+export function phaseSettings({ rounds = 9 }: { rounds?: number } = {}): PhaseSettings {
   const quick = process.argv.includes('--quick');
-  return { rounds: quick ? 3 : (full.rounds ?? 9), warmup: quick ? 1 : 2, quick };
+  return { rounds: quick ? 3 : rounds, warmup: quick ? 1 : 2, quick };
 }
 
 const started = Date.now();
 
 export function progress(phase: string, message: string): void {
-  if (servesFamily()) return; // a child sampling one family: the parent reports progress
+  if (servedFamily() !== undefined) return; // a child sampling one family: the parent reports progress
   const seconds = ((Date.now() - started) / 1000).toFixed(1).padStart(5);
   process.stderr.write(`  ${seconds}s [${phase}] ${message}\n`);
 }

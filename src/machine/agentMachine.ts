@@ -73,18 +73,22 @@ function describeGiveUp(error: LlmError, attempts: number): string {
 }
 
 /**
- * The transcript fields after appending `message` (O(1), see `appendToTranscript`; the same
- * fields for `null`). Actions copy them into their update by name, never as
- * `{ ...appendMessage(…), retries: 0 }`: on Node 20 (V8 11.3, crbug.com/v8/13303), adding a
- * property to an object made by a spread leaves V8's fast path and costs about a microsecond per
- * property, which made recording a response cost 7–15 µs.
+ * Sets the transcript fields of a context update: `message` appended (O(1), see
+ * `appendToTranscript`), or the transcript as it is for `null`. The fields are set on the
+ * caller's own literal, never spread into one (`{ ...appended, retries: 0 }`): on Node 20
+ * (V8 11.3, crbug.com/v8/13303), adding a property to an object made by a spread leaves V8's fast
+ * path and costs about a microsecond per property, which made recording a response cost 7–15 µs.
  */
-function appendMessage(
+function withMessage<Update extends Partial<AgentContext>>(
+  update: Update,
   context: AgentContext,
   message: Message | null,
-): Pick<AgentContext, 'messages' | 'messageCount'> {
-  if (message === null) return { messages: context.messages, messageCount: context.messageCount };
-  return appendToTranscript(context, message);
+): Update & Pick<AgentContext, 'messages' | 'messageCount'> {
+  const appended = message === null ? context : appendToTranscript(context, message);
+  const full = update as Update & Pick<AgentContext, 'messages' | 'messageCount'>;
+  full.messages = appended.messages;
+  full.messageCount = appended.messageCount;
+  return full;
 }
 
 function hasContent(message: Message): boolean {
@@ -134,13 +138,11 @@ export const agentMachine = setup({
     // ── turns ───────────────────────────────────────────────────────────────────────────────
     startTurn: assign(({ context, event }) => {
       if (event.type !== 'UserInput') return {};
-      const { messages, messageCount } = appendMessage(context, event.message);
-      return { messages, messageCount, retries: 0 };
+      return withMessage({ retries: 0 }, context, event.message);
     }),
     startQueuedTurn: assign(({ context }) => {
       const [next, ...rest] = context.queue;
-      const { messages, messageCount } = appendMessage(context, next ?? null);
-      return { messages, messageCount, queue: rest, retries: 0 };
+      return withMessage({ queue: rest, retries: 0 }, context, next ?? null);
     }),
     enqueueInput: assign(({ context, event }) => {
       if (event.type !== 'UserInput') return {};
@@ -200,13 +202,7 @@ export const agentMachine = setup({
       const { response } = event;
       // The API rejects an empty assistant message in the middle of a transcript.
       const message = hasContent(response.message) ? response.message : null;
-      const { messages, messageCount } = appendMessage(context, message);
-      return {
-        messages,
-        messageCount,
-        // The response supersedes what streamed (closeModelCall leaves these to this assign).
-        streamingText: '',
-        streamingToolCalls: emptyList<StreamingToolCall>(),
+      const update: Partial<AgentContext> = {
         toolRuns: toolRunsOf(response),
         stopReason: response.stopReason ?? null,
         retries: 0,
@@ -217,6 +213,7 @@ export const agentMachine = setup({
           output_tokens: context.usage.output_tokens + (response.usage?.output_tokens ?? 0),
         },
       };
+      return withMessage(update, context, message);
     }),
     recordRetryableError: assign(({ context, event }) => {
       if (event.type !== 'LlmError') return {};
@@ -245,19 +242,16 @@ export const agentMachine = setup({
       },
     })),
     closeModelCall: enqueueActions(({ context, event, enqueue }) => {
-      const empty = emptyList<StreamingToolCall>();
+      const cleared = { streamingText: '', streamingToolCalls: emptyList<StreamingToolCall>() };
       if (endsTurnEarly(event)) {
         // Keep what the user already saw; drop half-streamed tool calls (they have no result).
         const partial = partialAssistantMessage(context.streamingText);
-        const { messages, messageCount } = appendMessage(context, partial);
-        enqueue.assign({ messages, messageCount, streamingText: '', streamingToolCalls: empty });
+        enqueue.assign(withMessage(cleared, context, partial));
         enqueue.emit({ type: 'Cancel', llm: true });
-      } else if (
-        event.type !== 'LlmCompleted' && // recordResponse clears them in its own assign
-        (context.streamingText !== '' || context.streamingToolCalls.length > 0)
-      ) {
-        // Each assign copies the context and the snapshot, so none is made for nothing.
-        enqueue.assign({ streamingText: '', streamingToolCalls: empty });
+      } else if (context.streamingText !== '' || context.streamingToolCalls.length > 0) {
+        // Each assign copies the context and the snapshot: none when nothing streamed into the
+        // chart (under createAgent the stream's copy is dropped once the response arrives).
+        enqueue.assign(cleared);
       }
     }),
 
@@ -268,9 +262,7 @@ export const agentMachine = setup({
         context.toolRuns,
         errorOutcome('not run: the model ended its response with a refusal'),
       );
-      const results = toolResultsMessage(runs, errorOutcome(''));
-      const { messages, messageCount } = appendMessage(context, results);
-      return { toolRuns: runs, messages, messageCount };
+      return withMessage({ toolRuns: runs }, context, toolResultsMessage(runs, errorOutcome('')));
     }),
     reportStopReason: enqueueActions(({ context, enqueue }) => {
       if (context.stopReason === 'refusal') {
@@ -363,9 +355,9 @@ export const agentMachine = setup({
     closeToolRuns: enqueueActions(({ context, event, enqueue }) => {
       const open = openRunIds(context.toolRuns);
       const runs = closeOpenRuns(context.toolRuns, errorOutcome(earlyEndOutcomeMessage(event)));
-      const results = toolResultsMessage(runs, errorOutcome(''));
-      const { messages, messageCount } = appendMessage(context, results);
-      enqueue.assign({ toolRuns: runs, messages, messageCount });
+      enqueue.assign(
+        withMessage({ toolRuns: runs }, context, toolResultsMessage(runs, errorOutcome(''))),
+      );
       for (const id of open) enqueue.stopChild(id);
       if (open.length > 0) enqueue.emit({ type: 'Cancel', toolCallIds: open });
     }),
