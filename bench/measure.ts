@@ -34,8 +34,15 @@ export interface Stats {
 export interface MeasureOptions {
   /** Rounds that count. */
   rounds: number;
-  /** Rounds run first and thrown away (JIT warm-up). */
+  /** Warm-up samples of every case, at least, before any is counted (thrown away). */
   warmup: number;
+  /**
+   * CPU time each process spends warming up, at least (the samples are thrown away). A few
+   * samples are not enough: a turn through XState runs a hundred functions, and TurboFan was
+   * still optimising them 200 turns in, so the first counted rounds measured the JIT at work,
+   * not the code. A service hosting many agents runs them warm.
+   */
+  warmupMs: number;
   /** Called after each round (progress on stderr). */
   onRound?: (round: number) => void;
   /**
@@ -81,8 +88,11 @@ interface Sample {
   wall: number;
 }
 
-/** Prepares one sample of a case and runs its blocks; returns the timed blocks' figures. */
-async function sampleCase(id: string, prepare: Prepare): Promise<Sample[]> {
+/**
+ * Prepares one sample of a case and runs its blocks; returns the timed blocks' figures.
+ * `settle: false` (warm-up) skips the pause before each timed block.
+ */
+async function sampleCase(id: string, prepare: Prepare, settle = true): Promise<Sample[]> {
   const samples: Sample[] = [];
   const blocks = await prepare();
   for (const block of blocks) {
@@ -90,7 +100,7 @@ async function sampleCase(id: string, prepare: Prepare): Promise<Sample[]> {
     // full GC) are done: garbage made before the block is not collected on its time.
     if (block.timed !== false) {
       collectGarbage();
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      if (settle) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     }
     const cpuBefore = process.cpuUsage();
     const started = process.hrtime.bigint();
@@ -126,15 +136,14 @@ export async function measureInterleaved(
   // AGENT_STATECHART_BENCH_ONE_PROCESS=1 samples every case in this process, to compare.
   const family =
     process.env.AGENT_STATECHART_BENCH_ONE_PROCESS === '1' ? undefined : options.family;
-  const run = family === undefined ? inProcess(cases) : await inFamilies(cases, family);
+  const run = family === undefined ? inProcess(cases, options) : await inFamilies(cases, family);
   const series = new Map<string, Series>();
   try {
-    for (let round = 0; round < options.warmup + options.rounds; round++) {
-      const counted = round >= options.warmup;
+    await run.warmUp();
+    for (let round = 0; round < options.rounds; round++) {
       for (let index = 0; index < ids.length; index++) {
         const id = ids[(index + round) % ids.length]!;
         const samples = await run.sample(id);
-        if (!counted) continue;
         for (const { key, cpu, wall } of samples) {
           let values = series.get(key);
           if (values === undefined) series.set(key, (values = { cpu: [], wall: [] }));
@@ -142,7 +151,7 @@ export async function measureInterleaved(
           values.wall.push(wall);
         }
       }
-      if (counted) options.onRound?.(round - options.warmup + 1);
+      options.onRound?.(round + 1);
     }
   } finally {
     run.close();
@@ -152,12 +161,34 @@ export async function measureInterleaved(
 
 /** Where a case's samples are taken: in this process, or in its family's child. */
 interface Sampler {
+  /** Warms every case up (see `MeasureOptions.warmupMs`); children warm up side by side. */
+  warmUp(): Promise<void>;
   sample(id: string): Promise<Sample[]>;
   close(): void;
 }
 
-function inProcess(cases: Record<string, Prepare>): Sampler {
-  return { sample: (id) => sampleCase(id, cases[id]!), close: () => undefined };
+function inProcess(cases: Record<string, Prepare>, options: MeasureOptions): Sampler {
+  return {
+    warmUp: () => warmUp(cases, Object.keys(cases), options),
+    sample: (id) => sampleCase(id, cases[id]!),
+    close: () => undefined,
+  };
+}
+
+/** Samples `ids` in turn, results thrown away, until both warm-up minimums are reached. */
+async function warmUp(
+  cases: Record<string, Prepare>,
+  ids: readonly string[],
+  { warmup, warmupMs }: Pick<MeasureOptions, 'warmup' | 'warmupMs'>,
+): Promise<void> {
+  const started = process.cpuUsage();
+  const spentMs = () => {
+    const used = process.cpuUsage(started);
+    return (used.user + used.system) / 1000;
+  };
+  for (let pass = 0; pass < warmup || spentMs() < warmupMs; pass++) {
+    for (const id of ids) await sampleCase(id, cases[id]!, false);
+  }
 }
 
 /** Set in a child process: the family whose cases it serves. */
@@ -168,9 +199,10 @@ export function servedFamily(): string | undefined {
   return process.env[FAMILY_VARIABLE];
 }
 
-type ToChild = { type: 'sample'; id: string } | { type: 'exit' };
+type ToChild = { type: 'warmUp' } | { type: 'sample'; id: string } | { type: 'exit' };
 type FromChild =
   | { type: 'ready' }
+  | { type: 'warm' }
   | { type: 'samples'; id: string; samples: Sample[] }
   | { type: 'failed'; id: string; message: string };
 
@@ -202,13 +234,20 @@ async function inFamilies(
     close();
     throw error;
   }
+  const request = async (name: string, message: ToChild): Promise<FromChild> => {
+    const child = children.get(name)!;
+    child.send(message);
+    const reply = await nextMessage(child, name);
+    if (reply.type === 'failed') throw new Error(`bench family ${name}: ${reply.message}`);
+    return reply;
+  };
   return {
+    async warmUp() {
+      // Nothing is timed yet, so the children warm up side by side, each for its own CPU time.
+      await Promise.all([...children.keys()].map((name) => request(name, { type: 'warmUp' })));
+    },
     async sample(id) {
-      const name = family(id);
-      const child = children.get(name)!;
-      child.send({ type: 'sample', id } satisfies ToChild);
-      const reply = await nextMessage(child, name);
-      if (reply.type === 'failed') throw new Error(`bench case ${id} failed: ${reply.message}`);
+      const reply = await request(family(id), { type: 'sample', id });
       if (reply.type !== 'samples' || reply.id !== id)
         throw new Error(`bench case ${id}: out of step`);
       return reply.samples;
@@ -244,20 +283,28 @@ function serveFamily(
   if (family === undefined || process.send === undefined) {
     throw new Error(`${FAMILY_VARIABLE} is set, but this phase measures in one process`);
   }
+  const own = Object.keys(cases).filter((id) => family(id) === served);
+  const failed = (id: string, error: unknown): FromChild => ({
+    type: 'failed',
+    id,
+    message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
   process.on('message', (message: ToChild) => {
     if (message.type === 'exit') process.exit(0);
+    if (message.type === 'warmUp') {
+      warmUp(cases, own, options).then(
+        () => send({ type: 'warm' }),
+        (error: unknown) => send(failed('warm-up', error)),
+      );
+      return;
+    }
     if (family(message.id) !== served) {
       send({ type: 'failed', id: message.id, message: `not in family ${served}` });
       return;
     }
     sampleCase(message.id, cases[message.id]!).then(
       (samples) => send({ type: 'samples', id: message.id, samples }),
-      (error: unknown) =>
-        send({
-          type: 'failed',
-          id: message.id,
-          message: error instanceof Error ? (error.stack ?? error.message) : String(error),
-        }),
+      (error: unknown) => send(failed(message.id, error)),
     );
   });
   send({ type: 'ready' });

@@ -9,7 +9,10 @@ import type { PhaseResult } from '../report/figures.js';
 export interface PhaseSettings {
   /** Counted rounds per comparison. */
   rounds: number;
+  /** Warm-up samples per case, at least. */
   warmup: number;
+  /** Warm-up CPU time per process, at least (see `MeasureOptions.warmupMs`). */
+  warmupMs: number;
   /** `--quick`: fewer rounds and smaller sizes, for trying the harness out. */
   quick: boolean;
 }
@@ -17,7 +20,7 @@ export interface PhaseSettings {
 /** `rounds`: counted rounds of a full run, for a phase that needs more than the default 9. */
 export function phaseSettings({ rounds = 9 }: { rounds?: number } = {}): PhaseSettings {
   const quick = process.argv.includes('--quick');
-  return { rounds: quick ? 3 : rounds, warmup: quick ? 1 : 2, quick };
+  return { rounds: quick ? 3 : rounds, warmup: quick ? 1 : 2, warmupMs: quick ? 200 : 2000, quick };
 }
 
 const started = Date.now();

@@ -6,9 +6,7 @@
  * `LlmCompleted`/`LlmError`, so the chart sees the same text in the same order, only in fewer
  * pieces.
  */
-import type { LlmTextDeltaEvent, LlmToolCallDeltaEvent } from '../machine/types.js';
-
-type Delta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
+import { DeltaBatch, type StreamDelta as Delta } from '../machine/deltaBatch.js';
 
 /**
  * How the coalescer defers a flush: it is given the flush and returns a cancel function.
@@ -70,13 +68,8 @@ export interface DeltaCoalescerOptions {
  * // on the next tick: sendBack({ type: 'LlmTextDelta', content: 'Hello' })
  */
 export class DeltaCoalescer {
-  /** Text of the open run of text deltas (appending to a string is a rope append: O(1)). */
-  #text = '';
-  /** The first delta of the open run of one tool call's fragments, and the run's fragments. */
-  #tool: LlmToolCallDeltaEvent | null = null;
-  #toolArguments = '';
-  /** Closed runs the chart has not received yet, in stream order (chart updates on demand). */
-  #closed: Delta[] = [];
+  /** Deltas not sent to the chart yet, merged into runs. */
+  readonly #batch: DeltaBatch;
   /** Text not shown yet (with `show`). */
   #unshown = '';
   #cancel: (() => void) | null = null;
@@ -90,21 +83,13 @@ export class DeltaCoalescer {
     this.#schedule = options.schedule ?? flushEachTick;
     this.#show = options.show;
     this.#chartOnDemand = options.chartUpdates === 'onDemand';
+    this.#batch = new DeltaBatch(options.show !== undefined);
   }
 
   /** Adds one delta; it leaves with the next batch. */
   push(event: Delta): void {
-    if (event.type === 'LlmTextDelta') {
-      if (this.#tool !== null) this.#closeTool();
-      this.#text += event.content;
-      if (this.#show !== undefined) this.#unshown += event.content;
-    } else {
-      if (this.#text.length > 0) this.#closeText();
-      if (this.#tool !== null && this.#tool.callId !== event.callId) this.#closeTool();
-      // One event per run, built when the run closes: a fragment costs a string append.
-      this.#tool ??= event;
-      this.#toolArguments += event.argumentsFragment;
-    }
+    this.#batch.push(event);
+    if (this.#show !== undefined && event.type === 'LlmTextDelta') this.#unshown += event.content;
     this.#cancel ??= this.#schedule(this.#scheduledFlush);
   }
 
@@ -113,12 +98,7 @@ export class DeltaCoalescer {
     this.#cancel?.();
     this.#cancel = null;
     this.#showPending();
-    if (this.#text.length > 0) this.#closeText();
-    if (this.#tool !== null) this.#closeTool();
-    const closed = this.#closed;
-    if (closed.length === 0) return;
-    this.#closed = [];
-    for (const event of closed) this.#send(event);
+    for (const event of this.#batch.drain()) this.#send(event);
   }
 
   /**
@@ -143,10 +123,7 @@ export class DeltaCoalescer {
   discard(): void {
     this.#cancel?.();
     this.#cancel = null;
-    this.#text = '';
-    this.#tool = null;
-    this.#toolArguments = '';
-    this.#closed = [];
+    this.#batch.clear();
     this.#unshown = '';
   }
 
@@ -155,29 +132,6 @@ export class DeltaCoalescer {
     if (this.#chartOnDemand) this.#showPending();
     else this.flush();
   };
-
-  #closeText(): void {
-    const content = this.#text;
-    this.#text = '';
-    this.#closed.push(
-      this.#show === undefined
-        ? { type: 'LlmTextDelta', content }
-        : { type: 'LlmTextDelta', content, shown: true },
-    );
-  }
-
-  #closeTool(): void {
-    const tool = this.#tool;
-    if (tool === null) return;
-    this.#closed.push({
-      type: 'LlmToolCallDelta',
-      callId: tool.callId,
-      toolName: tool.toolName,
-      argumentsFragment: this.#toolArguments,
-    });
-    this.#tool = null;
-    this.#toolArguments = '';
-  }
 
   #showPending(): void {
     if (this.#unshown.length === 0) return;

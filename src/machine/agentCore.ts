@@ -6,6 +6,7 @@
 import { type ActorScope, type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
 import { type AgentMachine, agentMachine } from './agentMachine.js';
 import { type AgentContext, createInitialContext, resolveConfigShared } from './context.js';
+import { DeltaBatch, type StreamDelta } from './deltaBatch.js';
 import type { AgentAction, AgentConfig, AgentEvent, AgentStateName, Message } from './types.js';
 import { validateEvent } from './validateEvent.js';
 
@@ -95,7 +96,10 @@ type PureScope = ActorScope<MachineSnapshot, AgentEvent, AnyActorScope['system']
  *
  * Built on XState's own `transition` over `agentMachine` (one definition, one diagram, one set
  * of generated tests), with one actor scope reused across events so an event costs what an actor
- * send does.
+ * send does. A streamed delta costs less: in `CallingLlm`, where the chart only appends it to the
+ * context, `handleEvent` appends it to a buffer and returns its `DisplayMessage` at once; the
+ * chart takes the buffered deltas, merged, before the next other event or a read of `context`
+ * or `snapshot()`, so what any of them shows is what delta-by-delta transitions would have left.
  *
  * @example
  * const core = new AgentCore({ maxRetries: 3 });
@@ -108,6 +112,8 @@ export class AgentCore {
   #config: AgentConfig;
   // Made on first subscription: most cores never have a listener, and idle cores are many.
   #listeners: Set<(diagnostic: AgentDiagnostic) => void> | undefined;
+  /** Deltas taken but not yet handed to the chart (see the class comment); made per stream. */
+  #deltas: DeltaBatch | undefined;
 
   constructor(config: AgentConfig = {}, options: AgentCoreOptions = {}) {
     resolveConfigShared(config); // fail fast, with a clear message, on a bad config
@@ -163,7 +169,6 @@ export class AgentCore {
   handleEvent(event: AgentEvent): AgentAction[] {
     const problem = validateEvent(event);
     if (problem !== null) return this.#reject('MALFORMED_EVENT', problem, event);
-    const before = this.#snapshot;
     if (this.done) {
       return this.#reject(
         'AGENT_STOPPED',
@@ -171,29 +176,31 @@ export class AgentCore {
         event,
       );
     }
-    let next: MachineSnapshot;
-    let actions: AgentAction[];
-    try {
-      [next, actions] = collectActions(() => agentMachine.transition(before, event, pureScope()));
-    } catch (error) {
-      return this.#reject('TRANSITION_FAILED', `${event.type} failed: ${String(error)}`, event);
+    if (isStreamDelta(event) && APPEND_ONLY_STATES.has(this.#snapshot.value)) {
+      (this.#deltas ??= new DeltaBatch(true)).push(event);
+      // What the chart's appendStreamedText emits; appendToolCallFragment emits nothing.
+      return event.type === 'LlmTextDelta' && event.shown !== true
+        ? [{ type: 'DisplayMessage', text: event.content }]
+        : [];
     }
-    if (next.status === 'error') {
-      return this.#reject(
-        'TRANSITION_FAILED',
-        `${event.type} failed: ${String(next.error)}`,
-        event,
-      );
+    // A response carries everything its deltas did, and the chart drops its streamed copy when
+    // the response arrives: buffered deltas are handed over first only if it is refused.
+    if (event.type !== 'LlmCompleted') this.#foldDeltas();
+    const before = this.#snapshot;
+    const step = transitionFrom(before, event);
+    if (typeof step === 'string' || step[0] === before) {
+      this.#foldDeltas();
+      return typeof step === 'string'
+        ? this.#reject('TRANSITION_FAILED', step, event)
+        : this.#reject(
+            'EVENT_NOT_ACCEPTED',
+            `${event.type} is not accepted in state ${this.state}; nothing changed`,
+            event,
+          );
     }
-    if (next === before) {
-      return this.#reject(
-        'EVENT_NOT_ACCEPTED',
-        `${event.type} is not accepted in state ${this.state}; nothing changed`,
-        event,
-      );
-    }
-    this.#snapshot = next;
-    return actions;
+    this.#deltas = undefined;
+    this.#snapshot = step[0];
+    return step[1];
   }
 
   /** The current top-level state, one of the seven names. */
@@ -203,6 +210,7 @@ export class AgentCore {
 
   /** The current context (immutable: every event produces a new one). */
   get context(): AgentContext {
+    this.#foldDeltas();
     return this.#snapshot.context;
   }
 
@@ -225,7 +233,7 @@ export class AgentCore {
    * await db.put(sessionId, JSON.stringify(core.snapshot()));
    */
   snapshot(): AgentSnapshot {
-    return { version: 1, state: this.state, context: toStoredContext(this.#snapshot.context) };
+    return { version: 1, state: this.state, context: toStoredContext(this.context) };
   }
 
   /**
@@ -241,6 +249,21 @@ export class AgentCore {
     return () => listeners.delete(listener);
   }
 
+  /**
+   * Hands the chart the deltas taken since its last transition, merged. They only append (their
+   * text was displayed when they were taken), so no action comes out of these transitions.
+   */
+  #foldDeltas(): void {
+    const batch = this.#deltas;
+    if (batch === undefined) return;
+    this.#deltas = undefined;
+    for (const delta of batch.drain()) {
+      const step = transitionFrom(this.#snapshot, delta);
+      if (typeof step === 'string') this.#reject('TRANSITION_FAILED', step, delta);
+      else this.#snapshot = step[0];
+    }
+  }
+
   #reject(code: AgentDiagnosticCode, message: string, event: unknown): AgentAction[] {
     const diagnostic: AgentDiagnostic = { code, message, state: this.state, event };
     if (this.#listeners) for (const listener of this.#listeners) listener(diagnostic);
@@ -249,6 +272,59 @@ export class AgentCore {
 }
 
 /** Where the shared scope puts emitted actions during one synchronous transition. */
+/** The transition `event` takes from `snapshot` with its actions, or why it failed. */
+function transitionFrom(
+  snapshot: MachineSnapshot,
+  event: AgentEvent,
+): [MachineSnapshot, AgentAction[]] | string {
+  let step: [MachineSnapshot, AgentAction[]];
+  try {
+    step = collectActions(() => agentMachine.transition(snapshot, event, pureScope()));
+  } catch (error) {
+    return `${event.type} failed: ${String(error)}`;
+  }
+  return step[0].status === 'error' ? `${event.type} failed: ${String(step[0].error)}` : step;
+}
+
+function isStreamDelta(event: AgentEvent): event is StreamDelta {
+  return event.type === 'LlmTextDelta' || event.type === 'LlmToolCallDelta';
+}
+
+/** The one action each delta's transition runs where a delta does nothing but append. */
+const APPENDING_ACTIONS: Record<StreamDelta['type'], string> = {
+  LlmTextDelta: 'appendStreamedText',
+  LlmToolCallDelta: 'appendToolCallFragment',
+};
+
+/**
+ * The states where both kinds of delta only append to the context, read off the chart: the
+ * state's one transition for each has no guard, no target and only its appending action, nothing
+ * above it handles deltas, and it has no eventless transition a longer text could trigger.
+ * `handleEvent` buffers deltas there instead of running a transition per delta; a chart that
+ * did more with a delta in some state would not be short-cut in it.
+ */
+const APPEND_ONLY_STATES: ReadonlySet<string> = new Set(
+  Object.entries(agentMachine.root.states)
+    .filter(([, node]) => (node.always?.length ?? 0) === 0)
+    .filter(([, node]) =>
+      Object.entries(APPENDING_ACTIONS).every(([type, action]) => {
+        const { root } = agentMachine;
+        if (root.transitions.has(type) || root.transitions.has('*') || node.transitions.has('*'))
+          return false;
+        const transitions = node.transitions.get(type);
+        if (transitions?.length !== 1) return false;
+        const [only] = transitions;
+        return (
+          only!.guard === undefined &&
+          only!.target === undefined &&
+          only!.actions.length === 1 &&
+          only!.actions[0] === action
+        );
+      }),
+    )
+    .map(([name]) => name),
+);
+
 let collecting: AgentAction[] | null = null;
 let sharedScope: PureScope | undefined;
 
