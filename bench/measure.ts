@@ -72,8 +72,27 @@ export function collectGarbage(): void {
   globalThis.gc?.();
 }
 
-/** Idle time after the GC that precedes each sample. */
+/** Idle time after the GC that precedes each sample, at least. */
 const SETTLE_MS = 5;
+/** The longest the harness waits for V8's helper threads to fall quiet before a timed block. */
+const SETTLE_LIMIT_MS = 200;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until the process is idle: V8's helper threads sweep after a full GC, finish compiling
+ * and so on, and CPU time counts them, so work left over from a sample's setup would land on its
+ * timed block. Idle means a pause of `SETTLE_MS` used under a tenth of its length in CPU time.
+ */
+async function settle(): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const before = process.cpuUsage();
+    await sleep(SETTLE_MS);
+    const used = process.cpuUsage(before);
+    if (used.user + used.system < SETTLE_MS * 100 || Date.now() - started > SETTLE_LIMIT_MS) return;
+  }
+}
 
 /** ns per operation of each counted round, as CPU time and as wall time. */
 export interface Series {
@@ -90,9 +109,9 @@ interface Sample {
 
 /**
  * Prepares one sample of a case and runs its blocks; returns the timed blocks' figures.
- * `settle: false` (warm-up) skips the pause before each timed block.
+ * `quiet: false` (warm-up) skips waiting for an idle process before each timed block.
  */
-async function sampleCase(id: string, prepare: Prepare, settle = true): Promise<Sample[]> {
+async function sampleCase(id: string, prepare: Prepare, quiet = true): Promise<Sample[]> {
   const samples: Sample[] = [];
   const blocks = await prepare();
   for (const block of blocks) {
@@ -100,7 +119,7 @@ async function sampleCase(id: string, prepare: Prepare, settle = true): Promise<
     // full GC) are done: garbage made before the block is not collected on its time.
     if (block.timed !== false) {
       collectGarbage();
-      if (settle) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      if (quiet) await settle();
     }
     const cpuBefore = process.cpuUsage();
     const started = process.hrtime.bigint();
@@ -141,8 +160,7 @@ export async function measureInterleaved(
   try {
     await run.warmUp();
     for (let round = 0; round < options.rounds; round++) {
-      for (let index = 0; index < ids.length; index++) {
-        const id = ids[(index + round) % ids.length]!;
+      for (const id of roundOrder(ids, options.family, round)) {
         const samples = await run.sample(id);
         for (const { key, cpu, wall } of samples) {
           let values = series.get(key);
@@ -157,6 +175,31 @@ export async function measureInterleaved(
     run.close();
   }
   return series;
+}
+
+/**
+ * The order of one round: families in turn and, within a family, its cases back to back, both
+ * rotated every round so no case always goes first. A family's cases (one subject at every
+ * history size) are what flatness compares, so they are sampled moments apart, under the same
+ * load.
+ */
+export function roundOrder(
+  ids: readonly string[],
+  family: ((id: string) => string) | undefined,
+  round: number,
+): string[] {
+  const groups = new Map<string, string[]>();
+  for (const id of ids) {
+    const name = family?.(id) ?? id;
+    let group = groups.get(name);
+    if (group === undefined) groups.set(name, (group = []));
+    group.push(id);
+  }
+  const rotate = <T>(list: readonly T[]): T[] => {
+    const by = round % list.length;
+    return [...list.slice(by), ...list.slice(0, by)];
+  };
+  return rotate([...groups.values()]).flatMap(rotate);
 }
 
 /** Where a case's samples are taken: in this process, or in its family's child. */
