@@ -271,7 +271,6 @@ export class AgentCore {
   }
 }
 
-/** Where the shared scope puts emitted actions during one synchronous transition. */
 /** The transition `event` takes from `snapshot` with its actions, or why it failed. */
 function transitionFrom(
   snapshot: MachineSnapshot,
@@ -325,6 +324,7 @@ const APPEND_ONLY_STATES: ReadonlySet<string> = new Set(
     .map(([name]) => name),
 );
 
+/** Where the shared scope puts emitted actions during one synchronous transition. */
 let collecting: AgentAction[] | null = null;
 let sharedScope: PureScope | undefined;
 
