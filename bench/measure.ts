@@ -90,7 +90,8 @@ async function settle(): Promise<void> {
     const before = process.cpuUsage();
     await sleep(SETTLE_MS);
     const used = process.cpuUsage(before);
-    if (used.user + used.system < SETTLE_MS * 100 || Date.now() - started > SETTLE_LIMIT_MS) return;
+    const idle = used.user + used.system < (SETTLE_MS * 1000) / 10; // µs
+    if (idle || Date.now() - started > SETTLE_LIMIT_MS) return;
   }
 }
 
@@ -183,7 +184,7 @@ export async function measureInterleaved(
  * history size) are what flatness compares, so they are sampled moments apart, under the same
  * load.
  */
-export function roundOrder(
+function roundOrder(
   ids: readonly string[],
   family: ((id: string) => string) | undefined,
   round: number,

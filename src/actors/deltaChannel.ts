@@ -5,7 +5,7 @@
  * agent's actor system, like the services of the shared machine, so any `llm` callback body can
  * use one without new actor input.
  */
-import type { LlmTextDeltaEvent, LlmToolCallDeltaEvent } from '../machine/types.js';
+import type { LlmStreamDelta } from '../machine/types.js';
 import { DeltaCoalescer, type DeltaCoalescerOptions } from './deltaCoalescer.js';
 
 /**
@@ -25,7 +25,7 @@ export class DeltaChannel {
   }
 
   /** A coalescer for the model call that starts now; it becomes the one `flush()` reaches. */
-  open(send: (event: LlmTextDeltaEvent | LlmToolCallDeltaEvent) => void): DeltaCoalescer {
+  open(send: (event: LlmStreamDelta) => void): DeltaCoalescer {
     const coalescer = new DeltaCoalescer(send, this.#options);
     this.#active = coalescer;
     return coalescer;
@@ -67,7 +67,7 @@ export function bindDeltaChannel(system: object, channel: DeltaChannel): void {
  */
 export function openDeltaCoalescer(
   system: object,
-  send: (event: LlmTextDeltaEvent | LlmToolCallDeltaEvent) => void,
+  send: (event: LlmStreamDelta) => void,
   fallback: DeltaCoalescerOptions = {},
 ): DeltaCoalescer {
   return channels.get(system)?.open(send) ?? new DeltaCoalescer(send, fallback);

@@ -6,7 +6,8 @@
  * `LlmCompleted`/`LlmError`, so the chart sees the same text in the same order, only in fewer
  * pieces.
  */
-import { DeltaBatch, type StreamDelta as Delta } from '../machine/deltaBatch.js';
+import { DeltaBatch } from '../machine/deltaBatch.js';
+import type { LlmStreamDelta as Delta } from '../machine/types.js';
 
 /**
  * How the coalescer defers a flush: it is given the flush and returns a cancel function.

@@ -4,10 +4,17 @@
  * actions and snapshots, so an event log replays exactly.
  */
 import { type ActorScope, type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
-import { type AgentMachine, agentMachine } from './agentMachine.js';
+import { type AgentMachine, agentMachine, displayOfDelta } from './agentMachine.js';
 import { type AgentContext, createInitialContext, resolveConfigShared } from './context.js';
-import { DeltaBatch, type StreamDelta } from './deltaBatch.js';
-import type { AgentAction, AgentConfig, AgentEvent, AgentStateName, Message } from './types.js';
+import { DeltaBatch } from './deltaBatch.js';
+import type {
+  AgentAction,
+  AgentConfig,
+  AgentEvent,
+  AgentStateName,
+  LlmStreamDelta,
+  Message,
+} from './types.js';
 import { validateEvent } from './validateEvent.js';
 
 /**
@@ -178,10 +185,9 @@ export class AgentCore {
     }
     if (isStreamDelta(event) && APPEND_ONLY_STATES.has(this.#snapshot.value)) {
       (this.#deltas ??= new DeltaBatch(true)).push(event);
-      // What the chart's appendStreamedText emits; appendToolCallFragment emits nothing.
-      return event.type === 'LlmTextDelta' && event.shown !== true
-        ? [{ type: 'DisplayMessage', text: event.content }]
-        : [];
+      // What the chart emits for the delta: appendToolCallFragment emits nothing.
+      const display = event.type === 'LlmTextDelta' ? displayOfDelta(event) : null;
+      return display === null ? [] : [display];
     }
     // A response carries everything its deltas did, and the chart drops its streamed copy when
     // the response arrives: buffered deltas are handed over first only if it is refused.
@@ -198,7 +204,7 @@ export class AgentCore {
             event,
           );
     }
-    this.#deltas = undefined;
+    this.#deltas = undefined; // after an LlmCompleted, the response made them redundant
     this.#snapshot = step[0];
     return step[1];
   }
@@ -285,12 +291,12 @@ function transitionFrom(
   return step[0].status === 'error' ? `${event.type} failed: ${String(step[0].error)}` : step;
 }
 
-function isStreamDelta(event: AgentEvent): event is StreamDelta {
+function isStreamDelta(event: AgentEvent): event is LlmStreamDelta {
   return event.type === 'LlmTextDelta' || event.type === 'LlmToolCallDelta';
 }
 
 /** The one action each delta's transition runs where a delta does nothing but append. */
-const APPENDING_ACTIONS: Record<StreamDelta['type'], string> = {
+const APPENDING_ACTIONS: Record<LlmStreamDelta['type'], string> = {
   LlmTextDelta: 'appendStreamedText',
   LlmToolCallDelta: 'appendToolCallFragment',
 };
@@ -302,14 +308,16 @@ const APPENDING_ACTIONS: Record<StreamDelta['type'], string> = {
  * `handleEvent` buffers deltas there instead of running a transition per delta; a chart that
  * did more with a delta in some state would not be short-cut in it.
  */
-const APPEND_ONLY_STATES: ReadonlySet<string> = new Set(
-  Object.entries(agentMachine.root.states)
-    .filter(([, node]) => (node.always?.length ?? 0) === 0)
+const APPEND_ONLY_STATES: ReadonlySet<string> = new Set(appendOnlyStates());
+
+function appendOnlyStates(): string[] {
+  const { root } = agentMachine;
+  const types = Object.keys(APPENDING_ACTIONS);
+  if (['*', ...types].some((type) => root.transitions.has(type))) return [];
+  return Object.entries(root.states)
+    .filter(([, node]) => (node.always?.length ?? 0) === 0 && !node.transitions.has('*'))
     .filter(([, node]) =>
       Object.entries(APPENDING_ACTIONS).every(([type, action]) => {
-        const { root } = agentMachine;
-        if (root.transitions.has(type) || root.transitions.has('*') || node.transitions.has('*'))
-          return false;
         const transitions = node.transitions.get(type);
         if (transitions?.length !== 1) return false;
         const [only] = transitions;
@@ -321,8 +329,8 @@ const APPEND_ONLY_STATES: ReadonlySet<string> = new Set(
         );
       }),
     )
-    .map(([name]) => name),
-);
+    .map(([name]) => name);
+}
 
 /** Where the shared scope puts emitted actions during one synchronous transition. */
 let collecting: AgentAction[] | null = null;

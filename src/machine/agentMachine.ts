@@ -45,7 +45,7 @@ import {
   partialAssistantMessage,
   toolResultsMessage,
 } from './transcript.js';
-import type { AgentAction, AgentEvent, LlmError, Message } from './types.js';
+import type { AgentAction, AgentEvent, LlmError, LlmTextDeltaEvent, Message } from './types.js';
 
 /** An actor placeholder: the machine runs with whatever `provide` supplies in its place. */
 function placeholder<TInput>() {
@@ -89,6 +89,14 @@ function withMessage<Update extends Partial<AgentContext>>(
   full.messages = appended.messages;
   full.messageCount = appended.messageCount;
   return full;
+}
+
+/**
+ * What streamed text shows: a `DisplayMessage`, unless the host displayed it already
+ * (`shown: true`). The chart emits it per delta; `AgentCore` returns it for the deltas it buffers.
+ */
+export function displayOfDelta(event: LlmTextDeltaEvent): AgentAction | null {
+  return event.shown === true ? null : { type: 'DisplayMessage', text: event.content };
 }
 
 function hasContent(message: Message): boolean {
@@ -170,7 +178,8 @@ export const agentMachine = setup({
       if (event.type !== 'LlmTextDelta') return;
       // String concatenation builds a rope in V8: O(1) per delta whatever the length.
       enqueue.assign({ streamingText: context.streamingText + event.content });
-      if (event.shown !== true) enqueue.emit({ type: 'DisplayMessage', text: event.content });
+      const display = displayOfDelta(event);
+      if (display !== null) enqueue.emit(display);
     }),
     appendToolCallFragment: assign(({ context, event }) => {
       if (event.type !== 'LlmToolCallDelta') return {};

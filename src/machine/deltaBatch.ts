@@ -5,10 +5,10 @@
  * `DeltaCoalescer` batches a model call's deltas with it per I/O tick; `AgentCore` holds the
  * deltas it took without a transition with it until something needs the chart's copy.
  */
-import type { LlmTextDeltaEvent, LlmToolCallDeltaEvent } from './types.js';
+import type { LlmStreamDelta, LlmToolCallDeltaEvent } from './types.js';
 
-/** A streamed delta: text, or a fragment of a tool call's arguments. */
-export type StreamDelta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
+/** What `drain()` returns when nothing is pending: hosts flush before every event. */
+const NOTHING: readonly LlmStreamDelta[] = Object.freeze([]);
 
 export class DeltaBatch {
   /** Text of the open run of text deltas (appending to a string is a rope append: O(1)). */
@@ -17,7 +17,7 @@ export class DeltaBatch {
   #tool: LlmToolCallDeltaEvent | null = null;
   #toolArguments = '';
   /** Closed runs, in stream order. */
-  #closed: StreamDelta[] = [];
+  #closed: LlmStreamDelta[] = [];
   readonly #shown: boolean;
 
   /**
@@ -28,13 +28,8 @@ export class DeltaBatch {
     this.#shown = shown;
   }
 
-  /** True when nothing is pending. */
-  get empty(): boolean {
-    return this.#text.length === 0 && this.#tool === null && this.#closed.length === 0;
-  }
-
   /** Adds one delta to its run; a delta of another kind or another call closes the open run. */
-  push(event: StreamDelta): void {
+  push(event: LlmStreamDelta): void {
     if (event.type === 'LlmTextDelta') {
       if (this.#tool !== null) this.#closeTool();
       this.#text += event.content;
@@ -48,10 +43,11 @@ export class DeltaBatch {
   }
 
   /** The merged events, in stream order; the batch is empty afterwards. */
-  drain(): StreamDelta[] {
+  drain(): readonly LlmStreamDelta[] {
     if (this.#text.length > 0) this.#closeText();
     if (this.#tool !== null) this.#closeTool();
     const closed = this.#closed;
+    if (closed.length === 0) return NOTHING;
     this.#closed = [];
     return closed;
   }
@@ -61,7 +57,7 @@ export class DeltaBatch {
     this.#text = '';
     this.#tool = null;
     this.#toolArguments = '';
-    this.#closed = [];
+    if (this.#closed.length > 0) this.#closed = [];
   }
 
   #closeText(): void {

@@ -361,6 +361,14 @@ export interface LlmToolCallDeltaEvent {
 }
 
 /**
+ * The events a model call streams while its response comes in.
+ *
+ * @example
+ * const delta: LlmStreamDelta = { type: 'LlmTextDelta', content: 'Hel' };
+ */
+export type LlmStreamDelta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
+
+/**
  * The model call finished.
  *
  * @example

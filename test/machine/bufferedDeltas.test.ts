@@ -15,6 +15,7 @@ import {
   nextRandom,
 } from '../../src/index.js';
 import { MachineRun } from '../graph/machineRun.js';
+import { call, completed, interrupt, llmError, shutdown, userInput } from '../support/events.js';
 
 const config: AgentConfig = {
   maxRetries: 3,
@@ -24,30 +25,15 @@ const config: AgentConfig = {
   ],
 };
 
-const user: AgentEvent = {
-  type: 'UserInput',
-  message: { role: 'user', content: 'Compare a.ts and b.ts.' },
-};
+const user = userInput('Compare a.ts and b.ts.');
 
 const endings: AgentEvent[] = [
-  {
-    type: 'LlmCompleted',
-    response: {
-      message: {
-        role: 'assistant',
-        content: [
-          { type: 'text', text: 'Reading.' },
-          { type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'a.ts' } },
-        ],
-      },
-      stopReason: 'tool_use',
-    },
-  },
-  { type: 'LlmCompleted', response: { message: { role: 'assistant', content: [] } } },
-  { type: 'Interrupt' },
-  { type: 'ShutdownRequested' },
-  { type: 'LlmError', error: { kind: 'overloaded', message: 'busy' } },
-  { type: 'LlmError', error: { kind: 'auth', message: 'bad key' } },
+  completed('Reading.', [call('call_a', 'read_file', { path: 'a.ts' })]),
+  completed(null),
+  interrupt,
+  shutdown,
+  llmError('overloaded', 'busy'),
+  llmError('auth', 'bad key'),
 ];
 
 /** A seeded stream of deltas: text (some empty, some shown), tool fragments of three calls. */
@@ -137,7 +123,7 @@ describe('AgentCore takes streamed deltas in CallingLlm without a transition eac
     // A malformed delta is refused before anything is buffered or handed on.
     expect(core.handleEvent({ type: 'LlmTextDelta' } as unknown as AgentEvent)).toEqual([]);
     expect(diagnostics.map((d) => d.code)).toEqual(['EVENT_NOT_ACCEPTED', 'MALFORMED_EVENT']);
-    core.handleEvent({ type: 'Interrupt' });
+    core.handleEvent(interrupt);
     expect(core.context.messages.at(-1)).toEqual({
       role: 'assistant',
       content: [{ type: 'text', text: 'kept' }],
@@ -155,7 +141,7 @@ describe('AgentCore takes streamed deltas in CallingLlm without a transition eac
     const restored = AgentCore.fromSnapshot(stored, config);
     expect(restored.state).toBe('CallingLlm');
     expect(restored.context.streamingText).toBe('half a thought');
-    restored.handleEvent({ type: 'Interrupt' });
+    restored.handleEvent(interrupt);
     expect(restored.context.messages.at(-1)).toEqual({
       role: 'assistant',
       content: [{ type: 'text', text: 'half a thought' }],

@@ -13,8 +13,7 @@ import type {
   ContentBlock,
   LlmError,
   LlmResponse,
-  LlmTextDeltaEvent,
-  LlmToolCallDeltaEvent,
+  LlmStreamDelta,
   OtherBlock,
   StopReason,
   Usage,
@@ -37,13 +36,7 @@ export interface StreamedLlmResponse extends LlmResponse {
   toolInputErrors?: Record<string, string>;
 }
 
-/**
- * The events the LLM actor forwards to the chart while a response streams in.
- *
- * @example
- * const delta: LlmStreamDelta = { type: 'LlmTextDelta', content: 'Hel' };
- */
-export type LlmStreamDelta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
+export type { LlmStreamDelta };
 
 /**
  * The outcome of applying one stream event: fine (perhaps with a delta to forward), or a
