@@ -1,15 +1,150 @@
 /**
  * agent-statechart: an LLM coding agent's loop as one explicit XState v5 statechart.
  *
- * - `agentMachine`: the chart (seven states, named guards, invoked actors declared by name);
- * - `AgentCore`: pure mode, `handleEvent(event) → actions`, no I/O, deterministic;
  * - `createAgent`: actor mode, with Anthropic streaming, tools, git auto-commit and retries;
- * - `toMermaid`, `toDot`, `toSvg`: diagrams of this or any XState v5 machine;
+ * - `AgentCore`: pure mode, `handleEvent(event) → actions`, no I/O, deterministic;
+ * - `agentMachine`: the chart itself, whose invoked actors `createLlmActor`, `createToolActor`,
+ *   `createGitAutoCommitActor` and `createRetryTimerActor` make;
+ * - `defineTool` and the built-in tools;
  * - everything the chart speaks: messages, events, actions, config.
+ *
+ * Diagrams are in `agent-statechart/diagram`, inspectors in `agent-statechart/inspect`, and a local
+ * Messages API server for tests in `agent-statechart/testing`.
  *
  * @packageDocumentation
  */
-export * from './actors/index.js';
-export * from './agent/index.js';
-export * from './diagram/index.js';
-export * from './machine/index.js';
+
+// Actor mode.
+export { Agent, type ShutdownOptions } from './agent/agent.js';
+export type { AgentActors } from './agent/agentActors.js';
+export type {
+  AgentListener,
+  AgentNotificationName,
+  AgentNotifications,
+} from './agent/agentNotifications.js';
+export { type CreateAgentOptions, createAgent } from './agent/createAgent.js';
+export type { InspectorOption } from './agent/inspectorOption.js';
+
+// The chart and pure mode.
+export type {
+  LlmActorInput,
+  PostToolsHookInput,
+  RetryTimerInput,
+  ToolActorInput,
+} from './machine/actorInputs.js';
+export {
+  type AgentCoreOptions,
+  type AgentDiagnostic,
+  type AgentDiagnosticCode,
+  type AgentSnapshot,
+  AgentCore,
+  type StoredContext,
+} from './machine/agentCore.js';
+export { type AgentMachine, agentMachine } from './machine/agentMachine.js';
+export {
+  AgentStatechartError,
+  type AgentStatechartErrorCode,
+} from './machine/agentStatechartError.js';
+export type {
+  AgentContext,
+  AgentMachineInput,
+  ResolvedConfig,
+  StreamingToolCall,
+  ToolRun,
+  ToolRunStatus,
+} from './machine/context.js';
+export { buildRequest, findTranscriptViolations } from './machine/transcript.js';
+export {
+  AGENT_STATE_NAMES,
+  type AgentAction,
+  type AgentActionType,
+  type AgentConfig,
+  type AgentEvent,
+  type AgentEventType,
+  type AgentStateName,
+  type CompletedToolInfo,
+  type ContentBlock,
+  type InterruptEvent,
+  LLM_ERROR_KINDS,
+  type LlmCompletedEvent,
+  type LlmError,
+  type LlmErrorEvent,
+  type LlmErrorKind,
+  type LlmRequest,
+  type LlmResponse,
+  type LlmStreamDelta,
+  type LlmTextDeltaEvent,
+  type LlmToolCallDeltaEvent,
+  type Message,
+  type OtherBlock,
+  PERMISSION_MODES,
+  type PermissionConfig,
+  type PermissionMode,
+  type PostToolsHookCompletedEvent,
+  type RedactedThinkingBlock,
+  type RetryConfig,
+  type RetryTimeoutFiredEvent,
+  type SetPermissionModeEvent,
+  type ShutdownRequestedEvent,
+  type StopReason,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolApprovalEvent,
+  type ToolCall,
+  type ToolCompletedEvent,
+  type ToolDefinition,
+  type ToolOutcome,
+  type ToolProgressEvent,
+  type ToolResultBlock,
+  type ToolSpec,
+  type ToolUseBlock,
+  type Usage,
+  type UserInputEvent,
+} from './machine/types.js';
+export { validateEvent } from './machine/validateEvent.js';
+
+// The invoked actors, and the I/O they run for pure-mode callers.
+export { createLlmActor, type LlmActorOptions } from './actors/llmActor.js';
+export { createToolActor, type ToolActorOptions } from './actors/toolActor.js';
+export {
+  createGitAutoCommitActor,
+  type GitAutoCommitActorOptions,
+  noPostToolsHook,
+} from './actors/postToolsHookActor.js';
+export { createRetryTimerActor } from './actors/retryTimerActor.js';
+export { classifyLlmError } from './actors/llm/classifyLlmError.js';
+export {
+  type LlmStreamResult,
+  type StreamLlmResponseOptions,
+  streamLlmResponse,
+} from './actors/llm/streamLlmResponse.js';
+export {
+  type GitAutoCommitOptions,
+  type GitAutoCommitResult,
+  gitAutoCommit,
+} from './actors/hooks/gitAutoCommit.js';
+
+// Tools.
+export {
+  defineTool,
+  type Tool,
+  type ToolContext,
+  type ToolOptions,
+} from './actors/tools/defineTool.js';
+export { createToolRegistry, type ToolRegistry } from './actors/tools/createToolRegistry.js';
+export { type RunToolCallOptions, runToolCall } from './actors/tools/runToolCall.js';
+export {
+  type BuiltinToolsOptions,
+  createBuiltinTools,
+} from './actors/tools/builtins/createBuiltinTools.js';
+export { type BashToolOptions, createBashTool } from './actors/tools/builtins/createBashTool.js';
+export { createEditFileTool } from './actors/tools/builtins/createEditFileTool.js';
+export {
+  createListFilesTool,
+  type ListFilesToolOptions,
+} from './actors/tools/builtins/createListFilesTool.js';
+export {
+  createReadFileTool,
+  type ReadFileToolOptions,
+} from './actors/tools/builtins/createReadFileTool.js';
+export { createWriteFileTool } from './actors/tools/builtins/createWriteFileTool.js';

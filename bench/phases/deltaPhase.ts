@@ -16,7 +16,7 @@ import {
   subjectFamily,
 } from '../measure.js';
 import { type Figure, ratioFigure, timingFigure } from '../report/figures.js';
-import { ActorHandles, benchCallbacks } from '../subjects/benchActors.js';
+import { ActorHandles, benchActors } from '../subjects/benchActors.js';
 import { handReducerSubject } from '../subjects/handReducer.js';
 import type { LoopSubject } from '../subjects/loopSubject.js';
 import { compileStreamOnly } from '../subjects/langGraphLoop.js';
@@ -117,7 +117,7 @@ function realScheduler(prior: Message[], variant: 'K64' | 'K1'): Prepare {
         tools: SHARED_TOOLS,
         autoCommit: false,
         messages: prior,
-        actors: benchCallbacks(handles),
+        actors: benchActors(handles),
       });
       agent.send('Explain the diff.');
       return { handles, agent };

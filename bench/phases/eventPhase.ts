@@ -26,7 +26,6 @@ import type { LoopSubject, SubjectFactory } from '../subjects/loopSubject.js';
 import { naiveXstateSubject } from '../subjects/naiveXstate.js';
 import { agentCoreSubject, bareActorSubject, createAgentSubject } from '../subjects/ourAgent.js';
 import type { Message } from '../../src/index.js';
-import { appendToTranscript } from '../../src/machine/transcript.js';
 import { finishPhase, phaseSettings, progress } from './phaseIo.js';
 
 // More rounds than most phases: the flatness of single events is the second-noisiest target.
@@ -122,11 +121,9 @@ for (const n of HISTORY_SIZES) {
       name: '',
       ops: APPENDS,
       run: () => {
-        // Starts from the caller's array, as an agent does: the first append copies it once.
-        let transcript = { messages: prior, messageCount: prior.length };
-        for (let index = 0; index < APPENDS; index++)
-          transcript = appendToTranscript(transcript, NEW_MESSAGE);
-        if (transcript.messageCount !== n + APPENDS) throw new Error('append lost a message');
+        let transcript = prior;
+        for (let index = 0; index < APPENDS; index++) transcript = [...transcript, NEW_MESSAGE];
+        if (transcript.length !== n + APPENDS) throw new Error('append lost a message');
       },
     },
   ];
@@ -191,12 +188,7 @@ for (const n of HISTORY_SIZES) {
       n,
       series.get(`appendCopy@${n}`),
     ),
-    timingFigure(
-      'append',
-      'appendToTranscript (the chart: shared log + messageCount)',
-      n,
-      series.get(`appendLog@${n}`),
-    ),
+    timingFigure('append', 'the chart: a new array per message', n, series.get(`appendLog@${n}`)),
   );
 }
 finishPhase({

@@ -12,12 +12,10 @@ import {
   type EventObject,
   fromCallback,
 } from 'xstate';
+import { DeltaCoalescer, type FlushScheduler } from '../../src/actors/deltaCoalescer.js';
 import {
   type AgentEvent,
-  closeDeltaCoalescer,
-  type FlushScheduler,
   type LlmActorInput,
-  openDeltaCoalescer,
   type PostToolsHookInput,
   type RetryTimerInput,
   type ToolActorInput,
@@ -83,17 +81,17 @@ export function benchCallbacks(
   return {
     llm: (({ sendBack, system }) => {
       const handles = handlesOf(system);
-      // As llmActor does: the agent's delta channel when createAgent bound one, else per tick.
-      const coalescer = openDeltaCoalescer(system, sendBack, schedule ? { schedule } : {});
+      // As llmActor does: one batch per tick.
+      const coalescer = new DeltaCoalescer(sendBack, schedule);
       const handle: ModelCallHandle = {
         push: (delta) => coalescer.push(delta),
         sendBack,
         flush: () => coalescer.flush(),
-        finish: () => coalescer.finish(),
+        finish: () => coalescer.flush(),
       };
       handles.llm = handle;
       return () => {
-        closeDeltaCoalescer(system, coalescer);
+        coalescer.discard();
         // The next model call may have started before this one is disposed.
         if (handles.llm === handle) handles.llm = null;
       };

@@ -12,18 +12,12 @@ import {
   type AgentMachine,
   agentMachine,
   createAgent,
-  DeltaCoalescer,
   type Message,
 } from '../../src/index.js';
+import { DeltaCoalescer } from '../../src/actors/deltaCoalescer.js';
 import type { Delta } from '../fixtures/conversation.js';
 import { SHARED_TOOL_SPECS, SHARED_TOOLS } from '../fixtures/tools.js';
-import {
-  ActorHandles,
-  benchActors,
-  benchCallbacks,
-  type ManualTicks,
-  manualTicks,
-} from './benchActors.js';
+import { ActorHandles, benchActors, type ManualTicks, manualTicks } from './benchActors.js';
 import type { LoopSubject } from './loopSubject.js';
 
 function llmOf(handles: ActorHandles) {
@@ -73,7 +67,7 @@ export function createAgentSubject(prior: readonly Message[]): LoopSubject & { a
     tools: SHARED_TOOLS,
     autoCommit: false,
     messages: prior as Message[],
-    actors: benchCallbacks(handles, ticks.schedule),
+    actors: benchActors(handles, ticks.schedule),
   });
   let textSeen = 0;
   agent.on('text', ({ text }) => {
@@ -154,9 +148,7 @@ export function agentCoreSubject(
   };
   const deliver = (event: AgentEvent): void => perform(core.handleEvent(event));
   const ticks = manualTicks();
-  const coalescer = options.coalesce
-    ? new DeltaCoalescer(deliver, { schedule: ticks.schedule })
-    : null;
+  const coalescer = options.coalesce ? new DeltaCoalescer(deliver, ticks.schedule) : null;
   return {
     core,
     deliver,
@@ -168,7 +160,7 @@ export function agentCoreSubject(
       for (const delta of deltas) coalescer.push(delta);
       ticks.tick();
     },
-    endStream: () => coalescer?.finish(),
+    endStream: () => coalescer?.flush(),
     get state() {
       return core.state;
     },

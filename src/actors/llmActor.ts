@@ -1,19 +1,15 @@
 /**
  * The `llm` actor: streams one model request with the Anthropic SDK and answers the chart with
- * `LlmTextDelta`, `LlmToolCallDelta`, then `LlmCompleted` or `LlmError`. Stopping the actor
- * (leaving `CallingLlm` on an interrupt or a shutdown) aborts the HTTP request.
+ * `LlmTextDelta`, `LlmToolCallDelta` (batched per event-loop tick), then `LlmCompleted` or
+ * `LlmError`. Stopping the actor (leaving `CallingLlm` on an interrupt or a shutdown) aborts the
+ * HTTP request.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import {
-  type AnyEventObject,
-  type CallbackLogicFunction,
-  type EventObject,
-  fromCallback,
-} from 'xstate';
+import { type EventObject, fromCallback } from 'xstate';
 import type { LlmActorInput } from '../machine/actorInputs.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
-import type { FlushScheduler } from './deltaCoalescer.js';
-import { closeDeltaCoalescer, openDeltaCoalescer } from './deltaChannel.js';
+import { DeltaCoalescer } from './deltaCoalescer.js';
 import type { InFlightWork } from './inFlightWork.js';
 import { streamLlmResponse } from './llm/streamLlmResponse.js';
 
@@ -31,13 +27,10 @@ export interface LlmActorOptions {
    */
   client: Anthropic | (() => Anthropic);
   /**
-   * Batch deltas (default true): per I/O tick, or as the agent's delta channel says when one is
-   * bound (createAgent shows text at once and lets the chart catch up on demand). Turn off to
+   * Batch the deltas of one event-loop tick into one event per run (default true). Turn off to
    * send every SSE delta to the chart as its own event.
    */
   coalesceDeltas?: boolean;
-  /** How batches are scheduled when no delta channel is bound (default: `setImmediate`). */
-  flushScheduler?: FlushScheduler;
   /** No stream event for this long is a `timeout` error (default 5 minutes). */
   idleTimeoutMs?: number;
   /** Where the actor registers its request, so a graceful shutdown can wait for it. */
@@ -52,19 +45,6 @@ export interface LlmActorOptions {
  * const machine = agentMachine.provide({ actors: { llm } });
  */
 export function createLlmActor(options: LlmActorOptions) {
-  return fromCallback<EventObject, LlmActorInput>(llmCallback(options));
-}
-
-/**
- * The body of the `llm` actor, for code that builds its own actor logic around it (for example
- * one machine shared by many agents).
- *
- * @example
- * const llm = fromCallback(llmCallback({ client }));
- */
-export function llmCallback(
-  options: LlmActorOptions,
-): CallbackLogicFunction<EventObject, AnyEventObject, LlmActorInput> {
   let client: Anthropic | undefined =
     typeof options.client === 'function' ? undefined : options.client;
   const getClient = (): Anthropic => {
@@ -72,26 +52,19 @@ export function llmCallback(
     return client;
   };
 
-  return ({ input, sendBack, system }) => {
+  return fromCallback<EventObject, LlmActorInput>(({ input, sendBack }) => {
     const controller = new AbortController();
     const send = (event: AgentEvent) => {
       if (!controller.signal.aborted) sendBack(event);
     };
-    const coalescer =
-      options.coalesceDeltas === false
-        ? null
-        : openDeltaCoalescer(
-            system,
-            send,
-            options.flushScheduler ? { schedule: options.flushScheduler } : {},
-          );
+    const coalescer = options.coalesceDeltas === false ? null : new DeltaCoalescer(send);
 
     const work = (async () => {
       let sdk: Anthropic;
       try {
         sdk = getClient();
       } catch (error) {
-        send({ type: 'LlmError', error: { kind: 'auth', message: messageOf(error) } });
+        send({ type: 'LlmError', error: { kind: 'auth', message: errorMessage(error) } });
         return;
       }
       const result = await streamLlmResponse({
@@ -101,25 +74,17 @@ export function llmCallback(
         ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
         onEvent: coalescer ? (event) => coalescer.push(event) : send,
       });
-      if (result.ok) {
-        coalescer?.finish();
-        send({ type: 'LlmCompleted', response: result.response });
-      } else {
-        coalescer?.flush();
-        if (!result.aborted) send({ type: 'LlmError', error: result.error });
-      }
+      coalescer?.flush();
+      if (result.ok) send({ type: 'LlmCompleted', response: result.response });
+      else if (!result.aborted) send({ type: 'LlmError', error: result.error });
     })().catch((error: unknown) => {
-      send({ type: 'LlmError', error: { kind: 'unknown', message: messageOf(error) } });
+      send({ type: 'LlmError', error: { kind: 'unknown', message: errorMessage(error) } });
     });
     options.inFlight?.track(work);
 
     return () => {
-      if (coalescer) closeDeltaCoalescer(system, coalescer);
-      controller.abort(new Error('the model call was cancelled'));
+      coalescer?.discard();
+      controller.abort(new AgentStatechartError('CANCELLED', 'the model call was cancelled'));
     };
-  };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  });
 }

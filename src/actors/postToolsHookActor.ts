@@ -3,13 +3,9 @@
  * (Loom's rules). Fail-open: whatever happens, it answers `PostToolsHookCompleted` and the agent
  * goes on; a failure is reported through `onResult`, never thrown.
  */
-import {
-  type AnyEventObject,
-  type CallbackLogicFunction,
-  type EventObject,
-  fromCallback,
-} from 'xstate';
+import { type EventObject, fromCallback } from 'xstate';
 import type { PostToolsHookInput } from '../machine/actorInputs.js';
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
 import { type GitAutoCommitResult, gitAutoCommit } from './hooks/gitAutoCommit.js';
 import type { InFlightWork } from './inFlightWork.js';
@@ -37,20 +33,7 @@ export interface GitAutoCommitActorOptions {
  * const postToolsHook = createGitAutoCommitActor({ workspace: process.cwd(), onResult: console.log });
  */
 export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
-  return fromCallback<EventObject, PostToolsHookInput>(gitAutoCommitCallback(options));
-}
-
-/**
- * The body of the git auto-commit `postToolsHook` actor, for code that builds its own actor
- * logic around it.
- *
- * @example
- * const postToolsHook = fromCallback(gitAutoCommitCallback({ workspace }));
- */
-export function gitAutoCommitCallback(
-  options: GitAutoCommitActorOptions,
-): CallbackLogicFunction<EventObject, AnyEventObject, PostToolsHookInput> {
-  return ({ input, sendBack }) => {
+  return fromCallback<EventObject, PostToolsHookInput>(({ input, sendBack }) => {
     const controller = new AbortController();
     const work = gitAutoCommit({
       workspace: options.workspace,
@@ -69,8 +52,9 @@ export function gitAutoCommitCallback(
       }
     });
     options.inFlight?.track(work);
-    return () => controller.abort(new Error('the post-tools hook was cancelled'));
-  };
+    return () =>
+      controller.abort(new AgentStatechartError('CANCELLED', 'the post-tools hook was cancelled'));
+  });
 }
 
 /**
@@ -79,25 +63,11 @@ export function gitAutoCommitCallback(
  * @example
  * agentMachine.provide({ actors: { postToolsHook: noPostToolsHook } });
  */
-export const noPostToolsHookCallback: CallbackLogicFunction<
-  EventObject,
-  AnyEventObject,
-  PostToolsHookInput
-> = ({ sendBack }) => {
+export const noPostToolsHook = fromCallback<EventObject, PostToolsHookInput>(({ sendBack }) => {
   // Answer on the next turn of the event loop: an actor must not send to its parent while the
   // parent is still entering the state that started it.
   const handle = setImmediate(() =>
     sendBack({ type: 'PostToolsHookCompleted', actionTaken: false } satisfies AgentEvent),
   );
   return () => clearImmediate(handle);
-};
-
-/**
- * A `postToolsHook` actor that does nothing (for agents without auto-commit).
- *
- * @example
- * agentMachine.provide({ actors: { postToolsHook: noPostToolsHook } });
- */
-export const noPostToolsHook = fromCallback<EventObject, PostToolsHookInput>(
-  noPostToolsHookCallback,
-);
+});

@@ -2,12 +2,7 @@
  * The `retryTimer` actor: waits out the backoff in `Error`, then sends `RetryTimeoutFired`. The
  * delay is its input (the chart reads no clock), so a restored agent restarts the wait.
  */
-import {
-  type AnyEventObject,
-  type CallbackLogicFunction,
-  type EventObject,
-  fromCallback,
-} from 'xstate';
+import { type EventObject, fromCallback } from 'xstate';
 import type { RetryTimerInput } from '../machine/actorInputs.js';
 import type { AgentEvent } from '../machine/types.js';
 
@@ -18,24 +13,12 @@ import type { AgentEvent } from '../machine/types.js';
  * agentMachine.provide({ actors: { retryTimer: createRetryTimerActor() } });
  */
 export function createRetryTimerActor(options: { scale?: number } = {}) {
-  return fromCallback<EventObject, RetryTimerInput>(retryTimerCallback(options));
-}
-
-/**
- * The body of the `retryTimer` actor, for code that builds its own actor logic around it.
- *
- * @example
- * const retryTimer = fromCallback(retryTimerCallback({ scale: 0.01 }));
- */
-export function retryTimerCallback(
-  options: { scale?: number } = {},
-): CallbackLogicFunction<EventObject, AnyEventObject, RetryTimerInput> {
   const scale = options.scale ?? 1;
-  return ({ input, sendBack }) => {
+  return fromCallback<EventObject, RetryTimerInput>(({ input, sendBack }) => {
     const timer = setTimeout(
       () => sendBack({ type: 'RetryTimeoutFired' } satisfies AgentEvent),
       Math.max(0, input.delayMs * scale),
     );
     return () => clearTimeout(timer);
-  };
+  });
 }

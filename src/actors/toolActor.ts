@@ -4,13 +4,9 @@
  * `ToolCompleted`. Stopping it (an interrupt or a shutdown) aborts the call; its late result is
  * dropped.
  */
-import {
-  type AnyEventObject,
-  type CallbackLogicFunction,
-  type EventObject,
-  fromCallback,
-} from 'xstate';
+import { type EventObject, fromCallback } from 'xstate';
 import type { ToolActorInput } from '../machine/actorInputs.js';
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
 import type { InFlightWork } from './inFlightWork.js';
 import type { ToolRegistry } from './tools/createToolRegistry.js';
@@ -39,19 +35,7 @@ export interface ToolActorOptions {
  * const tool = createToolActor({ registry: createToolRegistry(createBuiltinTools()), workspace: process.cwd() });
  */
 export function createToolActor(options: ToolActorOptions) {
-  return fromCallback<EventObject, ToolActorInput>(toolCallback(options));
-}
-
-/**
- * The body of the `tool` actor, for code that builds its own actor logic around it.
- *
- * @example
- * const tool = fromCallback(toolCallback({ registry, workspace }));
- */
-export function toolCallback(
-  options: ToolActorOptions,
-): CallbackLogicFunction<EventObject, AnyEventObject, ToolActorInput> {
-  return ({ input, sendBack }) => {
+  return fromCallback<EventObject, ToolActorInput>(({ input, sendBack }) => {
     const controller = new AbortController();
     const { call } = input;
     const send = (event: AgentEvent) => {
@@ -64,6 +48,7 @@ export function toolCallback(
       onProgress: (progress) => send({ type: 'ToolProgress', callId: call.id, progress }),
     }).then((outcome) => send({ type: 'ToolCompleted', callId: call.id, outcome }));
     options.inFlight?.track(work);
-    return () => controller.abort(new Error('the tool call was cancelled'));
-  };
+    return () =>
+      controller.abort(new AgentStatechartError('CANCELLED', 'the tool call was cancelled'));
+  });
 }

@@ -1,7 +1,10 @@
 /**
  * What an agent started with `createAgent` tells its listeners, by name.
  */
+import type { Actor } from 'xstate';
 import type { AgentDiagnostic } from '../machine/agentCore.js';
+import type { AgentMachine } from '../machine/agentMachine.js';
+import { errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentAction, AgentStateName, ToolCall, ToolOutcome } from '../machine/types.js';
 
 /**
@@ -12,7 +15,7 @@ import type { AgentAction, AgentStateName, ToolCall, ToolOutcome } from '../mach
  * agent.on('toolEnd', ({ call, outcome }) => console.log(call.name, outcome.status));
  */
 export interface AgentNotifications {
-  /** Streamed model text (batched per I/O tick). */
+  /** Streamed model text, as the chart displays it (one piece per event-loop tick). */
   text: { text: string };
   /** A tool call started running. */
   toolStart: { call: ToolCall };
@@ -91,10 +94,38 @@ export class NotificationHub {
         if (name === 'error') this.#onListenerError(error);
         else
           this.emit('error', {
-            message: `a '${name}' listener threw: ${error instanceof Error ? error.message : String(error)}`,
+            message: `a '${name}' listener threw: ${errorMessage(error)}`,
             source: 'listener',
           });
       }
     }
   }
+}
+
+/**
+ * Turns every action the chart emits into the agent's notifications: the action itself, and
+ * the named notification it stands for.
+ *
+ * @example
+ * notifyActions(actor, hub);
+ */
+export function notifyActions(actor: Actor<AgentMachine>, hub: NotificationHub): void {
+  actor.on('*', (action) => {
+    hub.emit('action', action);
+    switch (action.type) {
+      case 'DisplayMessage':
+        return hub.emit('text', { text: action.text });
+      case 'DisplayError':
+        return hub.emit('error', { message: action.message, source: 'chart' });
+      case 'ExecuteTools':
+        for (const call of action.calls) hub.emit('toolStart', { call });
+        return;
+      case 'RequestApproval':
+        return hub.emit('approvalRequest', { call: action.call });
+      case 'ScheduleRetry':
+        return hub.emit('retry', { delayMs: action.delayMs, attempt: action.attempt });
+      default:
+        return;
+    }
+  });
 }

@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { AnyStateMachine } from 'xstate';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import { loadMachine } from '../diagram/loadMachine.js';
 import { toDot } from '../diagram/toDot.js';
 import { toGraph } from '../diagram/toGraph.js';
@@ -52,7 +52,7 @@ export async function runDiagramCommand(
   try {
     options = parse(argv);
   } catch (error) {
-    io.stderr(`agent-statechart diagram: ${messageOf(error)}\n\n${DIAGRAM_USAGE}\n`);
+    io.stderr(`agent-statechart diagram: ${errorMessage(error)}\n\n${DIAGRAM_USAGE}\n`);
     return 2;
   }
   if (options.help) {
@@ -73,7 +73,7 @@ export async function runDiagramCommand(
       io.stderr(`agent-statechart diagram: ${error.message}\n`);
       return 1;
     }
-    io.stderr(`agent-statechart diagram: ${messageOf(error)}\n`);
+    io.stderr(`agent-statechart diagram: ${errorMessage(error)}\n`);
     return 1;
   }
 }
@@ -144,8 +144,4 @@ async function render(machine: AnyStateMachine, options: DiagramCommandOptions):
     case 'json':
       return `${JSON.stringify(toGraph(machine), null, 2)}\n`;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,7 +6,8 @@
  */
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
-import { type Agent, createAgent } from '../agent/createAgent.js';
+import type { Agent } from '../agent/agent.js';
+import { createAgent } from '../agent/createAgent.js';
 import type { PermissionMode, ToolCall } from '../machine/types.js';
 import { startMessagesApiServer } from '../testing/messagesApiServer.js';
 import { offlineModel } from './offlineModel.js';

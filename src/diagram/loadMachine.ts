@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AnyStateMachine } from 'xstate';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 
 /**
  * Loads `MODULE:EXPORT` (or `MODULE`, meaning its default export). Relative paths resolve
@@ -34,7 +34,7 @@ export async function loadMachine(
       : '';
     throw new AgentStatechartError(
       'MODULE_NOT_LOADED',
-      `could not load '${module}': ${error instanceof Error ? error.message : String(error)}${hint}`,
+      `could not load '${module}': ${errorMessage(error)}${hint}`,
       { cause: error },
     );
   }

@@ -4,18 +4,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-
-/**
- * Whether `host` names this machine only (the loopback interface).
- *
- * @example
- * isLoopbackHost('127.0.0.1'); // true
- * isLoopbackHost('0.0.0.0');   // false: every interface
- */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
-}
+import { isLoopbackHost } from './bindPolicy.js';
 
 /**
  * What {@link checkAccess} needs to know about the server.

@@ -1,11 +1,9 @@
 /**
  * Context diffs for the inspector. A field the chart did not change keeps its reference, streamed
- * text grows by `+`, and the transcript is one append-only array shared by successive contexts,
- * each with its own `messageCount`; so a diff is a few comparisons per field, whatever the
- * conversation's length.
+ * text grows by `+`, and an appended message makes a new array that keeps every earlier item; so
+ * a diff is a few comparisons per field, whatever the conversation's length.
  */
 import type { ContextPatch } from './inspectorProtocol.js';
-import { ownLength, ownPart } from './sharedLogs.js';
 import {
   cutString,
   type JsonValue,
@@ -33,22 +31,18 @@ export function diffContext(
   const patch: ContextPatch = {};
   for (const [key, value] of Object.entries(after)) {
     const old = before[key];
-    const arrays = Array.isArray(old) && Array.isArray(value);
-    // A shared array keeps its identity as it grows: for arrays, the own lengths tell.
-    const oldLength = arrays ? ownLength(before, key, old) : 0;
-    const newLength = arrays ? ownLength(after, key, value) : 0;
-    if (old === value && oldLength === newLength) continue;
+    if (old === value) continue;
     if (typeof value !== 'number' && limits.redactKeys.test(key)) {
       // Checked here too: appended pieces are sanitised without their key.
       (patch.set ??= {})[key] = REDACTED;
-    } else if (arrays && extendsArray(old, oldLength, value, newLength)) {
+    } else if (Array.isArray(old) && Array.isArray(value) && extendsArray(old, value)) {
       (patch.append ??= {})[key] = value
-        .slice(oldLength, newLength)
+        .slice(old.length)
         .map((item: unknown) => sanitizeWith(item, limits));
     } else if (typeof old === 'string' && typeof value === 'string' && extendsString(old, value)) {
       (patch.extend ??= {})[key] = cutString(value.slice(old.length), limits.maxStringLength);
     } else {
-      (patch.set ??= {})[key] = sanitizeWith(ownPart(after, key, value), limits);
+      (patch.set ??= {})[key] = sanitizeWith(value, limits);
     }
   }
   for (const key of Object.keys(before)) {
@@ -88,19 +82,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Whether the first `nextLength` items of `next` are the first `previousLength` of `previous`
- * with items appended. Comparing the ends by reference is enough for arrays that only grow, and
- * costs O(1); anything else is sent whole, which is always correct.
+ * Whether `next` is `previous` with items appended. Comparing the ends by reference is enough
+ * for arrays that only grow, and costs O(1); anything else is sent whole, which is always
+ * correct.
  */
-function extendsArray(
-  previous: readonly unknown[],
-  previousLength: number,
-  next: readonly unknown[],
-  nextLength: number,
-): boolean {
-  if (nextLength <= previousLength) return false;
-  if (previousLength === 0) return true;
-  return previous[0] === next[0] && previous[previousLength - 1] === next[previousLength - 1];
+function extendsArray(previous: readonly unknown[], next: readonly unknown[]): boolean {
+  if (next.length <= previous.length) return false;
+  if (previous.length === 0) return true;
+  const last = previous.length - 1;
+  return previous[0] === next[0] && previous[last] === next[last];
 }
 
 function extendsString(previous: string, next: string): boolean {

@@ -11,13 +11,14 @@ import type { AnyStateMachine } from 'xstate';
 import { inspectorScript } from './assets/inspectorScript.js';
 import { inspectorStyles } from './assets/inspectorStyles.js';
 import { renderInspectorPage } from './assets/renderInspectorPage.js';
-import { checkAccess, isLoopbackHost } from './checkAccess.js';
+import { checkBindPolicy } from './bindPolicy.js';
+import { checkAccess } from './checkAccess.js';
 import {
   type InspectionObserver,
   InspectionRecorder,
   type InspectionRecorderOptions,
 } from './inspectionRecorder.js';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import { openInspectorStream } from './openInspectorStream.js';
 import { renderChart } from './renderChart.js';
 
@@ -99,22 +100,8 @@ const SECURITY_HEADERS = {
  * inspector.ready.then((url) => console.log(`Inspector: ${url}`), () => undefined);
  */
 export function createInspectorServer(options: InspectorServerOptions = {}): InspectorServer {
-  const host = options.host ?? '127.0.0.1';
+  const { host, loopbackOnly } = checkBindPolicy(options);
   const token = options.token;
-  if (token !== undefined && token.length < 16) {
-    throw new AgentStatechartError(
-      'INVALID_OPTION',
-      'the inspector token must be at least 16 characters; generate one with `openssl rand -hex 16`',
-    );
-  }
-  const loopbackOnly = isLoopbackHost(host);
-  if (!loopbackOnly && token === undefined) {
-    throw new AgentStatechartError(
-      'UNSAFE_BIND',
-      `refusing to serve the inspector on ${host} without a token: it shows whole conversations. ` +
-        `Pass { token } (for example from \`openssl rand -hex 16\`), or keep the default host 127.0.0.1`,
-    );
-  }
   const recorder = options.recorder ?? new InspectionRecorder(options);
   const draw = options.renderChart ?? renderChart;
   const charts = new Map<string, Promise<string>>();
@@ -176,7 +163,7 @@ export function createInspectorServer(options: InspectorServerOptions = {}): Ins
       try {
         return send(200, 'image/svg+xml', await svg);
       } catch (error) {
-        return send(500, 'text/plain', `the chart could not be drawn: ${messageOf(error)}\n`);
+        return send(500, 'text/plain', `the chart could not be drawn: ${errorMessage(error)}\n`);
       }
     }
     send(404, 'text/plain', 'not found\n');
@@ -186,7 +173,7 @@ export function createInspectorServer(options: InspectorServerOptions = {}): Ins
     handle(request, response).catch((error: unknown) => {
       // Nothing a request does may take the host down; answer if we still can.
       if (!response.headersSent) response.writeHead(500, SECURITY_HEADERS);
-      response.end(`inspector error: ${messageOf(error)}\n`);
+      response.end(`inspector error: ${errorMessage(error)}\n`);
     });
   });
   // Errors after start (a client resetting its connection) must not become uncaught exceptions.
@@ -249,8 +236,4 @@ function pageUrl(
       : address.address;
   const query = token === undefined ? '' : `?token=${encodeURIComponent(token)}`;
   return `http://${shownHost}:${address.port}/${query}`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

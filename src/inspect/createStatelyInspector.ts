@@ -8,7 +8,7 @@ import type { StatelyInspectionEvent } from '@statelyai/inspect';
 import { createServer } from 'node:net';
 import type { InspectionEvent, Observer } from 'xstate';
 import { importOptionalPeer } from './importOptionalPeer.js';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import {
   resolveSanitizeOptions,
   type SanitizeOptions,
@@ -152,7 +152,7 @@ async function assertPortFree(port: number): Promise<void> {
   } catch (error) {
     throw new AgentStatechartError(
       'LISTEN_FAILED',
-      `cannot start Stately's relay on port ${port}: ${error instanceof Error ? error.message : String(error)}; choose another relay.port`,
+      `cannot start Stately's relay on port ${port}: ${errorMessage(error)}; choose another relay.port`,
       { cause: error },
     );
   }

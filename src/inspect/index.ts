@@ -11,10 +11,6 @@
  * const agent = createAgent({ inspect: inspector.observer });
  * console.log(`Inspector: ${inspector.url}`);
  */
-export {
-  AgentStatechartError,
-  type AgentStatechartErrorCode,
-} from '../machine/agentStatechartError.js';
 export { applyContextPatch } from './contextPatch.js';
 export {
   createInspectorServer,

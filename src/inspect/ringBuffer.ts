@@ -2,6 +2,7 @@
  * A fixed-capacity queue that drops its oldest item when full: what keeps an inspector's memory
  * flat however long a session runs.
  */
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
 
 /**
  * Holds the last `capacity` items pushed, oldest first. `push` is O(1) and returns what it
@@ -25,7 +26,10 @@ export class RingBuffer<T> {
    */
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) {
-      throw new RangeError(`a ring buffer needs a capacity of at least 1; got ${String(capacity)}`);
+      throw new AgentStatechartError(
+        'INVALID_OPTION',
+        `a ring buffer needs a capacity of at least 1; got ${String(capacity)}`,
+      );
     }
     this.capacity = capacity;
     this.#items = new Array<T | undefined>(capacity);

@@ -3,8 +3,7 @@
  * in an inspector: credentials redacted, long strings and binary blobs cut with a marker, cycles
  * and runaway depth broken. Inspection leaves the process, so this runs on everything that does.
  */
-import { ownPart } from './sharedLogs.js';
-
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
 /**
  * Keys whose values are withheld. Numbers are exempt: `input_tokens` and `maxTokens` are counts,
  * not credentials, and withholding them would only hide the usage figures.
@@ -80,12 +79,18 @@ export function resolveSanitizeOptions(options: SanitizeOptions = {}): Required<
     redactValues: options.redactValues ?? DEFAULT_REDACT_VALUES,
   };
   if (!limits.redactValues.global) {
-    throw new RangeError('redactValues must be a global regular expression (with the g flag)');
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      'redactValues must be a global regular expression (with the g flag)',
+    );
   }
   for (const name of ['maxStringLength', 'maxArrayLength', 'maxDepth'] as const) {
     const value = limits[name];
     if (!Number.isInteger(value) || value < 1) {
-      throw new RangeError(`${name} must be a positive whole number; got ${String(value)}`);
+      throw new AgentStatechartError(
+        'INVALID_OPTION',
+        `${name} must be a positive whole number; got ${String(value)}`,
+      );
     }
   }
   // A marker needs room: cutting to fewer characters than the marker itself says nothing.
@@ -206,12 +211,7 @@ function copyPlain(
       result[key] = REDACTED;
       continue;
     }
-    result[key] = copy(
-      ownPart(value as Record<string, unknown>, key, item),
-      limits,
-      depth + 1,
-      ancestors,
-    );
+    result[key] = copy(item, limits, depth + 1, ancestors);
   }
   return result;
 }

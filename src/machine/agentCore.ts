@@ -4,16 +4,16 @@
  * actions and snapshots, so an event log replays exactly.
  */
 import { type ActorScope, type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
-import { type AgentMachine, agentMachine, displayOfDelta } from './agentMachine.js';
-import { type AgentContext, createInitialContext, resolveConfigShared } from './context.js';
-import { DeltaBatch } from './deltaBatch.js';
-import type {
-  AgentAction,
-  AgentConfig,
-  AgentEvent,
-  AgentStateName,
-  LlmStreamDelta,
-  Message,
+import { type AgentMachine, agentMachine } from './agentMachine.js';
+import { AgentStatechartError, errorMessage } from './agentStatechartError.js';
+import { type AgentContext, createInitialContext, resolveConfig } from './context.js';
+import {
+  AGENT_STATE_NAMES,
+  type AgentAction,
+  type AgentConfig,
+  type AgentEvent,
+  type AgentStateName,
+  type Message,
 } from './types.js';
 import { validateEvent } from './validateEvent.js';
 
@@ -68,7 +68,7 @@ export interface AgentCoreOptions {
  * @example
  * const stored: StoredContext = core.snapshot().context;
  */
-export type StoredContext = Omit<AgentContext, 'config' | 'messageCount'>;
+export type StoredContext = Omit<AgentContext, 'config'>;
 
 /**
  * A stored agent: plain JSON, safe to `JSON.stringify`, with a version for future migrations.
@@ -84,29 +84,72 @@ export interface AgentSnapshot {
 }
 
 /**
- * The stored form of a context: drops the configuration, writes out exactly this snapshot's
- * messages (a copy the caller owns: the live transcript keeps growing), shares everything else.
+ * The stored form of a context: everything but the configuration. Shares the context's values,
+ * which never change.
  *
  * @example
  * const snapshot = { version: 1, state: core.state, context: toStoredContext(core.context) };
  */
 export function toStoredContext(context: AgentContext): StoredContext {
-  const { config: _config, messageCount, messages, ...rest } = context;
-  return { messages: messages.slice(0, messageCount), ...rest };
+  const { config: _config, ...stored } = context;
+  return stored;
+}
+
+/**
+ * The context a stored agent resumes with, under the configuration it runs with now. Fields a
+ * newer version added fall back to their defaults. Text streamed by a model call that was in
+ * flight is dropped: the call is made again and streams it again.
+ *
+ * @example
+ * const context = restoreContext(JSON.parse(stored), { maxRetries: 3 });
+ */
+export function restoreContext(snapshot: AgentSnapshot, config: AgentConfig): AgentContext {
+  const fresh = createInitialContext({ config });
+  return {
+    ...fresh,
+    ...snapshot.context,
+    streamingText: '',
+    streamingToolCalls: [],
+    config: fresh.config,
+  };
+}
+
+/**
+ * Why `value` cannot be restored as an {@link AgentSnapshot}, or `null` when it can.
+ *
+ * @example
+ * checkSnapshot({ version: 2 }); // 'not an AgentCore snapshot: …'
+ */
+export function checkSnapshot(value: unknown): string | null {
+  const snapshot = value as Partial<AgentSnapshot> | null;
+  if (typeof snapshot !== 'object' || snapshot === null || snapshot.version !== 1) {
+    return 'not an AgentCore snapshot: expected { version: 1, state, context } as returned by core.snapshot()';
+  }
+  if (!AGENT_STATE_NAMES.includes(snapshot.state as AgentStateName)) {
+    return `not an AgentCore snapshot: state must be one of ${AGENT_STATE_NAMES.join(', ')}; got ${errorMessage(snapshot.state)}`;
+  }
+  const context = snapshot.context as Partial<StoredContext> | undefined;
+  if (typeof context !== 'object' || context === null || !Array.isArray(context.messages)) {
+    return 'not an AgentCore snapshot: context must be an object with a messages array';
+  }
+  return null;
 }
 
 type MachineSnapshot = SnapshotFrom<AgentMachine>;
-type PureScope = ActorScope<MachineSnapshot, AgentEvent, AnyActorScope['system'], AgentAction>;
+/** The scope pure transitions run in. */
+export type PureScope = ActorScope<
+  MachineSnapshot,
+  AgentEvent,
+  AnyActorScope['system'],
+  AgentAction
+>;
 
 /**
  * The agent statechart driven by hand: feed it events, perform the actions it returns.
  *
- * Built on XState's own `transition` over `agentMachine` (one definition, one diagram, one set
- * of generated tests), with one actor scope reused across events so an event costs what an actor
- * send does. A streamed delta costs less: in `CallingLlm`, where the chart only appends it to the
- * context, `handleEvent` appends it to a buffer and returns its `DisplayMessage` at once; the
- * chart takes the buffered deltas, merged, before the next other event or a read of `context`
- * or `snapshot()`, so what any of them shows is what delta-by-delta transitions would have left.
+ * Each event goes through the machine's own `transition` (one definition, one diagram, one set
+ * of generated tests), in an actor scope that belongs to this core and performs nothing: it
+ * collects the actions the chart emits, and children it creates are never started.
  *
  * @example
  * const core = new AgentCore({ maxRetries: 3 });
@@ -116,27 +159,32 @@ type PureScope = ActorScope<MachineSnapshot, AgentEvent, AnyActorScope['system']
  */
 export class AgentCore {
   #snapshot: MachineSnapshot;
-  #config: AgentConfig;
-  // Made on first subscription: most cores never have a listener, and idle cores are many.
+  readonly #config: AgentConfig;
+  readonly #scope: PureScope;
+  /** The actions emitted by the transition running now. */
+  #emitted: AgentAction[] = [];
   #listeners: Set<(diagnostic: AgentDiagnostic) => void> | undefined;
-  /** Deltas taken but not yet handed to the chart (see the class comment); made per stream. */
-  #deltas: DeltaBatch | undefined;
 
   constructor(config: AgentConfig = {}, options: AgentCoreOptions = {}) {
-    resolveConfigShared(config); // fail fast, with a clear message, on a bad config
+    // Throws on a bad config, with a message that says the fix.
+    resolveConfig(config);
     this.#config = config;
+    this.#scope = collectingScope(createActor(agentMachine, { input: undefined }), (action) =>
+      this.#emitted.push(action),
+    );
     if (options.onDiagnostic) this.onDiagnostic(options.onDiagnostic);
     const input =
       options.messages === undefined ? { config } : { config, messages: options.messages };
     // The initial WaitForInput is not returned: nobody has asked anything yet.
-    this.#snapshot = collectActions(() => agentMachine.getInitialSnapshot(pureScope(), input))[0];
+    this.#snapshot = agentMachine.getInitialSnapshot(this.#scope, input);
+    this.#emitted = [];
   }
 
   /**
    * Restores an agent from `snapshot()` output (after a round trip through JSON, a database, …).
    * `config` is the configuration to run with (snapshots do not store one), so tools and limits
-   * may change between runs. The snapshot object is adopted, not copied: pass a fresh one (such
-   * as `JSON.parse` output) and do not change it afterwards.
+   * may change between runs. A model call that was in flight starts over: its streamed text is
+   * dropped, and the caller sends `buildRequest(core.context)` again.
    *
    * @example
    * const core = AgentCore.fromSnapshot(JSON.parse(stored), { maxRetries: 3 });
@@ -146,20 +194,13 @@ export class AgentCore {
     config: AgentConfig = {},
     options: Omit<AgentCoreOptions, 'messages'> = {},
   ): AgentCore {
-    if (snapshot?.version !== 1 || typeof snapshot.state !== 'string' || !snapshot.context) {
-      throw new TypeError(
-        'not an AgentCore snapshot: expected { version: 1, state, context } as returned by core.snapshot()',
-      );
-    }
+    const problem = checkSnapshot(snapshot);
+    if (problem !== null) throw new AgentStatechartError('INVALID_SNAPSHOT', problem);
     const core = new AgentCore(config, options);
-    const fresh = createInitialContext({ config });
-    // The snapshot is adopted, not deep-copied: the chart never writes to an array it did not
-    // allocate (the first append copies the stored transcript), and copying a long transcript
-    // up front costs milliseconds. Fields a newer version added fall back to their defaults; a
-    // stored config is ignored.
-    const context: AgentContext = { ...fresh, ...snapshot.context, config: fresh.config };
-    context.messageCount = context.messages.length;
-    core.#snapshot = agentMachine.resolveState({ value: snapshot.state, context });
+    core.#snapshot = agentMachine.resolveState({
+      value: snapshot.state,
+      context: restoreContext(snapshot, config),
+    });
     return core;
   }
 
@@ -183,30 +224,37 @@ export class AgentCore {
         event,
       );
     }
-    if (isStreamDelta(event) && APPEND_ONLY_STATES.has(this.#snapshot.value)) {
-      (this.#deltas ??= new DeltaBatch(true)).push(event);
-      // What the chart emits for the delta: appendToolCallFragment emits nothing.
-      const display = event.type === 'LlmTextDelta' ? displayOfDelta(event) : null;
-      return display === null ? [] : [display];
-    }
-    // A response carries everything its deltas did, and the chart drops its streamed copy when
-    // the response arrives: buffered deltas are handed over first only if it is refused.
-    if (event.type !== 'LlmCompleted') this.#foldDeltas();
     const before = this.#snapshot;
-    const step = transitionFrom(before, event);
-    if (typeof step === 'string' || step[0] === before) {
-      this.#foldDeltas();
-      return typeof step === 'string'
-        ? this.#reject('TRANSITION_FAILED', step, event)
-        : this.#reject(
-            'EVENT_NOT_ACCEPTED',
-            `${event.type} is not accepted in state ${this.state}; nothing changed`,
-            event,
-          );
+    let next: MachineSnapshot;
+    const emitted: AgentAction[] = [];
+    this.#emitted = emitted;
+    try {
+      next = agentMachine.transition(before, event, this.#scope);
+    } catch (error) {
+      return this.#reject(
+        'TRANSITION_FAILED',
+        `${event.type} failed: ${errorMessage(error)}`,
+        event,
+      );
+    } finally {
+      this.#emitted = [];
     }
-    this.#deltas = undefined; // after an LlmCompleted, the response made them redundant
-    this.#snapshot = step[0];
-    return step[1];
+    if (next.status === 'error') {
+      return this.#reject(
+        'TRANSITION_FAILED',
+        `${event.type} failed: ${errorMessage(next.error)}`,
+        event,
+      );
+    }
+    if (next === before) {
+      return this.#reject(
+        'EVENT_NOT_ACCEPTED',
+        `${event.type} is not accepted in state ${this.state}; nothing changed`,
+        event,
+      );
+    }
+    this.#snapshot = next;
+    return emitted;
   }
 
   /** The current top-level state, one of the seven names. */
@@ -214,9 +262,8 @@ export class AgentCore {
     return this.#snapshot.value;
   }
 
-  /** The current context (immutable: every event produces a new one). */
+  /** The current context. It never changes: every event produces a new one. */
   get context(): AgentContext {
-    this.#foldDeltas();
     return this.#snapshot.context;
   }
 
@@ -233,7 +280,7 @@ export class AgentCore {
 
   /**
    * The agent as plain JSON (`JSON.stringify` it to store it), without its configuration, which
-   * `fromSnapshot` takes again. It shares the context's arrays rather than copying them.
+   * `fromSnapshot` takes again.
    *
    * @example
    * await db.put(sessionId, JSON.stringify(core.snapshot()));
@@ -255,21 +302,6 @@ export class AgentCore {
     return () => listeners.delete(listener);
   }
 
-  /**
-   * Hands the chart the deltas taken since its last transition, merged. They only append (their
-   * text was displayed when they were taken), so no action comes out of these transitions.
-   */
-  #foldDeltas(): void {
-    const batch = this.#deltas;
-    if (batch === undefined) return;
-    this.#deltas = undefined;
-    for (const delta of batch.drain()) {
-      const step = transitionFrom(this.#snapshot, delta);
-      if (typeof step === 'string') this.#reject('TRANSITION_FAILED', step, delta);
-      else this.#snapshot = step[0];
-    }
-  }
-
   #reject(code: AgentDiagnosticCode, message: string, event: unknown): AgentAction[] {
     const diagnostic: AgentDiagnostic = { code, message, state: this.state, event };
     if (this.#listeners) for (const listener of this.#listeners) listener(diagnostic);
@@ -277,90 +309,19 @@ export class AgentCore {
   }
 }
 
-/** The transition `event` takes from `snapshot` with its actions, or why it failed. */
-function transitionFrom(
-  snapshot: MachineSnapshot,
-  event: AgentEvent,
-): [MachineSnapshot, AgentAction[]] | string {
-  let step: [MachineSnapshot, AgentAction[]];
-  try {
-    step = collectActions(() => agentMachine.transition(snapshot, event, pureScope()));
-  } catch (error) {
-    return `${event.type} failed: ${String(error)}`;
-  }
-  return step[0].status === 'error' ? `${event.type} failed: ${String(step[0].error)}` : step;
-}
-
-function isStreamDelta(event: AgentEvent): event is LlmStreamDelta {
-  return event.type === 'LlmTextDelta' || event.type === 'LlmToolCallDelta';
-}
-
-/** The one action each delta's transition runs where a delta does nothing but append. */
-const APPENDING_ACTIONS: Record<LlmStreamDelta['type'], string> = {
-  LlmTextDelta: 'appendStreamedText',
-  LlmToolCallDelta: 'appendToolCallFragment',
-};
-
 /**
- * The states where both kinds of delta only append to the context, read off the chart: the
- * state's one transition for each has no guard, no target and only its appending action, nothing
- * above it handles deltas, and it has no eventless transition a longer text could trigger.
- * `handleEvent` buffers deltas there instead of running a transition per delta; a chart that
- * did more with a delta in some state would not be short-cut in it.
+ * An actor scope that performs nothing and hands each action the chart emits to `collect`
+ * (what XState's own `transition()` does, without building a throwaway actor for every event).
+ * `self` lends its system; it is never started, so children created in the scope never run.
+ *
+ * @example
+ * const scope = collectingScope(createActor(agentMachine, { input: undefined }), (a) => out.push(a));
+ * const next = agentMachine.transition(snapshot, event, scope);
  */
-const APPEND_ONLY_STATES: ReadonlySet<string> = new Set(appendOnlyStates());
-
-function appendOnlyStates(): string[] {
-  const { root } = agentMachine;
-  const types = Object.keys(APPENDING_ACTIONS);
-  if (['*', ...types].some((type) => root.transitions.has(type))) return [];
-  return Object.entries(root.states)
-    .filter(([, node]) => (node.always?.length ?? 0) === 0 && !node.transitions.has('*'))
-    .filter(([, node]) =>
-      Object.entries(APPENDING_ACTIONS).every(([type, action]) => {
-        const transitions = node.transitions.get(type);
-        if (transitions?.length !== 1) return false;
-        const [only] = transitions;
-        return (
-          only!.guard === undefined &&
-          only!.target === undefined &&
-          only!.actions.length === 1 &&
-          only!.actions[0] === action
-        );
-      }),
-    )
-    .map(([name]) => name);
-}
-
-/** Where the shared scope puts emitted actions during one synchronous transition. */
-let collecting: AgentAction[] | null = null;
-let sharedScope: PureScope | undefined;
-
-/** Runs one transition and returns its result with the actions it emitted. */
-function collectActions<T>(step: () => T): [T, AgentAction[]] {
-  const actions: AgentAction[] = [];
-  collecting = actions;
-  try {
-    return [step(), actions];
-  } finally {
-    collecting = null;
-  }
-}
-
-/**
- * An actor scope that performs nothing and collects the emitted `AgentAction`s. XState's own
- * `transition()` builds a throwaway actor for every call; one scope shared by every `AgentCore`
- * (made on first use) is what makes pure mode cost about what an actor send costs, and keeps an
- * idle core down to its snapshot. Transitions are synchronous, so one collector at a time is
- * enough. Children it creates are never started.
- */
-function pureScope(): PureScope {
-  sharedScope ??= createPureScope();
-  return sharedScope;
-}
-
-function createPureScope(): PureScope {
-  const self = createActor(agentMachine, { input: undefined });
+export function collectingScope(
+  self: PureScope['self'] & { system: PureScope['system'] },
+  collect: (action: AgentAction) => void,
+): PureScope {
   return {
     self,
     id: '',
@@ -371,9 +332,7 @@ function createPureScope(): PureScope {
     stopChild: () => undefined,
     system: self.system,
     actionExecutor: (action) => {
-      if (action.type === 'xstate.emit') {
-        collecting?.push((action.params as { event: AgentAction }).event);
-      }
+      if (action.type === 'xstate.emit') collect((action.params as { event: AgentAction }).event);
     },
   };
 }

@@ -22,13 +22,8 @@ import type {
   ToolActorInput,
 } from './actorInputs.js';
 import { retryDelay } from './backoff.js';
-import {
-  type AgentContext,
-  type AgentMachineInput,
-  type StreamingToolCall,
-  createInitialContext,
-  emptyList,
-} from './context.js';
+import { errorMessage } from './agentStatechartError.js';
+import { type AgentContext, type AgentMachineInput, createInitialContext } from './context.js';
 import * as guards from './guards.js';
 import {
   closeOpenRuns,
@@ -39,13 +34,8 @@ import {
   toolRunsOf,
   updateRun,
 } from './toolRuns.js';
-import {
-  appendToTranscript,
-  buildRequest,
-  partialAssistantMessage,
-  toolResultsMessage,
-} from './transcript.js';
-import type { AgentAction, AgentEvent, LlmError, LlmTextDeltaEvent, Message } from './types.js';
+import { buildRequest, partialAssistantMessage, toolResultsMessage } from './transcript.js';
+import type { AgentAction, AgentEvent, LlmError, Message } from './types.js';
 
 /** An actor placeholder: the machine runs with whatever `provide` supplies in its place. */
 function placeholder<TInput>() {
@@ -72,35 +62,13 @@ function describeGiveUp(error: LlmError, attempts: number): string {
   return `Model call failed after ${tries} (${error.kind}): ${error.message}`;
 }
 
-/**
- * Sets the transcript fields of a context update: `message` appended (O(1), see
- * `appendToTranscript`), or the transcript as it is for `null`. The fields are set on the
- * caller's own literal, never spread into one (`{ ...appended, retries: 0 }`): on Node 20
- * (V8 11.3, crbug.com/v8/13303), adding a property to an object made by a spread leaves V8's fast
- * path and costs about a microsecond per property, which made recording a response cost 7–15 µs.
- */
-function withMessage<Update extends Partial<AgentContext>>(
-  update: Update,
-  context: AgentContext,
-  message: Message | null,
-): Update & Pick<AgentContext, 'messages' | 'messageCount'> {
-  const appended = message === null ? context : appendToTranscript(context, message);
-  const full = update as Update & Pick<AgentContext, 'messages' | 'messageCount'>;
-  full.messages = appended.messages;
-  full.messageCount = appended.messageCount;
-  return full;
-}
-
-/**
- * What streamed text shows: a `DisplayMessage`, unless the host displayed it already
- * (`shown: true`). The chart emits it per delta; `AgentCore` returns it for the deltas it buffers.
- */
-export function displayOfDelta(event: LlmTextDeltaEvent): AgentAction | null {
-  return event.shown === true ? null : { type: 'DisplayMessage', text: event.content };
-}
-
 function hasContent(message: Message): boolean {
   return message.content.length > 0;
+}
+
+/** The transcript with `message` appended: a new array, so no snapshot's transcript changes. */
+function appended(context: AgentContext, message: Message | null): Message[] {
+  return message === null ? context.messages : [...context.messages, message];
 }
 
 /**
@@ -146,11 +114,11 @@ export const agentMachine = setup({
     // ── turns ───────────────────────────────────────────────────────────────────────────────
     startTurn: assign(({ context, event }) => {
       if (event.type !== 'UserInput') return {};
-      return withMessage({ retries: 0 }, context, event.message);
+      return { messages: appended(context, event.message), retries: 0 };
     }),
     startQueuedTurn: assign(({ context }) => {
       const [next, ...rest] = context.queue;
-      return withMessage({ queue: rest, retries: 0 }, context, next ?? null);
+      return { messages: appended(context, next ?? null), queue: rest, retries: 0 };
     }),
     enqueueInput: assign(({ context, event }) => {
       if (event.type !== 'UserInput') return {};
@@ -162,7 +130,7 @@ export const agentMachine = setup({
     }),
     announceShutdown: enqueueActions(({ context, enqueue }) => {
       enqueue.emit({ type: 'Shutdown', discardedInput: context.queue });
-      enqueue.assign({ queue: emptyList() });
+      enqueue.assign({ queue: [] });
     }),
     setPermissionMode: assign(({ event }) => {
       if (event.type !== 'SetPermissionMode') return {};
@@ -178,8 +146,7 @@ export const agentMachine = setup({
       if (event.type !== 'LlmTextDelta') return;
       // String concatenation builds a rope in V8: O(1) per delta whatever the length.
       enqueue.assign({ streamingText: context.streamingText + event.content });
-      const display = displayOfDelta(event);
-      if (display !== null) enqueue.emit(display);
+      enqueue.emit({ type: 'DisplayMessage', text: event.content });
     }),
     appendToolCallFragment: assign(({ context, event }) => {
       if (event.type !== 'LlmToolCallDelta') return {};
@@ -211,7 +178,8 @@ export const agentMachine = setup({
       const { response } = event;
       // The API rejects an empty assistant message in the middle of a transcript.
       const message = hasContent(response.message) ? response.message : null;
-      const update: Partial<AgentContext> = {
+      return {
+        messages: appended(context, message),
         toolRuns: toolRunsOf(response),
         stopReason: response.stopReason ?? null,
         retries: 0,
@@ -222,7 +190,6 @@ export const agentMachine = setup({
           output_tokens: context.usage.output_tokens + (response.usage?.output_tokens ?? 0),
         },
       };
-      return withMessage(update, context, message);
     }),
     recordRetryableError: assign(({ context, event }) => {
       if (event.type !== 'LlmError') return {};
@@ -251,17 +218,13 @@ export const agentMachine = setup({
       },
     })),
     closeModelCall: enqueueActions(({ context, event, enqueue }) => {
-      const cleared = { streamingText: '', streamingToolCalls: emptyList<StreamingToolCall>() };
       if (endsTurnEarly(event)) {
         // Keep what the user already saw; drop half-streamed tool calls (they have no result).
         const partial = partialAssistantMessage(context.streamingText);
-        enqueue.assign(withMessage(cleared, context, partial));
+        enqueue.assign({ messages: appended(context, partial) });
         enqueue.emit({ type: 'Cancel', llm: true });
-      } else if (context.streamingText !== '' || context.streamingToolCalls.length > 0) {
-        // Each assign copies the context and the snapshot: none when nothing streamed into the
-        // chart (under createAgent the stream's copy is dropped once the response arrives).
-        enqueue.assign(cleared);
       }
+      enqueue.assign({ streamingText: '', streamingToolCalls: [] });
     }),
 
     // ── processing the response ─────────────────────────────────────────────────────────────
@@ -271,7 +234,7 @@ export const agentMachine = setup({
         context.toolRuns,
         errorOutcome('not run: the model ended its response with a refusal'),
       );
-      return withMessage({ toolRuns: runs }, context, toolResultsMessage(runs, errorOutcome('')));
+      return { toolRuns: runs, messages: appended(context, toolResultsMessage(runs)) };
     }),
     reportStopReason: enqueueActions(({ context, enqueue }) => {
       if (context.stopReason === 'refusal') {
@@ -364,9 +327,7 @@ export const agentMachine = setup({
     closeToolRuns: enqueueActions(({ context, event, enqueue }) => {
       const open = openRunIds(context.toolRuns);
       const runs = closeOpenRuns(context.toolRuns, errorOutcome(earlyEndOutcomeMessage(event)));
-      enqueue.assign(
-        withMessage({ toolRuns: runs }, context, toolResultsMessage(runs, errorOutcome(''))),
-      );
+      enqueue.assign({ toolRuns: runs, messages: appended(context, toolResultsMessage(runs)) });
       for (const id of open) enqueue.stopChild(id);
       if (open.length > 0) enqueue.emit({ type: 'Cancel', toolCallIds: open });
     }),
@@ -510,8 +471,3 @@ export const agentMachine = setup({
  * function withActors(machine: AgentMachine) { return machine.provide({ actors: { … } }); }
  */
 export type AgentMachine = typeof agentMachine;
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
-}

@@ -14,6 +14,12 @@
  * - `UNSAFE_BIND`: an inspector was asked to listen beyond this machine without a token.
  * - `INVALID_OPTION`: an option has a value that cannot be used.
  * - `LISTEN_FAILED`: a server could not take its address (usually: the port is in use).
+ * - `INVALID_CONFIG`: the chart's configuration cannot be used (`maxRetries`, `maxTokens`, tools).
+ * - `INVALID_SNAPSHOT`: what was given to restore is not a snapshot this version can read.
+ * - `AGENT_FAILED`: the agent stopped on an internal error (`waitUntilIdle` rejects with it).
+ * - `TIMED_OUT`: something waited longer than the `timeoutMs` it was given.
+ * - `CANCELLED`: the reason an `AbortSignal` carries when the chart cancels work.
+ * - `LAYOUT_FAILED`: a diagram could not be laid out.
  *
  * @example
  * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
@@ -30,7 +36,13 @@ export type AgentStatechartErrorCode =
   | 'MISSING_PEER_DEPENDENCY'
   | 'UNSAFE_BIND'
   | 'INVALID_OPTION'
-  | 'LISTEN_FAILED';
+  | 'LISTEN_FAILED'
+  | 'INVALID_CONFIG'
+  | 'INVALID_SNAPSHOT'
+  | 'AGENT_FAILED'
+  | 'TIMED_OUT'
+  | 'CANCELLED'
+  | 'LAYOUT_FAILED';
 
 /**
  * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.
@@ -60,5 +72,33 @@ export class AgentStatechartError extends Error {
     super(message, options);
     this.name = 'AgentStatechartError';
     this.code = code;
+  }
+}
+
+/**
+ * The message of anything thrown: an `Error`'s message (its name when the message is empty), a
+ * string as it is, anything else as JSON (or its `String` form when it has no JSON one). Never
+ * throws.
+ *
+ * @example
+ * errorMessage(new Error('disk full')); // 'disk full'
+ * errorMessage({ code: 7 }); // '{"code":7}'
+ */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    // BigInts, cycles and throwing getters have no JSON form.
+    return safeString(error);
+  }
+}
+
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
   }
 }

@@ -1,3 +1,4 @@
+import { AgentStatechartError } from './agentStatechartError.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
 import { toToolDefinitions } from './toolSpecs.js';
 import type {
@@ -82,18 +83,10 @@ export interface StreamingToolCall {
  */
 export interface AgentContext {
   /**
-   * The transcript, in the Messages API shape. Appending a message costs O(1) whatever the
-   * conversation's length: successive snapshots share one append-only array, so the array of a
-   * snapshot you kept may have grown since; its own messages are the first `messageCount`
-   * (`core.snapshot()` and `agent.snapshot()` always write exactly those). Treat it as read-only.
+   * The transcript, in the Messages API shape. Every appended message makes a new array, so a
+   * snapshot's transcript never changes after the snapshot is taken.
    */
   messages: Message[];
-  /**
-   * How many messages this snapshot's transcript holds. It changes with every appended message,
-   * which makes it the field to select on for "the transcript changed" (the array itself keeps
-   * its identity as it grows).
-   */
-  messageCount: number;
   /** Failed attempts of the current model call. */
   retries: number;
   /** User input received while a turn was running, oldest first. */
@@ -136,19 +129,6 @@ export interface AgentMachineInput {
 }
 
 /**
- * One frozen empty array shared by every context: an idle agent's empty queue, streaming and
- * tool fields cost nothing, and since the chart only ever replaces arrays, never mutates them,
- * sharing is safe (an accidental `push` throws instead of corrupting other agents).
- *
- * @example
- * core.context.queue === emptyList(); // true while nothing is queued
- */
-export function emptyList<T>(): T[] {
-  return EMPTY as unknown as T[];
-}
-const EMPTY: readonly never[] = Object.freeze([]);
-
-/**
  * Fills in the defaults of a config and checks it, with errors that say the fix.
  *
  * @example
@@ -157,19 +137,26 @@ const EMPTY: readonly never[] = Object.freeze([]);
 export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
   const maxRetries = config.maxRetries ?? 3;
   if (!Number.isInteger(maxRetries) || maxRetries < 1) {
-    throw new RangeError(
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
       `maxRetries must be a whole number of at least 1 (total attempts per model call); got ${String(maxRetries)}`,
     );
   }
   const maxTokens = config.maxTokens ?? 4096;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new RangeError(`maxTokens must be a positive whole number; got ${String(maxTokens)}`);
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `maxTokens must be a positive whole number; got ${String(maxTokens)}`,
+    );
   }
   const tools = config.tools ?? [];
   const names = new Set<string>();
   for (const tool of tools) {
     if (names.has(tool.name)) {
-      throw new Error(`tool '${tool.name}' is configured twice; tool names must be unique`);
+      throw new AgentStatechartError(
+        'DUPLICATE_TOOL',
+        `tool '${tool.name}' is configured twice; tool names must be unique`,
+      );
     }
     names.add(tool.name);
   }
@@ -201,17 +188,14 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
  * context.messages; // []
  */
 export function createInitialContext(input: AgentMachineInput | undefined): AgentContext {
-  const config = resolveConfigShared(input?.config);
-  // The caller's array is used as it is and never written to: the first append copies it.
-  const messages = input?.messages ?? emptyList<Message>();
+  const config = resolveConfig(input?.config);
   return {
-    messages,
-    messageCount: messages.length,
+    messages: input?.messages ?? [],
     retries: 0,
-    queue: emptyList(),
+    queue: [],
     streamingText: '',
-    streamingToolCalls: emptyList(),
-    toolRuns: emptyList(),
+    streamingToolCalls: [],
+    toolRuns: [],
     stopReason: null,
     lastError: null,
     retryDelayMs: 0,
@@ -222,24 +206,4 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     responses: 0,
     config,
   };
-}
-
-/** Resolved configs by the config object they came from, so agents built alike share one. */
-const resolvedConfigs = new WeakMap<AgentConfig, ResolvedConfig>();
-
-/**
- * `resolveConfig`, shared by every agent built from the same config object: a service hosting
- * thousands of agents with one config keeps one resolved copy (the chart never mutates it).
- *
- * @example
- * resolveConfigShared(config) === resolveConfigShared(config); // true
- */
-export function resolveConfigShared(config: AgentConfig | undefined): ResolvedConfig {
-  if (config === undefined) return resolveConfig();
-  let resolved = resolvedConfigs.get(config);
-  if (resolved === undefined) {
-    resolved = resolveConfig(config);
-    resolvedConfigs.set(config, resolved);
-  }
-  return resolved;
 }

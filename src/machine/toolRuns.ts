@@ -56,13 +56,13 @@ export function settleToolRuns(
     const decision = decidePermission(run.call.name, context);
     if (decision.kind === 'allow') {
       start.push(run.call);
-      return changedRun(run, { status: 'running' });
+      return { ...run, status: 'running' };
     }
     if (decision.kind === 'deny') {
-      return changedRun(run, { status: 'done', outcome: errorOutcome(decision.reason) });
+      return { ...run, status: 'done', outcome: errorOutcome(decision.reason) };
     }
     if (run.status === 'pending') ask.push(run.call);
-    return changedRun(run, { status: 'awaitingApproval' });
+    return { ...run, status: 'awaitingApproval' };
   });
   return { runs, start, ask };
 }
@@ -79,21 +79,15 @@ export function updateRun(
   callId: string,
   change: Partial<ToolRun>,
 ): ToolRun[] {
-  return runs.map((run) => (run.call.id === callId ? changedRun(run, change) : run));
+  return runs.map((run) => (run.call.id === callId ? withChange(run, change) : run));
 }
 
-/**
- * One run with some fields changed, built field by field rather than as `{ ...run, ...change }`:
- * on Node 20 (V8 11.3, crbug.com/v8/13303), giving an object made by a spread a property the
- * spread did not copy leaves V8's fast path and costs about a microsecond, and a call's first
- * `outcome` is such a property.
- */
-function changedRun(run: ToolRun, change: Partial<ToolRun>): ToolRun {
-  const next: ToolRun = { call: change.call ?? run.call, status: change.status ?? run.status };
-  const outcome = 'outcome' in change ? change.outcome : run.outcome;
-  if (outcome !== undefined) next.outcome = outcome;
-  const progress = 'progress' in change ? change.progress : run.progress;
-  if (progress !== undefined) next.progress = progress;
+/** `run` with `change` applied; a field the change sets to `undefined` is removed. */
+function withChange(run: ToolRun, change: Partial<ToolRun>): ToolRun {
+  const next: ToolRun = { ...run, ...change };
+  for (const key of Object.keys(change) as (keyof ToolRun)[]) {
+    if (change[key] === undefined) delete next[key];
+  }
   return next;
 }
 
@@ -104,9 +98,7 @@ function changedRun(run: ToolRun, change: Partial<ToolRun>): ToolRun {
  * closeOpenRuns(runs, errorOutcome('interrupted'));
  */
 export function closeOpenRuns(runs: readonly ToolRun[], outcome: ToolOutcome): ToolRun[] {
-  return runs.map((run) =>
-    run.status === 'done' ? run : changedRun(run, { status: 'done', outcome }),
-  );
+  return runs.map((run) => (run.status === 'done' ? run : { ...run, status: 'done', outcome }));
 }
 
 /**

@@ -10,81 +10,19 @@ import type {
 } from './types.js';
 
 /**
- * Arrays the chart allocated itself: the only ones it appends to in place. An array that came
- * from outside (the caller's initial messages, a restored snapshot, the shared frozen empty list)
- * is copied once, on the first append, and never written to.
- */
-const ownLogs = new WeakSet<Message[]>();
-
-/**
- * The transcript with one message appended, in O(1) whatever its length.
- *
- * Successive snapshots share one append-only array (the log), and each snapshot's
- * `messageCount` says how much of it is its own. Appending to the newest snapshot pushes onto
- * the log; appending to an older one (a fork: a transition taken again from a kept snapshot, or
- * after a rejected one) copies its own prefix first, so every line of history stays exact.
- *
- * @example
- * const next = appendToTranscript(core.context, { role: 'user', content: 'and now?' });
- * next.messageCount === core.context.messageCount + 1; // true
- */
-export function appendToTranscript(
-  context: Pick<AgentContext, 'messages' | 'messageCount'>,
-  message: Message,
-): Pick<AgentContext, 'messages' | 'messageCount'> {
-  const { messages, messageCount } = context;
-  let log = messages;
-  if (messages.length !== messageCount || !ownLogs.has(messages)) {
-    log = messages.slice(0, messageCount);
-    ownLogs.add(log);
-  }
-  log.push(message);
-  return { messages: log, messageCount: messageCount + 1 };
-}
-
-/**
- * A copy of `messages` the chart may append to in place from the first message on. For a host
- * that starts an actor with these messages as `input`: XState keeps the input for the actor's
- * life, so handing it the log itself means one array per agent, not two.
- *
- * @example
- * createActor(machine, { input: { messages: transcriptLogFrom(loaded) } });
- */
-export function transcriptLogFrom(messages: readonly Message[]): Message[] {
-  const log = messages.slice();
-  ownLogs.add(log);
-  return log;
-}
-
-/**
- * The messages of one snapshot, exactly: the log itself for the newest snapshot (no copy), its
- * own prefix for an older one.
- *
- * @example
- * transcriptOf(core.context) === core.context.messages; // true for the current snapshot
- */
-export function transcriptOf(context: Pick<AgentContext, 'messages' | 'messageCount'>): Message[] {
-  const { messages, messageCount } = context;
-  return messages.length === messageCount ? messages : messages.slice(0, messageCount);
-}
-
-/**
  * The model request for the current transcript. It shares the transcript array and the tool
- * definitions with the context (no copy): send or serialise it before the agent takes its next
- * event, since later messages are appended to the same array.
+ * definitions with the context (no copy): neither ever changes.
  *
  * @example
  * const request = buildRequest(core.context);
  * request.messages === core.context.messages; // true
  */
-export function buildRequest(
-  context: Pick<AgentContext, 'messages' | 'messageCount' | 'config'>,
-): LlmRequest {
+export function buildRequest(context: Pick<AgentContext, 'messages' | 'config'>): LlmRequest {
   const { config } = context;
   const request: LlmRequest = {
     model: config.model,
     maxTokens: config.maxTokens,
-    messages: transcriptOf(context),
+    messages: context.messages,
   };
   if (config.system !== undefined) request.system = config.system;
   if (config.toolDefinitions.length > 0) request.tools = config.toolDefinitions;
@@ -130,17 +68,22 @@ export function toolResultBlock(callId: string, outcome: ToolOutcome): ToolResul
 
 /**
  * The user message that answers every call of a response, in the order the model asked for
- * them (not the order they finished). A call without an outcome gets `fallback`.
+ * them (not the order they finished). The chart builds it once every call has its outcome.
  *
  * @example
- * toolResultsMessage(core.context.toolRuns, { status: 'error', error: { message: 'interrupted' } });
+ * toolResultsMessage(core.context.toolRuns);
  */
-export function toolResultsMessage(runs: readonly ToolRun[], fallback: ToolOutcome): Message {
+export function toolResultsMessage(runs: readonly ToolRun[]): Message {
   return {
     role: 'user',
-    content: runs.map((run) => toolResultBlock(run.call.id, run.outcome ?? fallback)),
+    content: runs.map((run) => toolResultBlock(run.call.id, run.outcome ?? NO_OUTCOME)),
   };
 }
+
+const NO_OUTCOME: ToolOutcome = {
+  status: 'error',
+  error: { message: 'no result was recorded for this call' },
+};
 
 /**
  * The assistant message that keeps text streamed before an interrupt, or `null` if none came.

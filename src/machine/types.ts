@@ -2,7 +2,7 @@
  * The data the chart speaks: messages in the Anthropic Messages API shape, the events it accepts,
  * the actions it asks the outside world to perform, and its configuration.
  *
- * Everything here is plain JSON so a snapshot of the chart can be stored and restored anywhere.
+ * Everything here is plain JSON (the value lists aside) so a snapshot of the chart can be stored and restored anywhere.
  */
 
 /**
@@ -173,17 +173,26 @@ export interface LlmResponse {
  * retried; the others are retried while attempts are left.
  *
  * @example
+ * LLM_ERROR_KINDS.includes(error.kind); // true for every LlmError the chart accepts
+ */
+export const LLM_ERROR_KINDS = [
+  'rate_limit',
+  'overloaded',
+  'server',
+  'network',
+  'timeout',
+  'auth',
+  'invalid_request',
+  'unknown',
+] as const;
+
+/**
+ * One of {@link LLM_ERROR_KINDS}.
+ *
+ * @example
  * const kind: LlmErrorKind = 'rate_limit';
  */
-export type LlmErrorKind =
-  | 'rate_limit'
-  | 'overloaded'
-  | 'server'
-  | 'network'
-  | 'timeout'
-  | 'auth'
-  | 'invalid_request'
-  | 'unknown';
+export type LlmErrorKind = (typeof LLM_ERROR_KINDS)[number];
 
 /**
  * A failed model call.
@@ -252,9 +261,17 @@ export interface ToolSpec {
  * - `bypassPermissions`: everything runs, except what a deny rule names.
  *
  * @example
+ * PERMISSION_MODES.includes(mode); // true for a mode the chart accepts
+ */
+export const PERMISSION_MODES = ['plan', 'default', 'acceptEdits', 'bypassPermissions'] as const;
+
+/**
+ * One of {@link PERMISSION_MODES}.
+ *
+ * @example
  * const mode: PermissionMode = 'acceptEdits';
  */
-export type PermissionMode = 'plan' | 'default' | 'acceptEdits' | 'bypassPermissions';
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 /**
  * Permission settings. Without them every tool runs (Loom's behaviour). Deny rules win over
@@ -329,22 +346,15 @@ export interface UserInputEvent {
 }
 
 /**
- * A piece of streamed text from the model.
+ * A piece of streamed text from the model. A producer may merge consecutive pieces into one
+ * event: the chart only appends them.
  *
  * @example
  * const event: LlmTextDeltaEvent = { type: 'LlmTextDelta', content: 'Hel' };
- * // Text the caller has already put on screen: the chart records it without a DisplayMessage.
- * const seen: LlmTextDeltaEvent = { type: 'LlmTextDelta', content: 'lo', shown: true };
  */
 export interface LlmTextDeltaEvent {
   type: 'LlmTextDelta';
   content: string;
-  /**
-   * The text is already on screen (a producer that displays each delta the moment it arrives and
-   * hands the chart its copy in batches). The chart keeps it as streamed text, for interrupts and
-   * observers, and emits no `DisplayMessage` for it.
-   */
-  shown?: boolean;
 }
 
 /**
@@ -565,16 +575,26 @@ export type AgentAction =
 export type AgentActionType = AgentAction['type'];
 
 /**
- * The seven top-level states, named as in Loom.
+ * The seven top-level states in the order a turn usually meets them (the names of Loom, the
+ * agent design the chart comes from).
+ *
+ * @example
+ * for (const state of AGENT_STATE_NAMES) console.log(state);
+ */
+export const AGENT_STATE_NAMES = [
+  'WaitingForUserInput',
+  'CallingLlm',
+  'ProcessingLlmResponse',
+  'ExecutingTools',
+  'PostToolsHook',
+  'Error',
+  'ShuttingDown',
+] as const;
+
+/**
+ * One of the seven top-level states ({@link AGENT_STATE_NAMES}).
  *
  * @example
  * const state: AgentStateName = 'CallingLlm';
  */
-export type AgentStateName =
-  | 'WaitingForUserInput'
-  | 'CallingLlm'
-  | 'ProcessingLlmResponse'
-  | 'ExecutingTools'
-  | 'PostToolsHook'
-  | 'Error'
-  | 'ShuttingDown';
+export type AgentStateName = (typeof AGENT_STATE_NAMES)[number];

@@ -3,26 +3,22 @@
  * malformed one must be refused with a sentence that says what is wrong, not crash a guard deep
  * inside the chart. The checks are a few `typeof`s, cheap enough for every streaming delta.
  */
-import type { AgentEvent, AgentEventType } from './types.js';
+import { errorMessage } from './agentStatechartError.js';
+import {
+  type AgentEvent,
+  type AgentEventType,
+  LLM_ERROR_KINDS,
+  PERMISSION_MODES,
+} from './types.js';
 
-const LLM_ERROR_KINDS = new Set([
-  'rate_limit',
-  'overloaded',
-  'server',
-  'network',
-  'timeout',
-  'auth',
-  'invalid_request',
-  'unknown',
-]);
-const PERMISSION_MODES = new Set(['plan', 'default', 'acceptEdits', 'bypassPermissions']);
+const ERROR_KINDS: ReadonlySet<string> = new Set(LLM_ERROR_KINDS);
+const MODES: ReadonlySet<string> = new Set(PERMISSION_MODES);
 
 type Check = (event: Record<string, unknown>) => string | null;
 
 const checks: Record<AgentEventType, Check> = {
   UserInput: (event) => checkMessage(event.message, 'user', 'message'),
-  LlmTextDelta: (event) =>
-    expectString(event.content, 'content') ?? expectOptionalBoolean(event.shown, 'shown'),
+  LlmTextDelta: (event) => expectString(event.content, 'content'),
   LlmToolCallDelta: (event) =>
     expectString(event.callId, 'callId') ??
     expectString(event.toolName, 'toolName') ??
@@ -34,8 +30,8 @@ const checks: Record<AgentEventType, Check> = {
   LlmError: (event) => {
     const error = event.error;
     if (!isObject(error)) return 'error must be an object { kind, message }';
-    if (typeof error.kind !== 'string' || !LLM_ERROR_KINDS.has(error.kind)) {
-      return `error.kind must be one of ${[...LLM_ERROR_KINDS].join(', ')}; got ${JSON.stringify(error.kind)}`;
+    if (typeof error.kind !== 'string' || !ERROR_KINDS.has(error.kind)) {
+      return `error.kind must be one of ${LLM_ERROR_KINDS.join(', ')}; got ${describe(error.kind)}`;
     }
     if (error.retryAfterMs !== undefined && !isNonNegativeNumber(error.retryAfterMs)) {
       return 'error.retryAfterMs must be a non-negative number of milliseconds';
@@ -55,7 +51,7 @@ const checks: Record<AgentEventType, Check> = {
         ? null
         : 'outcome.error must be an object with a string message';
     }
-    return `outcome.status must be 'success' or 'error'; got ${JSON.stringify(outcome.status)}`;
+    return `outcome.status must be 'success' or 'error'; got ${describe(outcome.status)}`;
   },
   PostToolsHookCompleted: (event) =>
     typeof event.actionTaken === 'boolean' ? null : 'actionTaken must be a boolean',
@@ -66,14 +62,14 @@ const checks: Record<AgentEventType, Check> = {
     const problem = expectString(event.callId, 'callId');
     if (problem) return problem;
     if (event.decision !== 'allow' && event.decision !== 'deny') {
-      return `decision must be 'allow' or 'deny'; got ${JSON.stringify(event.decision)}`;
+      return `decision must be 'allow' or 'deny'; got ${describe(event.decision)}`;
     }
     return expectOptionalBoolean(event.remember, 'remember');
   },
   SetPermissionMode: (event) =>
-    typeof event.mode === 'string' && PERMISSION_MODES.has(event.mode)
+    typeof event.mode === 'string' && MODES.has(event.mode)
       ? null
-      : `mode must be one of ${[...PERMISSION_MODES].join(', ')}; got ${JSON.stringify(event.mode)}`,
+      : `mode must be one of ${PERMISSION_MODES.join(', ')}; got ${describe(event.mode)}`,
 };
 
 /**
@@ -110,8 +106,7 @@ export function isAgentEvent(event: unknown): event is AgentEvent {
 
 function checkMessage(value: unknown, role: 'user' | 'assistant', name: string): string | null {
   if (!isObject(value)) return `${name} must be an object { role, content }`;
-  if (value.role !== role)
-    return `${name}.role must be '${role}'; got ${JSON.stringify(value.role)}`;
+  if (value.role !== role) return `${name}.role must be '${role}'; got ${describe(value.role)}`;
   const content = value.content;
   if (typeof content === 'string') {
     return role === 'user' && content.length === 0 ? `${name}.content must not be empty` : null;
@@ -155,6 +150,8 @@ function isNonNegativeNumber(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
+/** A value as an error message shows it; never throws (a BigInt, a cycle, a throwing getter). */
 function describe(value: unknown): string {
-  return value === undefined ? 'undefined' : JSON.stringify(value);
+  if (value === undefined) return 'undefined';
+  return typeof value === 'string' ? JSON.stringify(value) : errorMessage(value);
 }

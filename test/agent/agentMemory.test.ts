@@ -1,12 +1,8 @@
-/**
- * What a live agent keeps: not the caller's initial messages (it works on its own copy), and one
- * tool registry and one resolved config for every agent configured alike.
- */
+/** What a live agent keeps: not the caller's initial messages (it works on its own copy). */
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Agent, createAgent, defineTool, type Message } from '../../src/index.js';
-import { z } from 'zod';
+import { type Agent, createAgent, type Message } from '../../src/index.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -39,24 +35,6 @@ describe('what an idle createAgent keeps', () => {
       collectGarbage();
     }
     expect(loaded.deref()).toBeUndefined();
-    expect(agents[0]!.context.messageCount).toBe(1_000);
-  });
-
-  it('shares one resolved config between agents given the same tools and settings', () => {
-    const echo = defineTool({
-      name: 'echo',
-      description: 'Says it back.',
-      input: z.object({ text: z.string() }),
-      mutating: false,
-      execute: ({ text }) => text,
-    });
-    const tools = [echo];
-    const first = createAgent({ autoCommit: false, tools, maxRetries: 2 });
-    const second = createAgent({ autoCommit: false, tools, maxRetries: 2 });
-    const other = createAgent({ autoCommit: false, tools, maxRetries: 5 });
-    agents.push(first, second, other);
-    expect(second.context.config).toBe(first.context.config);
-    expect(other.context.config).not.toBe(first.context.config);
-    expect(other.context.config.maxRetries).toBe(5);
+    expect(agents[0]!.context.messages.length).toBe(1_000);
   });
 });

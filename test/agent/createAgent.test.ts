@@ -62,7 +62,7 @@ describe('createAgent', () => {
     session.agent.send('Once more?');
     await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
     expect(earlier).toHaveLength(2);
-    expect(session.agent.context.messageCount).toBe(6);
+    expect(session.agent.context.messages.length).toBe(6);
     expect(lastRequestMessages(session).map((message) => message.role)).toEqual([
       'user',
       'assistant',

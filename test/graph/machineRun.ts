@@ -7,6 +7,7 @@
 import { type AnyActorRef, createActor } from 'xstate';
 import type { AgentAction, AgentConfig, AgentMachine } from '../../src/index.js';
 import type { ChartScope, ChartSnapshot } from './chartWalk.js';
+import { collectingScope } from '../../src/machine/agentCore.js';
 import { type CoverageRecorder, stateName } from './coverage.js';
 import type { PathRun, RunView, StepResult } from './pathRun.js';
 import { type PathEvent, toMachineEvent } from './pathEvents.js';
@@ -34,21 +35,7 @@ export class MachineRun implements PathRun {
       },
     });
     owner.ref = self;
-    this.#scope = {
-      self,
-      id: '',
-      sessionId: '',
-      logger: () => undefined,
-      defer: () => undefined,
-      emit: () => undefined,
-      stopChild: () => undefined,
-      system: self.system,
-      actionExecutor: (action) => {
-        if (action.type === 'xstate.emit') {
-          this.#collected.push((action.params as { event: AgentAction }).event);
-        }
-      },
-    };
+    this.#scope = collectingScope(self, (action) => this.#collected.push(action));
     this.#snapshot = machine.getInitialSnapshot(this.#scope, { config });
     recorder?.recordSnapshot(this.#snapshot);
     this.initialActions = this.#collected.splice(0);

@@ -52,7 +52,7 @@ export class SectionFourLedger {
       // Cheap per event: a delta never copies the transcript or the queue.
       if (after.context.messages !== before.context.messages)
         problems.push('a delta copied the messages');
-      if (after.context.messageCount !== before.context.messageCount)
+      if (after.context.messages.length !== before.context.messages.length)
         problems.push('a delta changed the transcript');
       if (after.context.queue !== before.context.queue) problems.push('a delta copied the queue');
     }
@@ -186,7 +186,7 @@ function transcriptProblems(before: RunView, event: PathEvent, after: StepResult
   if (endsEarly && before.state === 'CallingLlm' && partial.trim().length > 0) {
     // An interrupted stream keeps its partial text.
     const kept = after.context.messages
-      .slice(before.context.messageCount)
+      .slice(before.context.messages.length)
       .some(
         (message) =>
           message.role === 'assistant' &&

@@ -8,11 +8,8 @@ import { WebSocket } from 'ws';
 import { createActor } from 'xstate';
 import { agentMachine } from '../../src/index.js';
 import { importOptionalPeer } from '../../src/inspect/importOptionalPeer.js';
-import {
-  createStatelyInspector,
-  AgentStatechartError,
-  type StatelyInspector,
-} from '../../src/inspect/index.js';
+import { createStatelyInspector, type StatelyInspector } from '../../src/inspect/index.js';
+import { AgentStatechartError } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
 import { type Session, startSession } from '../agent/harness.js';
 

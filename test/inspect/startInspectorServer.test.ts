@@ -13,10 +13,10 @@ import {
   type AgentHistory,
   createInspectorServer,
   type StartedInspectorServer,
-  AgentStatechartError,
   type RecordedStep,
   startInspectorServer,
 } from '../../src/inspect/index.js';
+import { AgentStatechartError } from '../../src/index.js';
 import { AGENT_STATE_NAMES } from '../../src/index.js';
 
 const TOKEN = 'a-long-enough-test-token';

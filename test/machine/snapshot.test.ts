@@ -132,3 +132,32 @@ describe('AgentCore config', () => {
     expect(send.request.messages).toHaveLength(3);
   });
 });
+
+describe('AgentCore.fromSnapshot in CallingLlm', () => {
+  it('drops the streamed text of the call in flight: the call streams again, once', () => {
+    const core = new AgentCore();
+    core.handleEvent({ type: 'UserInput', message: { role: 'user', content: 'hi' } });
+    core.handleEvent({ type: 'LlmTextDelta', content: 'Hel' });
+    core.handleEvent({ type: 'LlmTextDelta', content: 'lo' });
+    core.handleEvent({
+      type: 'LlmToolCallDelta',
+      callId: 't1',
+      toolName: 'bash',
+      argumentsFragment: '{"comm',
+    });
+    const restored = AgentCore.fromSnapshot(
+      JSON.parse(JSON.stringify(core.snapshot())) as AgentSnapshot,
+    );
+    expect(restored.state).toBe('CallingLlm');
+    expect(restored.context.streamingText).toBe('');
+    expect(restored.context.streamingToolCalls).toEqual([]);
+    // The caller re-sends the request, and the model streams its answer again.
+    restored.handleEvent({ type: 'LlmTextDelta', content: 'Hello' });
+    expect(restored.context.streamingText).toBe('Hello');
+    restored.handleEvent({ type: 'Interrupt' });
+    expect(restored.context.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hello' }],
+    });
+  });
+});

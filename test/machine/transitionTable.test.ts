@@ -60,22 +60,6 @@ describe('CallingLlm', () => {
     expect(core.context.streamingText).toBe('Hello');
   });
 
-  it('LlmTextDelta marked shown is recorded without a second DisplayMessage', () => {
-    const core = inCallingLlm();
-    const problems: string[] = [];
-    core.onDiagnostic((diagnostic) => problems.push(diagnostic.message));
-    expect(core.handleEvent({ type: 'LlmTextDelta', content: 'Hel', shown: true })).toEqual([]);
-    expect(core.handleEvent({ type: 'LlmTextDelta', content: 'lo', shown: false })).toEqual([
-      { type: 'DisplayMessage', text: 'lo' },
-    ]);
-    expect(core.context.streamingText).toBe('Hello');
-    expect(core.handleEvent({ type: 'LlmTextDelta', content: '!', shown: 'yes' } as never)).toEqual(
-      [],
-    );
-    expect(core.context.streamingText).toBe('Hello');
-    expect(problems).toEqual(['LlmTextDelta: shown must be a boolean when given; got "yes"']);
-  });
-
   it('LlmToolCallDelta accumulates argument fragments in their own field', () => {
     const core = inCallingLlm();
     const fragment = (argumentsFragment: string) =>

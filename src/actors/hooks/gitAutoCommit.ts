@@ -3,6 +3,7 @@ import type { CompletedToolInfo } from '../../machine/types.js';
 import { DEFAULT_MUTATING_TOOLS } from '../../machine/toolSpecs.js';
 import { type CommitMessageInfo, formatCommitMessage } from './formatCommitMessage.js';
 import { type GitRun, runGit } from './runGit.js';
+import { errorMessage } from '../../machine/agentStatechartError.js';
 
 /**
  * What {@link gitAutoCommit} needs.
@@ -94,7 +95,7 @@ export async function gitAutoCommit(options: GitAutoCommitOptions): Promise<GitA
   try {
     return await commitIfChanged(options);
   } catch (error) {
-    return { actionTaken: false, error: error instanceof Error ? error.message : String(error) };
+    return { actionTaken: false, error: errorMessage(error) };
   }
 }
 

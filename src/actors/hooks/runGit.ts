@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { errorMessage } from '../../machine/agentStatechartError.js';
 
 /**
  * How one git command ended. Failures are data here, so the caller decides what is fatal.
@@ -69,7 +70,7 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
         },
       );
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       resolve({
         ok: false,
         exitCode: null,

@@ -18,6 +18,7 @@ import type {
   StopReason,
   Usage,
 } from '../../machine/types.js';
+import { errorMessage } from '../../machine/agentStatechartError.js';
 
 /**
  * A model response as the LLM actor delivers it. `toolInputErrors` maps the id of each
@@ -406,7 +407,7 @@ function parseToolInput(
   } catch (error) {
     return {
       ok: false,
-      problem: error instanceof Error ? error.message : String(error),
+      problem: errorMessage(error),
     };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -13,6 +13,7 @@ import {
   type StreamedLlmResponse,
 } from './messageAccumulator.js';
 import { toMessageCreateParams } from './toMessageCreateParams.js';
+import { errorMessage } from '../../machine/agentStatechartError.js';
 
 /**
  * How long a stream may go without any event before it is abandoned as a `timeout`: five
@@ -162,7 +163,7 @@ async function consume(
       try {
         forward(step.delta);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         return failed({
           kind: 'unknown',
           message: `the onEvent listener threw: ${message}`,

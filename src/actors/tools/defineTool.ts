@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ToolDefinition } from '../../machine/types.js';
-import { AgentStatechartError } from '../../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../../machine/agentStatechartError.js';
 
 /**
  * How long a tool call may run when neither the tool nor the caller says otherwise: two minutes.
@@ -161,7 +161,7 @@ function toInputSchema(name: string, input: z.ZodType): ToolDefinition['input_sc
     schema = z.toJSONSchema(input, { io: 'input', unrepresentable: 'throw' });
   } catch (error) {
     throw invalid(
-      `tool '${name}' input schema cannot be expressed as JSON Schema (${messageOf(error)}); use JSON types only (no dates, transforms to non-JSON, functions)`,
+      `tool '${name}' input schema cannot be expressed as JSON Schema (${errorMessage(error)}); use JSON types only (no dates, transforms to non-JSON, functions)`,
       error,
     );
   }
@@ -177,8 +177,4 @@ function toInputSchema(name: string, input: z.ZodType): ToolDefinition['input_sc
 
 function invalid(message: string, cause?: unknown): AgentStatechartError {
   return new AgentStatechartError('INVALID_TOOL_DEFINITION', message, { cause });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -3,6 +3,7 @@ import type { ToolCall, ToolOutcome } from '../../machine/types.js';
 import type { ToolRegistry } from './createToolRegistry.js';
 import type { ToolContext } from './defineTool.js';
 import { formatInputIssues } from './formatInputIssues.js';
+import { errorMessage } from '../../machine/agentStatechartError.js';
 
 /** setTimeout overflows beyond this and fires at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -54,7 +55,7 @@ export async function runToolCall(
     return await runChecked(registry, call, options);
   } catch (error) {
     // Only reachable through a broken schema refinement or registry; still data, never a rejection.
-    return failure(messageOf(error));
+    return failure(errorMessage(error));
   }
 }
 
@@ -121,7 +122,7 @@ async function runChecked(
       .then(() => tool.execute(parsed.data, ctx))
       .then(
         (value) => settle(toSuccess(tool.name, value)),
-        (error: unknown) => settle(failure(messageOf(error))),
+        (error: unknown) => settle(failure(errorMessage(error))),
       );
   });
 }
@@ -138,7 +139,7 @@ function toSuccess(toolName: string, value: unknown): ToolOutcome {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    return failure(notSerialisable(toolName, messageOf(error)));
+    return failure(notSerialisable(toolName, errorMessage(error)));
   }
   if (text === undefined) return failure(notSerialisable(toolName, `got a ${typeof value}`));
   // Round-tripping leaves plain JSON data, so the outcome can live in a stored snapshot.
@@ -151,14 +152,4 @@ function notSerialisable(toolName: string, reason: string): string {
 
 function failure(message: string): ToolOutcome {
   return { status: 'error', error: { message } };
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
 }

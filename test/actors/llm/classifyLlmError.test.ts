@@ -7,7 +7,8 @@ import {
   RateLimitError,
 } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { classifyLlmError, retryAfterMs } from '../../../src/actors/llm/index.js';
+import { classifyLlmError } from '../../../src/actors/llm/classifyLlmError.js';
+import { retryAfterMs } from '../../../src/actors/llm/retryAfter.js';
 
 const body = (type: string, message: string) => ({
   type: 'error',

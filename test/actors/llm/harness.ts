@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach } from 'vitest';
-import type { LlmStreamResult, StreamedLlmResponse } from '../../../src/actors/llm/index.js';
+import type { StreamedLlmResponse } from '../../../src/actors/llm/messageAccumulator.js';
+import type { LlmStreamResult } from '../../../src/actors/llm/streamLlmResponse.js';
 import type { LlmError, LlmRequest } from '../../../src/machine/types.js';
 import {
   type MessagesApiServer,

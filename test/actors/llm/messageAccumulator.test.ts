@@ -1,6 +1,9 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
-import { type AccumulatorStep, MessageAccumulator } from '../../../src/actors/llm/index.js';
+import {
+  type AccumulatorStep,
+  MessageAccumulator,
+} from '../../../src/actors/llm/messageAccumulator.js';
 
 /** Events as they come off the wire: plain JSON, typed the way the SDK types what it parses. */
 const wire = (value: object) => value as RawMessageStreamEvent;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LlmStreamDelta } from '../../../src/actors/llm/index.js';
-import { streamLlmResponse } from '../../../src/actors/llm/index.js';
+import type { LlmStreamDelta } from '../../../src/machine/types.js';
+import { streamLlmResponse } from '../../../src/actors/llm/streamLlmResponse.js';
 import type { ContentBlock, LlmRequest } from '../../../src/machine/types.js';
 import { recordedStream, reply } from '../../../src/testing/index.js';
 import { failureOf, fixture, fixtureEvents, request, responseOf, serve } from './harness.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toMessageCreateParams } from '../../../src/actors/llm/index.js';
+import { toMessageCreateParams } from '../../../src/actors/llm/toMessageCreateParams.js';
 import type { Message } from '../../../src/machine/types.js';
 
 describe('toMessageCreateParams', () => {

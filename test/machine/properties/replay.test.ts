@@ -1,7 +1,8 @@
 /**
  * Properties of pure mode as a replayable log (DESIGN section 2) and of snapshots (section 4,
  * "Serialisable"): the same events give the same actions, and a snapshot taken anywhere and sent
- * through JSON continues exactly as the original does.
+ * through JSON continues exactly as the original does (in `CallingLlm`, the model call starts
+ * over).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -74,6 +75,17 @@ describe('AgentCore properties', () => {
             const restored = new Probe(AgentCore.fromSnapshot(stored, config));
             expect(restored.core.state).toBe(original.core.state);
             expect(restored.core.done).toBe(original.core.done);
+            if (original.core.state === 'CallingLlm') {
+              // The model call starts over on restore: what it had streamed is dropped, the
+              // rest is kept (the continuation streams again, so it is not compared).
+              const { context } = original.core.snapshot();
+              expect(restored.core.snapshot()).toEqual({
+                version: 1,
+                state: 'CallingLlm',
+                context: { ...context, streamingText: '', streamingToolCalls: [] },
+              });
+              return;
+            }
             expect(restored.core.snapshot()).toEqual(original.core.snapshot());
             for (let index = split; index < length; index++) {
               const planned = nextEvent(choose, original.core, world, PLAUSIBLE);

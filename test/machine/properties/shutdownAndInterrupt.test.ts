@@ -60,7 +60,7 @@ function expectCancelFor(state: AgentStateName, context: AgentContext, actions: 
 /** What leaving `state` early appends to the transcript: the partial text or the tool results. */
 function expectPartialWorkKept(step: StepRecord, reason: RegExp) {
   const before = step.contextBefore;
-  const appended = step.contextAfter.messages.slice(before.messageCount);
+  const appended = step.contextAfter.messages.slice(before.messages.length);
   if (step.stateBefore === 'CallingLlm' && before.streamingText.length > 0) {
     expect(appended[0]).toEqual({
       role: 'assistant',

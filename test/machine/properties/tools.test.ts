@@ -5,12 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type AgentConfig,
-  type AgentContext,
-  type ToolCall,
-  toolCallsOf,
-} from '../../../src/index.js';
+import type { AgentConfig, AgentContext, ToolCall } from '../../../src/index.js';
+import { toolCallsOf } from '../../../src/machine/transcript.js';
 import { actionsOf, configArb, lengthArb, NO_SHUTDOWN, runScenario } from './scenario.js';
 
 const LOOM_MUTATING = new Set(['edit_file', 'write_file', 'bash']);
@@ -117,7 +113,8 @@ describe('AgentCore properties', () => {
           );
           const calls = toolCallsOf(event.response.message);
           const results = step.contextAfter.messages.find(
-            (message, index) => index > step.contextBefore.messageCount && message.role === 'user',
+            (message, index) =>
+              index > step.contextBefore.messages.length && message.role === 'user',
           );
           if (calls.length === 0) return;
           const blocks = Array.isArray(results?.content) ? results.content : [];

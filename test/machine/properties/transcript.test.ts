@@ -58,7 +58,7 @@ describe('AgentCore properties', () => {
           }
           if (step.stateBefore === 'ExecutingTools' && step.stateAfter !== 'ExecutingTools') {
             // Leaving the tools (done, interrupted or shut down) answers every call in call order.
-            const results = step.contextAfter.messages[step.contextBefore.messageCount];
+            const results = step.contextAfter.messages[step.contextBefore.messages.length];
             const ids = Array.isArray(results?.content)
               ? results.content.map((block) => block.type === 'tool_result' && block.tool_use_id)
               : [];
@@ -84,12 +84,12 @@ describe('AgentCore properties', () => {
             accepted.push(planned.event.message);
             if (step.stateBefore !== 'WaitingForUserInput') {
               // Queued while a turn runs: not in the transcript of the running turn.
-              expect(step.contextAfter.messageCount).toBe(step.contextBefore.messageCount);
+              expect(step.contextAfter.messages.length).toBe(step.contextBefore.messages.length);
               expect(step.contextAfter.queue.at(-1)).toBe(planned.event.message);
             }
             for (const send of actionsOf(step.actions, 'SendLlmRequest')) {
               // A queued message enters the transcript only as the first message of a new turn.
-              const fresh = send.request.messages.slice(step.contextBefore.messageCount);
+              const fresh = send.request.messages.slice(step.contextBefore.messages.length);
               const inputs = fresh.filter(isUserInputText);
               expect(inputs.length).toBeLessThanOrEqual(1);
               if (inputs.length === 1) expect(fresh.at(-1)).toBe(inputs[0]);
@@ -124,7 +124,7 @@ describe('AgentCore properties', () => {
           if (event.type !== 'LlmTextDelta' && event.type !== 'LlmToolCallDelta') return;
           deltas++;
           expect(step.contextAfter.messages).toBe(step.contextBefore.messages);
-          expect(step.contextAfter.messageCount).toBe(step.contextBefore.messageCount);
+          expect(step.contextAfter.messages.length).toBe(step.contextBefore.messages.length);
           expect(step.contextAfter.queue).toBe(step.contextBefore.queue);
           if (event.type === 'LlmTextDelta') {
             // The text accumulates in its own field.

@@ -2,31 +2,17 @@
  * Streamed deltas merged into as few events as keep their meaning: one per run of text, one per
  * run of one tool call's argument fragments, in stream order. The chart appends each delta to its
  * context, so a merged run leaves exactly the context the deltas one by one would have left.
- * `DeltaCoalescer` batches a model call's deltas with it per I/O tick; `AgentCore` holds the
- * deltas it took without a transition with it until something needs the chart's copy.
  */
-import type { LlmStreamDelta, LlmToolCallDeltaEvent } from './types.js';
-
-/** What `drain()` returns when nothing is pending: hosts flush before every event. */
-const NOTHING: readonly LlmStreamDelta[] = Object.freeze([]);
+import type { LlmStreamDelta, LlmToolCallDeltaEvent } from '../machine/types.js';
 
 export class DeltaBatch {
-  /** Text of the open run of text deltas (appending to a string is a rope append: O(1)). */
+  /** Text of the open run of text deltas. */
   #text = '';
   /** The first delta of the open run of one tool call's fragments, and the run's fragments. */
   #tool: LlmToolCallDeltaEvent | null = null;
   #toolArguments = '';
   /** Closed runs, in stream order. */
   #closed: LlmStreamDelta[] = [];
-  readonly #shown: boolean;
-
-  /**
-   * `shown`: the text was displayed already, so merged text events carry `shown: true` and the
-   * chart records them without a second `DisplayMessage`.
-   */
-  constructor(shown: boolean) {
-    this.#shown = shown;
-  }
 
   /** Adds one delta to its run; a delta of another kind or another call closes the open run. */
   push(event: LlmStreamDelta): void {
@@ -37,17 +23,15 @@ export class DeltaBatch {
     }
     if (this.#text.length > 0) this.#closeText();
     if (this.#tool !== null && this.#tool.callId !== event.callId) this.#closeTool();
-    // One event per run, built when the run closes: a fragment costs a string append.
     this.#tool ??= event;
     this.#toolArguments += event.argumentsFragment;
   }
 
   /** The merged events, in stream order; the batch is empty afterwards. */
-  drain(): readonly LlmStreamDelta[] {
+  drain(): LlmStreamDelta[] {
     if (this.#text.length > 0) this.#closeText();
     if (this.#tool !== null) this.#closeTool();
     const closed = this.#closed;
-    if (closed.length === 0) return NOTHING;
     this.#closed = [];
     return closed;
   }
@@ -57,17 +41,12 @@ export class DeltaBatch {
     this.#text = '';
     this.#tool = null;
     this.#toolArguments = '';
-    if (this.#closed.length > 0) this.#closed = [];
+    this.#closed = [];
   }
 
   #closeText(): void {
-    const content = this.#text;
+    this.#closed.push({ type: 'LlmTextDelta', content: this.#text });
     this.#text = '';
-    this.#closed.push(
-      this.#shown
-        ? { type: 'LlmTextDelta', content, shown: true }
-        : { type: 'LlmTextDelta', content },
-    );
   }
 
   #closeTool(): void {

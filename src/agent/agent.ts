@@ -1,0 +1,290 @@
+/**
+ * The handle of an agent running in actor mode: a few methods that turn user intent into chart
+ * events, typed notifications, and a graceful shutdown. The XState actor underneath is the truth:
+ * `state`, `context` and `snapshot()` read its snapshot and nothing else.
+ */
+import type { Actor } from 'xstate';
+import {
+  type AgentDiagnostic,
+  type AgentDiagnosticCode,
+  type AgentSnapshot,
+  toStoredContext,
+} from '../machine/agentCore.js';
+import type { AgentMachine } from '../machine/agentMachine.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import type { AgentContext } from '../machine/context.js';
+import type { AgentEvent, AgentStateName, Message, PermissionMode } from '../machine/types.js';
+import { validateEvent } from '../machine/validateEvent.js';
+import type { InFlightWork } from '../actors/inFlightWork.js';
+import type {
+  AgentListener,
+  AgentNotificationName,
+  NotificationHub,
+} from './agentNotifications.js';
+import type { InspectorServer } from '../inspect/createInspectorServer.js';
+
+/**
+ * Options of {@link Agent.shutdown}.
+ *
+ * @example
+ * await agent.shutdown({ drain: true, timeoutMs: 30_000 });
+ */
+export interface ShutdownOptions {
+  /** Let the current turn (and queued input) finish first. Default false: cancel at once. */
+  drain?: boolean;
+  /** How long to wait for the turn and for cancelled work to wind down. Default 10 s. */
+  timeoutMs?: number;
+}
+
+/** What `createAgent` hands the handle. */
+export interface AgentParts {
+  actor: Actor<AgentMachine>;
+  hub: NotificationHub;
+  inFlight: InFlightWork;
+  inspector: InspectorServer | undefined;
+  /** Called on shutdown: closes an inspector page started for this agent alone. */
+  releaseInspector: () => Promise<void>;
+  /** Switches on the notifications read off microsteps (`state`, `toolEnd`). */
+  followMicrosteps: () => void;
+}
+
+/**
+ * An agent running in actor mode. Everything it does is observable through `on`; nothing it does
+ * can throw into the host or leave an unhandled rejection behind.
+ *
+ * @example
+ * const agent = createAgent({ workspace: process.cwd() });
+ * agent.on('text', ({ text }) => process.stdout.write(text));
+ * agent.send('List the files here');
+ * await agent.waitUntilIdle();
+ * await agent.shutdown();
+ */
+export class Agent {
+  /** The underlying XState actor, for `subscribe`, `getSnapshot` and inspection. */
+  readonly actor: Actor<AgentMachine>;
+  /** The inspector page showing this agent, when `createAgent({ inspector })` asked for one. */
+  readonly inspector: InspectorServer | undefined;
+  readonly #hub: NotificationHub;
+  readonly #inFlight: InFlightWork;
+  readonly #followMicrosteps: () => void;
+  readonly #releaseInspector: () => Promise<void>;
+  #failure: unknown = undefined;
+
+  /** @internal Use `createAgent`. */
+  constructor(parts: AgentParts) {
+    this.actor = parts.actor;
+    this.inspector = parts.inspector;
+    this.#hub = parts.hub;
+    this.#inFlight = parts.inFlight;
+    this.#followMicrosteps = parts.followMicrosteps;
+    this.#releaseInspector = parts.releaseInspector;
+    this.actor.subscribe({
+      error: (error) => {
+        this.#failure = error;
+        this.#hub.emit('error', {
+          message: `the agent stopped on an internal error: ${errorMessage(error)}`,
+          source: 'agent',
+        });
+      },
+    });
+  }
+
+  /** The current top-level state. */
+  get state(): AgentStateName {
+    return this.actor.getSnapshot().value;
+  }
+
+  /**
+   * The current context: transcript, queue, tool calls, retries, … Text of the model call in
+   * flight is in `streamingText`, at most one event-loop tick behind the stream.
+   */
+  get context(): AgentContext {
+    return this.actor.getSnapshot().context;
+  }
+
+  /**
+   * Sends the user's message. During a turn it is queued and starts the next one.
+   *
+   * @example
+   * agent.send('Fix the failing test');
+   */
+  send(message: string | Message): void {
+    const payload: Message =
+      typeof message === 'string' ? { role: 'user', content: message } : message;
+    this.dispatch({ type: 'UserInput', message: payload });
+  }
+
+  /**
+   * Cancels the current turn and keeps the agent: streamed text is kept, open tool calls are
+   * answered as interrupted, in-flight work is aborted.
+   *
+   * @example
+   * process.on('SIGINT', () => agent.interrupt());
+   */
+  interrupt(): void {
+    this.dispatch({ type: 'Interrupt' });
+  }
+
+  /**
+   * Lets a call that waits for approval run; with `remember`, later calls of that tool run too.
+   *
+   * @example
+   * agent.on('approvalRequest', ({ call }) => agent.approve(call.id));
+   */
+  approve(callId: string, options: { remember?: boolean } = {}): void {
+    this.dispatch({ type: 'ToolApproval', callId, decision: 'allow', ...options });
+  }
+
+  /**
+   * Refuses a call that waits for approval; the model is told it was denied.
+   *
+   * @example
+   * agent.deny(call.id, { remember: true });
+   */
+  deny(callId: string, options: { remember?: boolean } = {}): void {
+    this.dispatch({ type: 'ToolApproval', callId, decision: 'deny', ...options });
+  }
+
+  /**
+   * Changes the permission mode; calls waiting for approval are re-checked.
+   *
+   * @example
+   * agent.setPermissionMode('plan');
+   */
+  setPermissionMode(mode: PermissionMode): void {
+    this.dispatch({ type: 'SetPermissionMode', mode });
+  }
+
+  /**
+   * Sends any chart event. A malformed event, or one the current state does not take, changes
+   * nothing and is reported as a `diagnostic`.
+   *
+   * @example
+   * agent.dispatch({ type: 'SetPermissionMode', mode: 'acceptEdits' });
+   */
+  dispatch(event: AgentEvent): void {
+    const problem = validateEvent(event);
+    if (problem !== null) return this.#diagnose('MALFORMED_EVENT', problem, event);
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.status !== 'active') {
+      return this.#diagnose('AGENT_STOPPED', `${event.type} ignored: the agent has stopped`, event);
+    }
+    if (!snapshot.can(event)) {
+      return this.#diagnose(
+        'EVENT_NOT_ACCEPTED',
+        `${event.type} is not accepted in state ${snapshot.value}; nothing changed`,
+        event,
+      );
+    }
+    this.actor.send(event);
+  }
+
+  /**
+   * Listens to one kind of notification; returns the function that stops listening.
+   *
+   * @example
+   * const stop = agent.on('state', ({ state }) => console.log('→', state));
+   */
+  on<Name extends AgentNotificationName>(name: Name, listener: AgentListener<Name>): () => void {
+    if (name === 'state' || name === 'toolEnd') this.#followMicrosteps();
+    return this.#hub.on(name, listener);
+  }
+
+  /**
+   * Resolves when the agent is idle (waiting for input with nothing queued) or stopped. Rejects
+   * only if the agent failed internally (`AGENT_FAILED`) or `timeoutMs` passed (`TIMED_OUT`).
+   *
+   * @example
+   * agent.send('hi');
+   * await agent.waitUntilIdle({ timeoutMs: 60_000 });
+   */
+  waitUntilIdle(options: { timeoutMs?: number } = {}): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const check = (): boolean => {
+        const snapshot = this.actor.getSnapshot();
+        if (this.#failure !== undefined || snapshot.status === 'error') {
+          const cause = this.#failure ?? snapshot.error;
+          reject(
+            new AgentStatechartError('AGENT_FAILED', `the agent failed: ${errorMessage(cause)}`, {
+              cause,
+            }),
+          );
+          return true;
+        }
+        const idle =
+          snapshot.status !== 'active' ||
+          (snapshot.value === 'WaitingForUserInput' && snapshot.context.queue.length === 0);
+        if (idle) resolve();
+        return idle;
+      };
+      if (check()) return;
+      const finish = () => {
+        clearTimeout(timer);
+        subscription.unsubscribe();
+      };
+      const subscription = this.actor.subscribe({
+        next: () => {
+          if (check()) finish();
+        },
+        error: () => {
+          check();
+          finish();
+        },
+        complete: () => {
+          check();
+          finish();
+        },
+      });
+      if (options.timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          finish();
+          reject(
+            new AgentStatechartError(
+              'TIMED_OUT',
+              `the agent was not idle after ${options.timeoutMs} ms (state ${this.state})`,
+            ),
+          );
+        }, options.timeoutMs);
+      }
+    });
+  }
+
+  /**
+   * Stops the agent. By default it cancels in-flight work at once (open tool calls are answered
+   * as cancelled, so the transcript stays valid); with `drain` it lets the turn finish first.
+   * Resolves once cancelled work has wound down.
+   *
+   * @example
+   * await agent.shutdown({ drain: true });
+   */
+  async shutdown(options: ShutdownOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const started = Date.now();
+    if (options.drain) {
+      await this.waitUntilIdle({ timeoutMs }).catch(() => undefined);
+    }
+    if (this.actor.getSnapshot().status === 'active') {
+      this.actor.send({ type: 'ShutdownRequested' });
+    }
+    await this.#inFlight.settled(Math.max(0, timeoutMs - (Date.now() - started)));
+    this.actor.stop();
+    await this.#releaseInspector();
+  }
+
+  /**
+   * The agent as JSON, in the same format as `AgentCore.snapshot()`.
+   *
+   * @example
+   * const stored = JSON.stringify(agent.snapshot());
+   */
+  snapshot(): AgentSnapshot {
+    const snapshot = this.actor.getSnapshot();
+    return { version: 1, state: snapshot.value, context: toStoredContext(snapshot.context) };
+  }
+
+  #diagnose(code: AgentDiagnosticCode, message: string, event: unknown): void {
+    const diagnostic: AgentDiagnostic = { code, message, state: this.state, event };
+    this.#hub.emit('diagnostic', diagnostic);
+  }
+}
