@@ -1,6 +1,6 @@
 /**
- * The JSON error body of the Messages API, used for HTTP errors and for `error` events inside a
- * stream alike.
+ * The JSON error body of the Messages API: the body of an HTTP error (with the request's id) and
+ * the data of an `error` event inside a stream (without one, as the API documents it).
  */
 
 /**
@@ -25,7 +25,8 @@ export type ApiErrorType =
 
 /**
  * `{"type":"error","error":{"type":…,"message":…},"request_id":…}` — what the API answers with
- * when something goes wrong.
+ * when something goes wrong. `request_id` (the same value as the `request-id` header) is in the
+ * body of HTTP errors; the `error` event of a stream has none.
  *
  * @example
  * const body: ApiErrorBody = {
@@ -41,7 +42,8 @@ export interface ApiErrorBody {
 }
 
 /**
- * Builds an error body in the API's shape.
+ * Builds an error body in the API's shape: with `requestId` for an HTTP error, without it for the
+ * data of a stream's `error` event.
  *
  * @example
  * JSON.stringify(apiErrorBody('overloaded_error', 'Overloaded'));
@@ -55,4 +57,27 @@ export function apiErrorBody(
   const body: ApiErrorBody = { type: 'error', error: { type, message } };
   if (requestId !== undefined) body.request_id = requestId;
   return body;
+}
+
+const STATUS_BY_ERROR_TYPE: Readonly<Record<string, number>> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+/**
+ * The HTTP status the API documents for an error type; 500 for a type it does not document.
+ *
+ * @example
+ * apiErrorStatus('overloaded_error'); // 529
+ */
+export function apiErrorStatus(type: ApiErrorType): number {
+  return Object.hasOwn(STATUS_BY_ERROR_TYPE, type) ? (STATUS_BY_ERROR_TYPE[type] ?? 500) : 500;
 }

@@ -1,21 +1,25 @@
 /**
  * A local stand-in for the Anthropic Messages API: a real HTTP server that answers
- * `POST /v1/messages` with `stream: true` from a script, so the real SDK (and everything built on
+ * `POST /v1/messages` from a script, streaming or not, so the real SDK (and everything built on
  * it) can be tested offline against the API's actual wire format.
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiErrorType, apiErrorBody } from './apiErrorBody.js';
+import { apiErrorStatus } from './apiErrorBody.js';
+import { breakOffJson, sendJson, sendJsonError } from './jsonResponse.js';
+import { flattenHeaders, parseJson, readBody } from './incomingRequest.js';
+import type { FoldedStream } from './messageFromEvents.js';
 import { type MessagesRequestBody, parseMessagesRequest } from './messagesRequest.js';
-import { replyEvents } from './replyEvents.js';
+import { RateLimiter, type RequestCost, resolveRateLimits } from './rateLimiter.js';
+import { type RequestRefusal, requestHeaderRefusal } from './requestHeaderRefusal.js';
 import type { ScriptedTurn, StreamPacing } from './scriptedTurn.js';
-import { encodeSseEvent, splitSseFrames } from './sseEncoding.js';
-import { pause, writeSseFrames } from './sseResponse.js';
+import { type FramePlan, pause, writeSseFrames } from './sseResponse.js';
+import { NO_TOKENS, turnStream } from './turnStream.js';
 
 /**
  * Answers a request from the conversation it carries: an offline scripted "model". `turnIndex`
- * counts streaming requests from 0.
+ * counts the Messages requests that reached the script, streaming or not, from 0.
  *
  * @example
  * const echo: ScriptFunction = (request, turnIndex) => {
@@ -29,7 +33,7 @@ export type ScriptFunction = (
 ) => ScriptedTurn | Promise<ScriptedTurn>;
 
 /**
- * The server's answers: a list used one turn per streaming request, or a function.
+ * The server's answers: a list used one turn per request, or a function.
  *
  * @example
  * const script: Script = [rateLimited({ retryAfterSeconds: 1 }), reply('Hello!')];
@@ -50,6 +54,16 @@ export interface MessagesApiServerOptions {
   port?: number;
   /** Pause between SSE events for turns that don't set their own. Default 0. */
   eventDelayMs?: number;
+  /**
+   * The limits per minute the `anthropic-ratelimit-*` headers report. Defaults: 4,000 requests,
+   * 2,000,000 input tokens, 400,000 output tokens. The server never refuses on its own account;
+   * script a 429 for that.
+   */
+  rateLimits?: {
+    requestsPerMinute?: number;
+    inputTokensPerMinute?: number;
+    outputTokensPerMinute?: number;
+  };
 }
 
 /**
@@ -58,10 +72,10 @@ export interface MessagesApiServerOptions {
  * @example
  * const [first] = server.requests;
  * expect(first?.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
- * expect(first?.headers['x-api-key']).toBe('test');
+ * expect(first?.headers.authorization).toBe('Bearer test'); // how the SDK sends `apiKey: 'test'`
  */
 export interface RecordedRequest {
-  /** The turn that answered it; `null` for a request refused before taking a turn (not streaming). */
+  /** The turn that answered it; `null` when the script had no turn for it. */
   turnIndex: number | null;
   /** Request headers, names in lower case. */
   headers: Readonly<Record<string, string>>;
@@ -81,14 +95,18 @@ export interface RecordedRequest {
 export interface MessagesApiServer {
   /** `http://127.0.0.1:<port>`, the `baseURL` for the SDK. */
   readonly baseURL: string;
-  /** Every well-formed Messages request received, in arrival order (a live view). */
+  /**
+   * Every Messages request that passed the checks (credential, version, body), in arrival order
+   * (a live view).
+   */
   readonly requests: readonly RecordedRequest[];
   /** How many requests were answered from the script. */
   readonly turnsServed: number;
   /**
-   * Everything the server answered with an error the script did not ask for: the script ran out,
-   * the script function threw, a malformed or non-streaming request, an unknown route. Tests can
-   * assert it stays empty.
+   * Everything the server answered with an error the script did not ask for: a missing credential
+   * or `anthropic-version`, a malformed request, an unknown route, the script ran out or its
+   * function threw, a recorded stream that cannot be sent as one Message. Tests can assert it
+   * stays empty.
    */
   readonly problems: readonly string[];
   /** Stops the server, breaking off streams still in flight. Safe to call twice. */
@@ -96,7 +114,41 @@ export interface MessagesApiServer {
 }
 
 /**
- * Starts a local Messages API server driven by `script`.
+ * Starts a local Messages API server driven by `script`: a real HTTP server that answers
+ * `POST /v1/messages` as the API does, so the official SDK and other clients can be tested
+ * offline against the API's wire format.
+ *
+ * Before a request reaches the script it is checked as the API checks it, with the API's answers:
+ * a credential (`x-api-key` or `authorization: Bearer …`, any value; else 401
+ * `authentication_error`), an `anthropic-version` header shaped `YYYY-MM-DD` (else 400
+ * `invalid_request_error`), and a JSON body with `model`, `max_tokens` and `messages` (else 400
+ * naming the field). Other routes get 404 `not_found_error`. Each refusal is also listed in
+ * `problems`.
+ *
+ * Each request that passes takes the next turn of the script:
+ *
+ * - with `stream: true` it gets server-sent events in the API's order and shapes;
+ * - without (`stream: false` or absent) it gets one JSON Message (`id`, `type`, `role`, `model`,
+ *   `content`, `stop_reason`, `stop_sequence`, `stop_details`, `usage`): exactly what those
+ *   events add up to, as the SDK's `finalMessage()` rebuilds it, sent when the stream would
+ *   have ended;
+ * - an HTTP error turn answers the same either way. A turn whose stream is cut answers a
+ *   non-streaming request with a destroyed connection, a body cut in half, or the cut's error as
+ *   an HTTP error with the API's status for it (529 for `overloaded_error`).
+ *
+ * Every answer has a `request-id` header; error bodies are
+ * `{ type: 'error', error: { type, message }, request_id }`, while a stream's `error` event
+ * carries `{ type: 'error', error: { type, message } }` only, as the API documents. Once the
+ * credential and version pass, answers also carry the API's rate-limit headers
+ * (`anthropic-ratelimit-requests-*`, `-tokens-*`, `-input-tokens-*`, `-output-tokens-*`, each
+ * `limit`, `remaining` and an RFC 3339 `reset`) from buckets that refill over a minute; token
+ * counts are rounded to thousands, as the API rounds them. A scripted 429 empties the request
+ * bucket and keeps its `retry-after`.
+ *
+ * Usage reports `input_tokens` (about four characters of system and messages a token, unless the
+ * turn sets it), `cache_creation_input_tokens`, `cache_read_input_tokens`, `cache_creation`,
+ * `output_tokens`, `service_tier` and `inference_geo` in `message_start`, and the cumulative
+ * counts in `message_delta`.
  *
  * @example
  * const server = await startMessagesApiServer({
@@ -106,19 +158,24 @@ export interface MessagesApiServer {
  *   ],
  * });
  * const client = new Anthropic({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 });
- * const stream = await client.messages.create({
+ * const request = {
  *   model: 'claude-sonnet-5-5',
  *   max_tokens: 1024,
- *   messages: [{ role: 'user', content: 'What does a.txt say?' }],
- *   stream: true,
- * });
- * for await (const event of stream) console.log(event.type);
+ *   messages: [{ role: 'user' as const, content: 'What does a.txt say?' }],
+ * };
+ * const streamed = await client.messages.stream(request).finalMessage(); // turn 0, streamed
+ * console.log(streamed.stop_reason); // 'tool_use'
+ * const whole = await client.messages.create(request); // turn 1, one JSON Message
+ * console.log(whole.content); // [{ type: 'text', text: 'The file says hello.' }]
  * await server.close();
  */
 export async function startMessagesApiServer(
   options: MessagesApiServerOptions,
 ): Promise<MessagesApiServer> {
-  const state = new ServerState(options);
+  const state = new ServerState(
+    options,
+    new RateLimiter(resolveRateLimits(options.rateLimits), Date.now()),
+  );
   const httpServer = createServer((req, res) => {
     void state.handle(req, res);
   });
@@ -164,7 +221,10 @@ class ServerState {
   private requestCount = 0;
   private readonly inFlight = new Set<AbortController>();
 
-  constructor(private readonly options: MessagesApiServerOptions) {}
+  constructor(
+    private readonly options: MessagesApiServerOptions,
+    private readonly rateLimiter: RateLimiter,
+  ) {}
 
   abortAll(): void {
     for (const controller of this.inFlight) controller.abort();
@@ -186,7 +246,11 @@ class ServerState {
       await this.answer(req, res, requestId, controller.signal);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.refuse(res, 500, 'api_error', `the test server failed: ${message}`, requestId);
+      this.refuse(res, requestId, {
+        status: 500,
+        errorType: 'api_error',
+        message: `the test server failed: ${message}`,
+      });
     }
   }
 
@@ -198,38 +262,49 @@ class ServerState {
   ): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method !== 'POST' || path !== '/v1/messages') {
-      const problem = `this server only serves POST /v1/messages, not ${req.method} ${path}`;
-      this.refuse(res, 404, 'not_found_error', problem, requestId);
+      const message = `this server only serves POST /v1/messages, not ${req.method} ${path}`;
+      this.refuse(res, requestId, { status: 404, errorType: 'not_found_error', message });
+      return;
+    }
+    const headers = flattenHeaders(req);
+    const refusal = requestHeaderRefusal(headers);
+    if (refusal !== undefined) {
+      this.refuse(res, requestId, refusal);
       return;
     }
     const raw = await readBody(req);
     const json = parseJson(raw);
     if (!json.ok) {
-      const problem = `the request body is not JSON (${json.problem}): ${raw.slice(0, 200)}`;
-      this.refuse(res, 400, 'invalid_request_error', problem, requestId);
+      const message = `the request body is not JSON (${json.problem}): ${raw.slice(0, 200)}`;
+      this.refuse(
+        res,
+        requestId,
+        { status: 400, errorType: 'invalid_request_error', message },
+        this.rateLimitHeaders(NO_TOKENS),
+      );
       return;
     }
     const checked = parseMessagesRequest(json.value);
     if (!checked.ok) {
-      this.refuse(res, 400, 'invalid_request_error', checked.problem, requestId);
+      this.refuse(
+        res,
+        requestId,
+        { status: 400, errorType: 'invalid_request_error', message: checked.problem },
+        this.rateLimitHeaders(NO_TOKENS),
+      );
       return;
     }
-    const record: RecordedRequest = {
-      turnIndex: null,
-      headers: flattenHeaders(req),
-      body: checked.body,
-    };
+    const record: RecordedRequest = { turnIndex: null, headers, body: checked.body };
     this.requests.push(record);
-    if (checked.body.stream !== true) {
-      const problem =
-        'this test server answers streaming requests only: send `stream: true` (e.g. client.messages.create({ ..., stream: true }) or client.messages.stream(...))';
-      this.refuse(res, 400, 'invalid_request_error', problem, requestId);
-      return;
-    }
     const turnIndex = this.nextTurnIndex++;
     const lookup = await this.lookUpTurn(checked.body, turnIndex);
     if (!lookup.ok) {
-      this.refuse(res, 500, 'api_error', lookup.problem, requestId);
+      this.refuse(
+        res,
+        requestId,
+        { status: 500, errorType: 'api_error', message: lookup.problem },
+        this.rateLimitHeaders(NO_TOKENS),
+      );
       return;
     }
     record.turnIndex = turnIndex;
@@ -272,108 +347,101 @@ class ServerState {
     signal: AbortSignal,
   ): Promise<void> {
     if (!(await pause(turn.responseDelayMs ?? 0, signal))) return;
-    switch (turn.kind) {
-      case 'http_error':
-        sendJsonError(res, turn.status, turn.errorType, turn.message, requestId, turn.headers);
+    if (turn.kind === 'http_error') {
+      const headers = {
+        ...this.rateLimitHeaders(NO_TOKENS, turn.status === 429),
+        ...turn.headers,
+      };
+      sendJsonError(res, turn.status, turn.errorType, turn.message, requestId, headers);
+      return;
+    }
+    const { frames, folded, cost } = turnStream(turn, body, turnIndex);
+    const headers = { ...this.rateLimitHeaders(cost), 'request-id': requestId };
+    const plan = this.framePlan(turn);
+    if (body.stream === true) {
+      await writeSseFrames(res, frames, plan, headers, signal);
+      return;
+    }
+    await this.sendWhole(res, folded, frames.length, plan, requestId, headers, signal);
+  }
+
+  /** The non-streaming answer: the Message the stream adds up to, once the stream would be over. */
+  private async sendWhole(
+    res: ServerResponse,
+    folded: FoldedStream,
+    eventCount: number,
+    plan: FramePlan,
+    requestId: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const cut = plan.cut !== undefined && plan.cut.afterEvents <= eventCount ? plan.cut : undefined;
+    const eventsSent = cut?.afterEvents ?? eventCount;
+    if (!(await pause(plan.eventDelayMs * Math.max(0, eventsSent - 1), signal))) return;
+    if (cut !== undefined) {
+      const body = folded.kind === 'message' ? JSON.stringify(folded.message) : '';
+      breakOffJson(res, cut, body, requestId, headers);
+      return;
+    }
+    switch (folded.kind) {
+      case 'message':
+        sendJson(res, 200, folded.message, headers);
         return;
-      case 'reply': {
-        const inputTokens = estimateTokens(JSON.stringify([body.system ?? '', body.messages]));
-        const events = replyEvents(turn, {
-          turnIndex,
-          model: body.model,
-          inputTokens,
-        });
-        const frames = events.map(encodeSseEvent);
-        await writeSseFrames(res, frames, this.framePlan(turn), requestId, signal);
-        return;
-      }
-      case 'recorded_stream':
-        await writeSseFrames(
+      case 'error':
+        sendJsonError(
           res,
-          splitSseFrames(turn.sse),
-          this.framePlan(turn),
+          apiErrorStatus(folded.errorType),
+          folded.errorType,
+          folded.message,
           requestId,
-          signal,
+          headers,
+        );
+        return;
+      case 'unusable':
+        this.refuse(
+          res,
+          requestId,
+          {
+            status: 500,
+            errorType: 'api_error',
+            message: `this turn cannot be answered without streaming: ${folded.problem}`,
+          },
+          headers,
         );
         return;
     }
   }
 
-  private framePlan(turn: StreamPacing) {
+  private framePlan(turn: StreamPacing): FramePlan {
     return {
       eventDelayMs: turn.eventDelayMs ?? this.options.eventDelayMs ?? 0,
       cut: turn.cut,
     };
   }
 
+  private rateLimitHeaders(cost: RequestCost, exhausted = false): Record<string, string> {
+    return this.rateLimiter.charge(cost, Date.now(), exhausted);
+  }
+
   /** An error answer the script did not ask for: sent, and remembered in `problems`. */
   private refuse(
     res: ServerResponse,
-    status: number,
-    errorType: ApiErrorType,
-    problem: string,
     requestId: string,
+    refusal: RequestRefusal,
+    headers: Record<string, string> = {},
   ): void {
-    this.problems.push(`${status} ${errorType}: ${problem}`);
+    this.problems.push(
+      `${refusal.status} ${refusal.errorType}: ${refusal.explanation ?? refusal.message}`,
+    );
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    sendJsonError(res, status, errorType, problem, requestId);
+    sendJsonError(res, refusal.status, refusal.errorType, refusal.message, requestId, headers);
   }
-}
-
-function sendJsonError(
-  res: ServerResponse,
-  status: number,
-  errorType: ApiErrorType,
-  message: string,
-  requestId: string,
-  headers: Record<string, string> = {},
-): void {
-  if (res.destroyed) return;
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'request-id': requestId,
-  });
-  res.end(JSON.stringify(apiErrorBody(errorType, message, requestId)));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function parseJson(raw: string): { ok: true; value: unknown } | { ok: false; problem: string } {
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch (error) {
-    return {
-      ok: false,
-      problem: error instanceof Error ? error.message : String(error),
-    };
-  }
-}
-
-function flattenHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 function isScriptedTurn(value: unknown): value is ScriptedTurn {
   if (typeof value !== 'object' || value === null || !('kind' in value)) return false;
   return value.kind === 'reply' || value.kind === 'http_error' || value.kind === 'recorded_stream';
-}
-
-/** Roughly four characters per token: enough for plausible `usage` numbers. */
-function estimateTokens(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
 }

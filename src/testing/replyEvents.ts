@@ -28,6 +28,12 @@ export interface ReplyContext {
  * its deltas and `content_block_stop` (with a `ping` after the first block starts, where the API
  * puts it); `message_delta` with the stop reason and usage; `message_stop`.
  *
+ * Usage is reported in the API's fields: `message_start` carries `input_tokens`,
+ * `cache_creation_input_tokens`, `cache_read_input_tokens`, `cache_creation`, `output_tokens`,
+ * `service_tier` and `inference_geo`; `message_delta` the cumulative `input_tokens`, cache
+ * counts and `output_tokens` (and `output_tokens_details.thinking_tokens` when there is
+ * thinking).
+ *
  * @example
  * const events = replyEvents(reply('Hi there'), { turnIndex: 0, model: 'm', inputTokens: 5 });
  * events.map((e) => e.event);
@@ -37,7 +43,10 @@ export interface ReplyContext {
 export function replyEvents(turn: ReplyTurn, context: ReplyContext): SseEvent[] {
   const textChunk = turn.textChunkSize ?? DEFAULT_TEXT_CHUNK;
   const jsonChunk = turn.jsonChunkSize ?? DEFAULT_JSON_CHUNK;
-  const inputTokens = turn.usage?.input_tokens ?? context.inputTokens;
+  const streamedBlocks = turn.content.map((block, index) =>
+    streamBlock(block, index, context.turnIndex, textChunk, jsonChunk),
+  );
+  const usage = replyUsage(turn, context, streamedBlocks);
   const events: SseEvent[] = [
     {
       event: 'message_start',
@@ -51,15 +60,13 @@ export function replyEvents(turn: ReplyTurn, context: ReplyContext): SseEvent[] 
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: inputTokens, output_tokens: 1 },
+          stop_details: null,
+          usage: usage.start,
         },
       },
     },
   ];
-  let outputChars = 0;
-  turn.content.forEach((block, index) => {
-    const streamed = streamBlock(block, index, context.turnIndex, textChunk, jsonChunk);
-    outputChars += streamed.outputChars;
+  streamedBlocks.forEach((streamed, index) => {
     events.push({
       event: 'content_block_start',
       data: {
@@ -86,10 +93,8 @@ export function replyEvents(turn: ReplyTurn, context: ReplyContext): SseEvent[] 
       event: 'message_delta',
       data: {
         type: 'message_delta',
-        delta: { stop_reason: stopReasonOf(turn), stop_sequence: null },
-        usage: {
-          output_tokens: turn.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4)),
-        },
+        delta: { stop_reason: stopReasonOf(turn), stop_sequence: null, stop_details: null },
+        usage: usage.delta,
       },
     },
     { event: 'message_stop', data: { type: 'message_stop' } },
@@ -109,6 +114,52 @@ export function chunkText(text: string, size: number): string[] {
   const chunks: string[] = [];
   for (let i = 0; i < points.length; i += step) chunks.push(points.slice(i, i + step).join(''));
   return chunks;
+}
+
+interface ReplyUsage {
+  /** `message_start.message.usage`: the input side is known, output has barely begun. */
+  start: Record<string, unknown>;
+  /** `message_delta.usage`: the whole message's counts. */
+  delta: Record<string, unknown>;
+}
+
+function replyUsage(
+  turn: ReplyTurn,
+  context: ReplyContext,
+  blocks: readonly StreamedBlock[],
+): ReplyUsage {
+  const scripted = turn.usage ?? {};
+  const cumulative = {
+    input_tokens: scripted.input_tokens ?? context.inputTokens,
+    cache_creation_input_tokens: scripted.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: scripted.cache_read_input_tokens ?? 0,
+  };
+  const outputChars = blocks.reduce((sum, block) => sum + block.outputChars, 0);
+  const outputTokens = scripted.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4));
+  const thinking = turn.content.flatMap((block) =>
+    block.type === 'thinking' ? [block.thinking] : [],
+  );
+  const thinkingTokens = Math.ceil(thinking.join('').length / 4);
+  return {
+    start: {
+      ...cumulative,
+      cache_creation: {
+        ephemeral_5m_input_tokens: cumulative.cache_creation_input_tokens,
+        ephemeral_1h_input_tokens: 0,
+      },
+      output_tokens: Math.min(1, outputTokens),
+      service_tier: 'standard',
+      inference_geo: 'global',
+    },
+    delta: {
+      ...cumulative,
+      output_tokens: outputTokens,
+      // Reported, as by the API, when the message holds thinking.
+      ...(thinking.length > 0
+        ? { output_tokens_details: { thinking_tokens: Math.min(thinkingTokens, outputTokens) } }
+        : {}),
+    },
+  };
 }
 
 function stopReasonOf(turn: ReplyTurn): StopReason {

@@ -83,8 +83,16 @@ export interface ReplyTurn extends StreamPacing {
   content: ScriptedBlock[];
   /** Default: `tool_use` when the content holds a `tool_use` block, else `end_turn`. */
   stopReason?: StopReason;
-  /** Token counts to report; plausible estimates are used for the ones left out. */
-  usage?: { input_tokens?: number; output_tokens?: number };
+  /**
+   * Token counts to report; plausible estimates are used for input and output left out (about
+   * four characters a token), and 0 for the cache counts.
+   */
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_creation_input_tokens?: number;
+    cache_read_input_tokens?: number;
+  };
   /** Code points per `text_delta` / `thinking_delta`. Default 4. */
   textChunkSize?: number;
   /** Characters per `input_json_delta` fragment. Default 6. */
@@ -233,4 +241,17 @@ export function internalServerError(message = 'Internal server error'): HttpErro
  */
 export function unauthorized(message = 'invalid x-api-key'): HttpErrorTurn {
   return httpError(401, 'authentication_error', message);
+}
+
+/**
+ * The error a cut `by: 'error_event'` reports: its own, or `overloaded_error` "Overloaded".
+ *
+ * @example
+ * cutError({ afterEvents: 2, by: 'error_event' }); // { errorType: 'overloaded_error', message: 'Overloaded' }
+ */
+export function cutError(cut: Extract<StreamCut, { by: 'error_event' }>): {
+  errorType: ApiErrorType;
+  message: string;
+} {
+  return { errorType: cut.errorType ?? 'overloaded_error', message: cut.message ?? 'Overloaded' };
 }

@@ -58,3 +58,25 @@ export function splitSseFrames(stream: string): string[] {
   }
   return frames;
 }
+
+/**
+ * Reads one frame back: its event name and the text of its `data:` lines (joined by newlines, as
+ * server-sent events define). Comment lines and other fields are skipped.
+ *
+ * @example
+ * parseSseFrame('event: ping\ndata: {"type": "ping"}\n\n');
+ * // { event: 'ping', data: '{"type": "ping"}' }
+ */
+export function parseSseFrame(frame: string): { event: string | undefined; data: string } {
+  let event: string | undefined;
+  const data: string[] = [];
+  for (const line of frame.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const field = line.slice(0, colon);
+    const value = line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+  }
+  return { event, data: data.join('\n') };
+}

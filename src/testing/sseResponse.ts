@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { apiErrorBody } from './apiErrorBody.js';
-import type { StreamCut } from './scriptedTurn.js';
+import { cutError, type StreamCut } from './scriptedTurn.js';
 import { encodeSseEvent } from './sseEncoding.js';
 
 /**
@@ -37,29 +37,29 @@ export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 }
 
 /**
- * Sends the frames of an SSE response (headers included), pausing between frames and applying
- * the cut when its event count is reached. Resolves when the response is finished, broken off,
- * or abandoned because `signal` aborted (client gone, server closing).
+ * Sends the frames of an SSE response (status 200 with `headers`), pausing between frames and
+ * applying the cut when its event count is reached. Resolves when the response is finished,
+ * broken off, or abandoned because `signal` aborted (client gone, server closing).
  *
  * @example
- * await writeSseFrames(res, frames, { eventDelayMs: 0 }, 'req_test_000001', signal);
+ * await writeSseFrames(res, frames, { eventDelayMs: 0 }, { 'request-id': 'req_test_000001' }, signal);
  */
 export async function writeSseFrames(
   res: ServerResponse,
   frames: readonly string[],
   plan: FramePlan,
-  requestId: string,
+  headers: Readonly<Record<string, string>>,
   signal: AbortSignal,
 ): Promise<void> {
   res.writeHead(200, {
+    ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    'request-id': requestId,
   });
   res.flushHeaders();
   for (let index = 0; index <= frames.length; index++) {
     if (plan.cut !== undefined && index === plan.cut.afterEvents) {
-      await breakOff(res, plan.cut, requestId);
+      await breakOff(res, plan.cut);
       return;
     }
     const frame = frames[index];
@@ -70,7 +70,7 @@ export async function writeSseFrames(
   res.end();
 }
 
-async function breakOff(res: ServerResponse, cut: StreamCut, requestId: string): Promise<void> {
+async function breakOff(res: ServerResponse, cut: StreamCut): Promise<void> {
   switch (cut.by) {
     case 'destroy_connection':
       res.destroy();
@@ -79,14 +79,11 @@ async function breakOff(res: ServerResponse, cut: StreamCut, requestId: string):
       res.end();
       return;
     case 'error_event': {
-      const errorType = cut.errorType ?? 'overloaded_error';
-      const message = cut.message ?? 'Overloaded';
+      const { errorType, message } = cutError(cut);
+      // The documented `error` event carries no request id; the `request-id` header has it.
       await writeFrame(
         res,
-        encodeSseEvent({
-          event: 'error',
-          data: apiErrorBody(errorType, message, requestId),
-        }),
+        encodeSseEvent({ event: 'error', data: apiErrorBody(errorType, message) }),
       );
       res.end();
       return;

@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   internalServerError,
-  type MessagesApiServer,
-  type MessagesApiServerOptions,
   overloaded,
   rateLimited,
   recordedStream,
@@ -12,57 +10,10 @@ import {
   startMessagesApiServer,
   unauthorized,
 } from '../../src/testing/index.js';
+import { deltas, parseSse, post, serversClosedAfterEach, streamingBody } from './serverHarness.js';
 
-const running: MessagesApiServer[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
-});
-
-async function start(options: MessagesApiServerOptions): Promise<MessagesApiServer> {
-  const server = await startMessagesApiServer(options);
-  running.push(server);
-  return server;
-}
-
-const body = {
-  model: 'claude-test-model',
-  max_tokens: 256,
-  stream: true,
-  messages: [{ role: 'user', content: 'hi' }],
-};
-
-function post(server: MessagesApiServer, payload: unknown = body, path = '/v1/messages') {
-  return fetch(`${server.baseURL}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': 'test' },
-    body: typeof payload === 'string' ? payload : JSON.stringify(payload),
-  });
-}
-
-interface ParsedEvent {
-  event: string | undefined;
-  data: Record<string, unknown>;
-}
-
-/** A deliberately plain SSE parser, independent of the code under test. */
-function parseSse(text: string): ParsedEvent[] {
-  return text
-    .split('\n\n')
-    .filter((frame) => frame.trim() !== '')
-    .map((frame) => {
-      const lines = frame.split('\n');
-      const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
-      const data =
-        lines.find((line) => line.startsWith('data: '))?.slice('data: '.length) ?? 'null';
-      return { event, data: JSON.parse(data) as Record<string, unknown> };
-    });
-}
-
-function deltas(events: ParsedEvent[], index: number): Record<string, unknown>[] {
-  return events
-    .filter((e) => e.event === 'content_block_delta' && e.data.index === index)
-    .map((e) => e.data.delta as Record<string, unknown>);
-}
+const start = serversClosedAfterEach();
+const body = streamingBody;
 
 describe('startMessagesApiServer', () => {
   it('listens on 127.0.0.1 on a free port', async () => {
@@ -100,9 +51,9 @@ describe('startMessagesApiServer', () => {
         .map((d) => d.text)
         .join(''),
     ).toBe('Hello there, world');
-    expect(events.at(-2)?.data).toEqual({
+    expect(events.at(-2)?.data).toMatchObject({
       type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null },
       // 18 characters at about four per token.
       usage: { output_tokens: 5 },
     });
@@ -278,11 +229,12 @@ describe('startMessagesApiServer', () => {
     const events = parseSse(await response.text());
 
     expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'error']);
+    // Exactly the documented event: the request id travels in the header only.
     expect(events[2]?.data).toEqual({
       type: 'error',
       error: { type: 'overloaded_error', message: 'Overloaded' },
-      request_id: response.headers.get('request-id'),
     });
+    expect(response.headers.get('request-id')).toMatch(/^req_/);
   });
 
   it('waits between events when asked to', async () => {
@@ -396,22 +348,6 @@ describe('startMessagesApiServer', () => {
     );
   });
 
-  it('refuses non-streaming requests with a 400 that says why, without using a turn', async () => {
-    const server = await start({ script: [reply('unused')] });
-
-    const response = await post(server, { ...body, stream: false });
-
-    expect(response.status).toBe(400);
-    const answer = (await response.json()) as {
-      error: { type: string; message: string };
-    };
-    expect(answer.error.type).toBe('invalid_request_error');
-    expect(answer.error.message).toContain('stream: true');
-    expect(server.turnsServed).toBe(0);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]?.turnIndex).toBeNull();
-  });
-
   it('refuses malformed requests with a 400 naming the field', async () => {
     const server = await start({ script: [reply('unused')] });
 
@@ -434,7 +370,7 @@ describe('startMessagesApiServer', () => {
   it('answers 404 for other routes', async () => {
     const server = await start({ script: [] });
 
-    const response = await post(server, body, '/v1/complete');
+    const response = await post(server, body, { path: '/v1/complete' });
 
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { type: string } }).error.type).toBe(
