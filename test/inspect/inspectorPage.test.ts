@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { createActor } from 'xstate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   type Agent,
   type AgentStateName,
@@ -41,6 +41,8 @@ const NOTES_SCRIPT: Script = [
   reply(FINAL_ANSWER),
 ];
 
+/** `null` when no Chromium was found: the tests are skipped (see test/support/chromiumSetup.ts). */
+const chromiumPath = inject('chromiumPath');
 let browser: Browser;
 let inspector: StartedInspectorServer;
 let page: Page;
@@ -74,7 +76,8 @@ async function startAgent(
 }
 
 beforeAll(async () => {
-  [browser, inspector] = await Promise.all([launchChromium(), startInspectorServer()]);
+  if (chromiumPath === null) return;
+  [browser, inspector] = await Promise.all([launchChromium(chromiumPath), startInspectorServer()]);
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 });
 
@@ -114,7 +117,7 @@ async function findLogRow(text: string) {
   }
 }
 
-describe('the inspector page', () => {
+describe.runIf(chromiumPath)('the inspector page', () => {
   it('loads offline, with every request on its own server, and draws the seven states', async () => {
     const foreign: string[] = [];
     const origin = new URL(inspector.url).origin;
