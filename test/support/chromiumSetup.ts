@@ -10,6 +10,7 @@ import { CHROMIUM_HINT, findChromium, isCi } from './findChromium.js';
 export const BROWSER_TEST_FILES = [
   'test/diagram/browserRendering.test.ts',
   'test/inspect/inspectorPage.test.ts',
+  'test/inspect/inspectorPageLoad.test.ts',
 ];
 
 declare module 'vitest' {
@@ -31,7 +32,7 @@ export default async function setup(project: TestProject): Promise<void> {
     );
   }
   console.warn(
-    `Skipping the browser tests (${BROWSER_TEST_FILES.join(', ')}): ${probe.problem}; ${CHROMIUM_HINT}`,
+    `Skipping the browser tests (${BROWSER_TEST_FILES.join(', ')}): ${probe.problem}; to run them, ${CHROMIUM_HINT}`,
   );
   project.provide('chromiumPath', null);
 }

@@ -6,9 +6,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-/** What to do to run the browser tests, for every message that reports a missing browser. */
-export const CHROMIUM_HINT =
-  'to run them: apt-get install chromium, or CHROMIUM_PATH=/path/to/chromium npm test';
+/** How to get a Chromium, for every message that reports a missing one. */
+export const CHROMIUM_HINT = 'apt-get install chromium, or set CHROMIUM_PATH=/path/to/chromium';
 
 export type ChromiumProbe = { found: true; path: string } | { found: false; problem: string };
 

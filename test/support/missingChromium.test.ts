@@ -45,8 +45,10 @@ describe.concurrent('the browser tests on a machine without Chromium', () => {
     expect(lines).toHaveLength(1);
     for (const file of BROWSER_TEST_FILES) expect(lines[0]).toContain(file);
     expect(lines[0]).toContain('no-such-chromium: not found');
-    expect(lines[0]).toContain('apt-get install chromium, or CHROMIUM_PATH=/path/to/chromium');
-    expect(output).toMatch(/Test Files +2 skipped \(2\)/);
+    expect(lines[0]).toContain(
+      'to run them, apt-get install chromium, or set CHROMIUM_PATH=/path/to/chromium',
+    );
+    expect(output).toMatch(/Test Files +3 skipped \(3\)/);
     expect(output).not.toMatch(/\bpassed\b|\bfailed\b/);
   });
 
