@@ -146,7 +146,8 @@ export function createInspectorServer(options: InspectorServerOptions = {}): Ins
   };
   for (const agent of recorder.agents()) drawAhead(agent.chartId);
   const stopDrawingAhead = recorder.subscribe((change) => {
-    if (change.type === 'agent') drawAhead(recorder.history(change.agentId)?.summary.chartId);
+    if (change.type !== 'agent') return;
+    drawAhead(recorder.agents().find((agent) => agent.id === change.agentId)?.chartId);
   });
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
