@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Finds Chromium once for the browser tests (skipped without one, failing under CI).
+    globalSetup: ['test/support/chromiumSetup.ts'],
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts'],

@@ -3,16 +3,33 @@
  * `ANTHROPIC_API_KEY` is set and to the offline scripted model otherwise; it streams text, shows
  * tool calls with their status and the current state, and asks before tools that need approval.
  * Piped input works too: each line is a message, and an approval takes the next line as answer.
+ *
+ * Ctrl-C interrupts a running turn; at an approval question it also withdraws the question (the
+ * call is answered as interrupted), so the next line typed is a message again, not an answer. At
+ * the idle prompt it says how to quit, and a second Ctrl-C there quits.
  */
-import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import type { Agent } from '../agent/agent.js';
 import { createAgent } from '../agent/createAgent.js';
-import type { PermissionMode, ToolCall } from '../machine/types.js';
+import { resolveWorkspaceRoot } from '../actors/tools/resolveInWorkspace.js';
+import { PERMISSION_MODES, type PermissionMode, type ToolCall } from '../machine/types.js';
 import { startMessagesApiServer } from '../testing/messagesApiServer.js';
+import { type LineRead, LineReader } from './lineReader.js';
 import { offlineModel } from './offlineModel.js';
+import { showProgress } from './showProgress.js';
 
-const MODES: readonly PermissionMode[] = ['plan', 'default', 'acceptEdits', 'bypassPermissions'];
+const MODES: readonly PermissionMode[] = PERMISSION_MODES;
+
+/** What each mode lets through, for the confirmation of `/mode`. */
+const MODE_MEANINGS: Record<PermissionMode, string> = {
+  plan: 'read-only: tools that change files or run commands are refused',
+  default: 'tools that change files or run commands ask first',
+  acceptEdits: 'file edits run without asking; commands ask first',
+  bypassPermissions: 'every tool runs without asking',
+};
+
+/** The label of the offline scripted model's replies (Claude's are labelled `claude`). */
+export const OFFLINE_MODEL_LABEL = 'offline model';
 
 /**
  * Where `run` reads and writes (the terminal by default; tests pass streams).
@@ -58,7 +75,9 @@ export function parseRunOptions(argv: string[]): {
 }
 
 /**
- * Runs the interactive agent until the input ends or the user types `/quit`.
+ * Runs the interactive agent until the input ends, the user types `/quit`, or presses Ctrl-C
+ * twice at the prompt. A workspace that is not an existing directory is refused before anything
+ * starts.
  *
  * @example
  * process.exitCode = await runCommand(process.argv.slice(3));
@@ -68,6 +87,7 @@ export async function runCommand(
   io: RunIo = { input: process.stdin, output: process.stdout, env: process.env },
 ): Promise<number> {
   const options = parseRunOptions(argv);
+  await resolveWorkspaceRoot(options.workspace);
   const write = (text: string) => io.output.write(text);
   const offline = !io.env.ANTHROPIC_API_KEY;
   const server = offline ? await startMessagesApiServer({ script: offlineModel }) : null;
@@ -80,34 +100,41 @@ export async function runCommand(
   write(
     `agent-statechart · workspace ${options.workspace} · mode ${options.mode} · ${
       offline ? 'offline scripted model (no ANTHROPIC_API_KEY)' : 'Claude API'
-    }\ntype a message; /mode <mode>, /quit; Ctrl-C interrupts a turn\n`,
+    }\ntype a message; /mode <mode>, /quit; Ctrl-C interrupts a turn, twice at the prompt quits\n`,
   );
-  showProgress(agent, write);
+  showProgress(agent, offline ? OFFLINE_MODEL_LABEL : 'claude', write);
 
-  const lines = createInterface({ input: io.input, terminal: false });
-  const pending: string[] = [];
-  const waiters: ((line: string | null) => void)[] = [];
-  let ended = false;
-  lines.on('line', (line) => {
-    const waiter = waiters.shift();
-    if (waiter) waiter(line);
-    else pending.push(line);
-  });
-  lines.on('close', () => {
-    ended = true;
-    for (const waiter of waiters.splice(0)) waiter(null);
-  });
-  const nextLine = (prompt: string): Promise<string | null> => {
+  const reader = new LineReader(io.input);
+  // What the user is being asked right now decides what Ctrl-C means.
+  let asking: 'message' | 'approval' | 'nothing' = 'nothing';
+  let quitOnCtrlC = false;
+  const ask = async (prompt: string, what: 'message' | 'approval'): Promise<LineRead> => {
     write(prompt);
-    const line = pending.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    if (ended) return Promise.resolve(null);
-    return new Promise((resolveLine) => waiters.push(resolveLine));
+    asking = what;
+    try {
+      return await reader.read();
+    } finally {
+      asking = 'nothing';
+    }
   };
-  const onInterrupt = () => {
-    if (agent.state !== 'WaitingForUserInput') agent.interrupt();
+  const onCtrlC = () => {
+    if (asking === 'message') {
+      if (quitOnCtrlC) {
+        write('\n');
+        reader.cancel();
+      } else {
+        write('\n(to quit, press Ctrl-C again or type /quit)\nyou> ');
+      }
+      quitOnCtrlC = true;
+      return;
+    }
+    if (asking === 'approval') reader.cancel();
+    if (agent.state !== 'WaitingForUserInput') {
+      write('\n  interrupted by Ctrl-C\n');
+      agent.interrupt();
+    }
   };
-  process.on('SIGINT', onInterrupt);
+  process.on('SIGINT', onCtrlC);
 
   // Approval requests and state changes wake the turn loop, which answers or returns.
   const approvals: ToolCall[] = [];
@@ -121,41 +148,65 @@ export async function runCommand(
     new Promise<void>((resolveChange) => {
       wake = resolveChange;
     });
+  const askApproval = (call: ToolCall) =>
+    ask(`allow ${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o / [a]lways `, 'approval');
   try {
     for (;;) {
-      const line = await nextLine('\nyou> ');
-      if (line === null || line.trim() === '/quit') break;
-      if (line.trim() === '') continue;
-      const mode = /^\/mode\s+(\S+)/.exec(line.trim())?.[1];
-      if (mode !== undefined) {
-        if ((MODES as string[]).includes(mode)) agent.setPermissionMode(mode as PermissionMode);
-        else write(`modes: ${MODES.join(', ')}\n`);
+      const read = await ask('\nyou> ', 'message');
+      if (read.kind !== 'line') break;
+      quitOnCtrlC = false;
+      const line = read.text.trim();
+      if (line === '/quit') break;
+      if (line === '') continue;
+      const mode = /^\/mode(?:\s+(\S+))?$/.exec(line);
+      if (mode !== null) {
+        write(`${changeMode(agent, mode[1])}\n`);
         continue;
       }
-      agent.send(line);
-      await untilIdleAnswering(agent, approvals, nextLine, changed);
+      agent.send(read.text);
+      await untilIdleAnswering(agent, approvals, askApproval, changed);
     }
   } finally {
-    process.off('SIGINT', onInterrupt);
-    lines.close();
+    process.off('SIGINT', onCtrlC);
+    reader.close();
     await agent.shutdown();
     await server?.close();
   }
   return 0;
 }
 
-/** Waits for the turn to end, asking the user about each tool call that needs approval. */
+/** Sets the permission mode `/mode` named and says what it now is. */
+function changeMode(agent: Agent, requested: string | undefined): string {
+  if (requested === undefined || !(MODES as string[]).includes(requested)) {
+    return `modes: ${MODES.join(', ')} (now ${agent.context.permissionMode})`;
+  }
+  agent.setPermissionMode(requested as PermissionMode);
+  const mode = agent.context.permissionMode;
+  return mode === requested
+    ? `mode ${mode}: ${MODE_MEANINGS[mode]}`
+    : `the mode could not be changed now; it is still ${mode}`;
+}
+
+/**
+ * Waits for the turn to end, asking the user about each tool call that needs approval. A
+ * cancelled question (Ctrl-C, which also interrupts the turn) withdraws the others too: the
+ * interrupt answers every open call.
+ */
 async function untilIdleAnswering(
   agent: Agent,
   approvals: ToolCall[],
-  nextLine: (prompt: string) => Promise<string | null>,
+  askApproval: (call: ToolCall) => Promise<LineRead>,
   changed: () => Promise<void>,
 ): Promise<void> {
   for (;;) {
     const call = approvals.shift();
     if (call !== undefined) {
-      const prompt = `allow ${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o / [a]lways `;
-      const answer = (await nextLine(prompt))?.trim().toLowerCase();
+      const read = await askApproval(call);
+      if (read.kind === 'cancelled') {
+        approvals.length = 0;
+        continue;
+      }
+      const answer = read.kind === 'line' ? read.text.trim().toLowerCase() : '';
       if (answer === 'y' || answer === 'yes') agent.approve(call.id);
       else if (answer === 'a' || answer === 'always') agent.approve(call.id, { remember: true });
       else agent.deny(call.id);
@@ -168,41 +219,4 @@ async function untilIdleAnswering(
     if (idle) return;
     await changed();
   }
-}
-
-function showProgress(agent: Agent, write: (text: string) => void): void {
-  let streaming = false;
-  const endLine = () => {
-    if (streaming) write('\n');
-    streaming = false;
-  };
-  agent.on('text', ({ text }) => {
-    if (!streaming) write('claude> ');
-    streaming = true;
-    write(text);
-  });
-  agent.on('state', ({ state }) => {
-    if (state === 'ProcessingLlmResponse') return;
-    endLine();
-    write(`  [${state}]\n`);
-  });
-  agent.on('toolStart', ({ call }) => {
-    endLine();
-    write(`  ⚙ ${call.name} ${JSON.stringify(call.input)}\n`);
-  });
-  agent.on('toolEnd', ({ call, outcome }) => {
-    endLine();
-    const detail = outcome.status === 'error' ? `: ${outcome.error.message}` : '';
-    write(`  ${outcome.status === 'success' ? '✓' : '✗'} ${call.name}${detail}\n`);
-  });
-  agent.on('retry', ({ delayMs, attempt }) =>
-    write(`  ↻ retrying (attempt ${attempt}) in ${delayMs} ms\n`),
-  );
-  agent.on('commit', ({ sha, files }) =>
-    write(`  ⎇ committed ${sha.slice(0, 7)}: ${files.join(', ')}\n`),
-  );
-  agent.on('error', ({ message }) => {
-    endLine();
-    write(`  ! ${message}\n`);
-  });
 }

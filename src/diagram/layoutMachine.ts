@@ -25,6 +25,12 @@ export interface DiagramLayoutOptions {
    * state's box. Default true.
    */
   details?: boolean;
+  /**
+   * Tighter spacing, and transition labels that name the event and guard but not the actions
+   * (`toSvg` puts the whole label in a tooltip), so the whole chart fits a panel at a readable
+   * size: the inspector page draws it this way. Default false.
+   */
+  compact?: boolean;
 }
 
 /**
@@ -122,6 +128,29 @@ const ANY_STATE_TITLE = 'any state';
 /** Diameter of a history state's circle. */
 const HISTORY_SIZE = 32;
 
+/** Compact labels put a guard under its event: the chart gets narrower, and panels are wide. */
+const COMPACT_LABEL_WIDTH = 80;
+
+/** ELK's spacings in pixels, for documents (roomy) and for panels (compact). */
+const SPACINGS = {
+  roomy: {
+    'elk.spacing.nodeNode': '36',
+    'elk.layered.spacing.nodeNodeBetweenLayers': '44',
+    'elk.spacing.edgeNode': '18',
+    'elk.spacing.edgeEdge': '14',
+    'elk.layered.spacing.edgeNodeBetweenLayers': '18',
+    'elk.layered.spacing.edgeEdgeBetweenLayers': '12',
+  },
+  compact: {
+    'elk.spacing.nodeNode': '20',
+    'elk.layered.spacing.nodeNodeBetweenLayers': '24',
+    'elk.spacing.edgeNode': '10',
+    'elk.spacing.edgeEdge': '8',
+    'elk.layered.spacing.edgeNodeBetweenLayers': '10',
+    'elk.layered.spacing.edgeEdgeBetweenLayers': '8',
+  },
+} as const;
+
 /**
  * Lays a machine (or its graph) out with ELK's layered algorithm. Deterministic: the same
  * machine gives the same coordinates.
@@ -137,7 +166,7 @@ export async function layoutMachine(
   options: DiagramLayoutOptions = {},
 ): Promise<DiagramLayout> {
   const graph = graphOf(machine);
-  const builder = new ElkGraphBuilder(graph, options.details ?? true);
+  const builder = new ElkGraphBuilder(graph, options.details ?? true, options.compact ?? false);
   const elkGraph = builder.build(options.direction ?? 'DOWN');
   // Loaded on first use: ELK is a large script that code importing only `toMermaid` never needs.
   const { default: elkModule } = await import('elkjs/lib/elk.bundled.js');
@@ -162,16 +191,20 @@ interface PendingNode {
 class ElkGraphBuilder {
   readonly #graph: MachineGraph;
   readonly #details: boolean;
+  readonly #compact: boolean;
   readonly #nodes = new Map<string, PendingNode>();
   readonly #edges = new Map<string, Omit<EdgeLayout, 'points' | 'label'>>();
   readonly #labels = new Map<string, TextLine[]>();
 
-  constructor(graph: MachineGraph, details: boolean) {
+  constructor(graph: MachineGraph, details: boolean, compact: boolean) {
     this.#graph = graph;
     this.#details = details;
+    this.#compact = compact;
   }
 
   build(direction: 'DOWN' | 'RIGHT'): ElkNode {
+    // A panel has its own border: the chart needs little margin there.
+    const margin = this.#compact ? DIAGRAM_SIZES.margin / 2 : DIAGRAM_SIZES.margin;
     const root: ElkNode = {
       id: 'root',
       layoutOptions: {
@@ -179,13 +212,8 @@ class ElkGraphBuilder {
         'elk.direction': direction,
         'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
         'elk.edgeRouting': 'ORTHOGONAL',
-        'elk.padding': `[top=${DIAGRAM_SIZES.margin},left=${DIAGRAM_SIZES.margin},bottom=${DIAGRAM_SIZES.margin},right=${DIAGRAM_SIZES.margin}]`,
-        'elk.spacing.nodeNode': '36',
-        'elk.layered.spacing.nodeNodeBetweenLayers': '44',
-        'elk.spacing.edgeNode': '18',
-        'elk.spacing.edgeEdge': '14',
-        'elk.layered.spacing.edgeNodeBetweenLayers': '18',
-        'elk.layered.spacing.edgeEdgeBetweenLayers': '12',
+        'elk.padding': `[top=${margin},left=${margin},bottom=${margin},right=${margin}]`,
+        ...SPACINGS[this.#compact ? 'compact' : 'roomy'],
         'elk.spacing.edgeLabel': '4',
         'elk.edgeLabels.placement': 'CENTER',
         'elk.layered.nodePlacement.strategy': 'NETWORK_SIMPLEX',
@@ -387,7 +415,10 @@ class ElkGraphBuilder {
         const source = isInward(transition, target)
           ? anyStateId(transition.source)
           : stateId(transition.source);
-        const lines = transitionLines(transition);
+        const lines = transitionLines(
+          this.#compact ? { ...transition, actions: [] } : transition,
+          this.#compact ? COMPACT_LABEL_WIDTH : DIAGRAM_SIZES.maxLabelWidth,
+        );
         const labelSize = linesSize(lines, DIAGRAM_SIZES.labelSize);
         const pad = DIAGRAM_SIZES.labelPadding;
         const label: ElkLabel = {

@@ -13,7 +13,7 @@ import {
   layoutMachine,
   type NodeLayout,
 } from './layoutMachine.js';
-import type { TextLine, TextRole } from './textLines.js';
+import { lineText, type TextLine, type TextRole } from './textLines.js';
 import type { MachineGraph } from './toGraph.js';
 
 /**
@@ -156,6 +156,10 @@ function renderEdge(edge: EdgeLayout): string {
   const always = transition?.trigger === 'always';
   const dash = always ? ' stroke-dasharray="6 4"' : '';
   const parts = [
+    // A compact label leaves the actions out: the tooltip names the whole transition.
+    transition !== null && labelText(edge) !== transition.label
+      ? `<title>${text(transition.label)}</title>`
+      : '',
     `<path class="edge-line" d="${roundedPath(shortenEnd(edge.points, 5))}" fill="none" stroke="${COLORS.edge}" stroke-width="1.4"${dash}/>`,
     arrowhead(edge.points),
   ];
@@ -179,6 +183,10 @@ function renderEdge(edge: EdgeLayout): string {
   }
   const classes = ['edge', transition.trigger];
   return `<g class="${classes.join(' ')}" data-event="${attr(transition.eventType)}" data-transition="${attr(transition.id)}" data-source="${attr(edge.source)}" data-target="${attr(edge.target)}">${parts.join('')}</g>`;
+}
+
+function labelText(edge: EdgeLayout): string {
+  return (edge.label?.lines ?? []).map(lineText).join(' ');
 }
 
 function renderLines(

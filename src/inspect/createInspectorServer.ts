@@ -122,6 +122,21 @@ export function createInspectorServer(options: InspectorServerOptions = {}): Ins
     return svg;
   };
 
+  // Each machine's chart is drawn when its first agent appears, not when a page first asks: a
+  // page opened later, perhaps while the agent streams, gets the chart at once.
+  const drawAhead = (chartId: string | null | undefined) => {
+    if (chartId === null || chartId === undefined || charts.has(chartId)) return;
+    // Later, not inside the agent's own start-up (the recorder calls back from its inspection).
+    setImmediate(() => {
+      if (closing === undefined) chartSvg(chartId)?.catch(() => undefined);
+    });
+  };
+  for (const agent of recorder.agents()) drawAhead(agent.chartId);
+  const stopDrawingAhead = recorder.subscribe((change) => {
+    if (change.type !== 'agent') return;
+    drawAhead(recorder.agents().find((agent) => agent.id === change.agentId)?.chartId);
+  });
+
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const decision = checkAccess(request, { token, loopbackOnly });
     if (!decision.allowed) {
@@ -212,6 +227,7 @@ export function createInspectorServer(options: InspectorServerOptions = {}): Ins
     observe: (observeOptions) => recorder.observe(observeOptions),
     close() {
       closing ??= new Promise<void>((resolve) => {
+        stopDrawingAhead();
         for (const stop of streams) stop();
         streams.clear();
         if (!server.listening) return resolve();

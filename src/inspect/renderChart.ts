@@ -7,13 +7,14 @@ import type { AnyStateMachine } from 'xstate';
 import { toSvg } from '../diagram/toSvg.js';
 
 /**
- * Draws `machine` for the inspector page: the docs' renderer without the per-state detail lines
- * (entry/exit actions, invoked actors), so the whole chart fits a panel and stays readable.
+ * Draws `machine` for the inspector page: the docs' renderer, compact and without the per-state
+ * detail lines (entry/exit actions, invoked actors), so the chart fits a panel with labels large
+ * enough to read; each transition's actions are in its tooltip.
  *
  * @example
  * const svg = await renderChart(agentMachine);
  * svg.includes('data-state="CallingLlm"'); // true
  */
 export function renderChart(machine: AnyStateMachine): Promise<string> {
-  return toSvg(machine, { details: false });
+  return toSvg(machine, { details: false, compact: true });
 }

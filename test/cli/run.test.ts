@@ -39,7 +39,8 @@ describe('agent-statechart run', () => {
     expect(printed).toContain('  ⚙ write_file {"path":"notes.txt","content":"hello there\\n"}');
     expect(printed).toMatch(/⎇ committed [0-9a-f]{7}: notes\.txt/);
     expect(printed).toContain('  [PostToolsHook]');
-    expect(printed).toContain('claude> Result:\nhello there');
+    expect(printed).toContain('offline model> Result:\nhello there');
+    expect(printed).not.toContain('claude>');
     expect(await readFile(join(workspace, 'notes.txt'), 'utf8')).toBe('hello there\n');
   });
 
@@ -56,6 +57,17 @@ describe('agent-statechart run', () => {
     const { printed } = await run(['run touch made-it.txt', 'y']);
     expect(printed).toContain('✓ bash');
     expect(await readFile(join(workspace, 'made-it.txt'), 'utf8')).toBe('');
+  });
+
+  it('confirms a /mode change with what the mode allows, and then acts on it', async () => {
+    const { printed } = await run(['/mode plan', 'write notes.txt hi', '/mode', '/mode yolo']);
+    expect(printed).toContain(
+      'mode plan: read-only: tools that change files or run commands are refused',
+    );
+    expect(printed).toMatch(/✗ write_file: .*plan/);
+    expect(printed).toContain('modes: plan, default, acceptEdits, bypassPermissions (now plan)\n');
+    expect(printed.match(/modes: /g)).toHaveLength(2);
+    await expect(readFile(join(workspace, 'notes.txt'))).rejects.toThrow();
   });
 
   it('refuses unknown options with a message that says what is expected', () => {

@@ -25,6 +25,24 @@ describe('toSvg', () => {
     expect(await toSvg(agentMachine)).toBe(await toSvg(agentMachine));
   });
 
+  it('draws a compact chart for panels: smaller, labels without actions, the whole label in a tooltip', async () => {
+    const roomy = await layoutMachine(agentMachine, { details: false });
+    const compact = await layoutMachine(agentMachine, { details: false, compact: true });
+    expect(compact.width * compact.height).toBeLessThan(roomy.width * roomy.height * 0.7);
+    const svg = await toSvg(agentMachine, { details: false, compact: true });
+    const retry =
+      /<g class="edge event" data-event="LlmError" data-transition="CallingLlm:LlmError:0"[^>]*>(.*?)<\/g>/.exec(
+        svg,
+      )?.[1] ?? '';
+    expect(retry).toContain(
+      '<title>LlmError [retryableError &amp;&amp; attemptsLeft] / recordRetryableError</title>',
+    );
+    expect(retry).toContain('attemptsLeft]');
+    expect(retry.replace(/<title>.*<\/title>/, '')).not.toContain('recordRetryableError');
+    // A full label needs no tooltip.
+    expect(await toSvg(agentMachine, { details: false })).not.toContain('<title>LlmError');
+  });
+
   it('escapes text for XML', async () => {
     const svg = await toSvg(agentMachine);
     expect(svg).toContain('retryableError &amp;&amp; attemptsLeft');

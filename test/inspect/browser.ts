@@ -13,10 +13,14 @@ export const ARTIFACTS = join(
   'inspect',
 );
 
-export async function launchChromium(): Promise<Browser> {
+/**
+ * Launches headless Chromium. Tests pass `inject('chromiumPath')` (found once per run by
+ * test/support/chromiumSetup.ts); scripts pass what `findChromium` found.
+ */
+export async function launchChromium(executablePath: string): Promise<Browser> {
   await mkdir(ARTIFACTS, { recursive: true });
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath,
     args: [
       '--headless',
       '--no-sandbox',

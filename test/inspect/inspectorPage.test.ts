@@ -4,10 +4,10 @@
  * The tests share one page and run in order, as one session would. Screenshots land in
  * test-results/inspect/.
  */
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { createActor } from 'xstate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   type Agent,
   type AgentStateName,
@@ -17,9 +17,9 @@ import {
 } from '../../src/index.js';
 import { type StartedInspectorServer, startInspectorServer } from '../../src/inspect/index.js';
 import { overloaded, reply, type Script, startMessagesApiServer } from '../../src/testing/index.js';
-import { runDemo } from '../../src/cli/demo.js';
+import { captureDocsScreenshots } from '../../scripts/docsScreenshots.js';
 import { gitWorkspace } from '../agent/harness.js';
-import { launchChromium, litStates, recordLitStates, screenshot } from './browser.js';
+import { ARTIFACTS, launchChromium, litStates, recordLitStates, screenshot } from './browser.js';
 import { AGENT_STATE_NAMES } from '../../src/index.js';
 
 const SEVEN_STATES: readonly AgentStateName[] = AGENT_STATE_NAMES;
@@ -41,6 +41,8 @@ const NOTES_SCRIPT: Script = [
   reply(FINAL_ANSWER),
 ];
 
+/** `null` when no Chromium was found: the tests are skipped (see test/support/chromiumSetup.ts). */
+const chromiumPath = inject('chromiumPath');
 let browser: Browser;
 let inspector: StartedInspectorServer;
 let page: Page;
@@ -74,7 +76,8 @@ async function startAgent(
 }
 
 beforeAll(async () => {
-  [browser, inspector] = await Promise.all([launchChromium(), startInspectorServer()]);
+  if (chromiumPath === null) return;
+  [browser, inspector] = await Promise.all([launchChromium(chromiumPath), startInspectorServer()]);
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 });
 
@@ -114,7 +117,7 @@ async function findLogRow(text: string) {
   }
 }
 
-describe('the inspector page', () => {
+describe.runIf(chromiumPath)('the inspector page', () => {
   it('loads offline, with every request on its own server, and draws the seven states', async () => {
     const foreign: string[] = [];
     const origin = new URL(inspector.url).origin;
@@ -349,34 +352,11 @@ describe('the inspector page', () => {
     actor.stop();
   });
 
-  it('watches the demo (`npm start`), the run pictured in docs/inspector-screenshot.png', async () => {
-    const demoInspector = await startInspectorServer();
-    const demoPage = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    cleanups.push(() => Promise.all([demoPage.close(), demoInspector.close()]));
-    const printed: string[] = [];
-    let shot: Promise<string> | undefined;
-    await demoPage.goto(demoInspector.url);
-    const demo = runDemo({
-      eventDelayMs: 40,
-      inspect: demoInspector.observe({ name: 'demo' }),
-      print: (line) => {
-        printed.push(line);
-        // The last model call, once the commit is made: the chart has been everywhere but the end.
-        if (
-          shot === undefined &&
-          line === 'state     CallingLlm' &&
-          printed.some((l) => l.startsWith('  commit'))
-        ) {
-          shot = new Promise((resolve) => setTimeout(resolve, 350)).then(() =>
-            screenshot(demoPage, 'demo'),
-          );
-        }
-      },
-    });
-    await demo;
-    await shot;
-    expect(shot).toBeDefined();
-    await demoPage.locator('[data-state="ShuttingDown"].is-active').waitFor();
-    expect(await demoPage.getByTestId('agent-tab').textContent()).toContain('demo');
-  });
+  it('pictures the demo (`npm start`) for the docs: live while it streams, and stepped back to Error', async () => {
+    // The capture `npm run docs:screenshots` makes for docs/, here into test-results/.
+    const shots = await captureDocsScreenshots(browser, ARTIFACTS);
+    expect(shots.live).toBe('CallingLlm');
+    expect(shots.timeTravel).toBe('Error');
+    for (const path of shots.paths) expect((await stat(path)).size).toBeGreaterThan(50_000);
+  }, 60_000);
 });

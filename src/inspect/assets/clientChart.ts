@@ -2,16 +2,23 @@
  * Page script, part 2 of 5: the chart. The server draws each machine once with the package's
  * diagram renderer; the page inlines that SVG and lights states by toggling classes on the
  * elements marked `data-state` (and flashes the `data-transition` edges just taken), never redrawing it.
+ *
+ * The chart is scaled to fit its panel, but never so small that transition labels drop below a
+ * readable size: then the panel scrolls (drag to pan), keeps the active state in view, and a
+ * button shows the whole chart instead.
  */
 
 /**
- * Browser JavaScript: `chartFor`, `showChart`, `showNothing`, `lightChart`.
+ * Browser JavaScript: `chartFor`, `showChart`, `showNothing`, `lightChart`, `sizeCharts`.
  *
  * @example
  * const script = [clientStore, clientChart].join('\n');
  */
 export const clientChart = String.raw`
 var charts = new Map();
+// Transition labels are drawn at least this big (CSS pixels), unless the user asks for the whole chart.
+var READABLE_LABEL_PX = 11;
+var chartZoom = { whole: false, button: null };
 
 function chartFor(chartId) {
   var chart = charts.get(chartId);
@@ -29,6 +36,11 @@ function chartFor(chartId) {
       // Our own server's rendering of the machine definition: markup we produced, not recorded data.
       chart.holder.innerHTML = svg;
       chart.holder.className = '';
+      chart.svg = chart.holder.querySelector('svg');
+      chart.width = Number(chart.svg.getAttribute('width'));
+      chart.height = Number(chart.svg.getAttribute('height'));
+      chart.labelSize = smallestLabelSize(chart.svg);
+      setupPanning(chart);
       chart.holder.querySelectorAll('[data-state]').forEach(function (element) {
         var path = element.getAttribute('data-state');
         if (!chart.states.has(path)) chart.states.set(path, []);
@@ -43,12 +55,82 @@ function chartFor(chartId) {
         });
       });
       chart.ready = true;
+      sizeChart(chart);
       invalidate();
     })
     .catch(function (error) {
       chart.holder.textContent = 'The chart could not be drawn: ' + error.message;
     });
   return chart;
+}
+
+function smallestLabelSize(svg) {
+  var sizes = Array.from(svg.querySelectorAll('[data-transition] text')).map(function (text) {
+    return Number(text.getAttribute('font-size'));
+  }).filter(function (size) { return size > 0; });
+  return sizes.length ? Math.min.apply(null, sizes) : 0;
+}
+
+function sizeChart(chart) {
+  if (!chart.ready || chart.holder.hidden || !chart.width || !chart.height) return;
+  var style = getComputedStyle(chart.holder);
+  var width = chart.holder.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  var height = chart.holder.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+  if (width <= 0 || height <= 0) return;
+  var fit = Math.min(width / chart.width, height / chart.height);
+  var readable = chart.labelSize ? READABLE_LABEL_PX / chart.labelSize : 0;
+  var scale = chartZoom.whole ? fit : Math.max(fit, readable);
+  chart.svg.style.width = chart.width * scale + 'px';
+  chart.svg.style.height = chart.height * scale + 'px';
+  chart.holder.classList.toggle('pannable', scale > fit);
+  var button = chartZoom.button;
+  if (button) {
+    // Offered only when the whole chart and readable labels do not both fit.
+    button.hidden = readable <= fit;
+    button.textContent = chartZoom.whole ? 'Readable size' : 'Whole chart';
+    button.title = chartZoom.whole ? 'Draw transition labels at a readable size (the chart scrolls)' : 'Shrink the chart to fit the panel';
+  }
+}
+
+function sizeCharts() {
+  charts.forEach(sizeChart);
+}
+
+function toggleWholeChart() {
+  chartZoom.whole = !chartZoom.whole;
+  sizeCharts();
+  charts.forEach(function (chart) { if (chart.lit.length) keepInView(chart.holder, chart.lit[0]); });
+}
+
+function setupPanning(chart) {
+  var holder = chart.holder;
+  var from = null;
+  holder.addEventListener('pointerdown', function (event) {
+    if (!holder.classList.contains('pannable') || event.button !== 0) return;
+    from = { x: event.clientX, y: event.clientY, left: holder.scrollLeft, top: holder.scrollTop };
+    holder.classList.add('panning');
+    holder.setPointerCapture(event.pointerId);
+  });
+  holder.addEventListener('pointermove', function (event) {
+    if (!from) return;
+    holder.scrollLeft = from.left - (event.clientX - from.x);
+    holder.scrollTop = from.top - (event.clientY - from.y);
+  });
+  var stop = function () { from = null; holder.classList.remove('panning'); };
+  holder.addEventListener('pointerup', stop);
+  holder.addEventListener('pointercancel', stop);
+}
+
+function keepInView(holder, element) {
+  if (!element || holder.scrollWidth <= holder.clientWidth && holder.scrollHeight <= holder.clientHeight) return;
+  var box = element.getBoundingClientRect();
+  var view = holder.getBoundingClientRect();
+  if (box.left >= view.left && box.right <= view.right && box.top >= view.top && box.bottom <= view.bottom) return;
+  holder.scrollBy({
+    left: box.left + box.width / 2 - (view.left + view.width / 2),
+    top: box.top + box.height / 2 - (view.top + view.height / 2),
+    behavior: 'smooth'
+  });
 }
 
 function nodePath(nodeId) {
@@ -70,13 +152,16 @@ function showChart(container, chartId) {
     showNothing(container, 'This actor is not a state machine: no chart to draw.');
     return null;
   }
-  charts.forEach(function (chart, id) { chart.holder.hidden = id !== chartId; });
   var chart = chartFor(chartId);
+  var wasShown = chart.holder.parentNode === container && !chart.holder.hidden;
+  charts.forEach(function (other, id) { other.holder.hidden = id !== chartId; });
   if (chart.holder.parentNode !== container) {
     var note = container.querySelector(':scope > .empty');
     if (note) note.remove();
     container.appendChild(chart.holder);
   }
+  // A hidden chart could not be measured: size it now that it shows.
+  if (!wasShown) sizeChart(chart);
   return chart;
 }
 
@@ -127,6 +212,7 @@ function lightChart(chart, value, passedPaths, transitions) {
     chart.lit = elementsOf(chart.states, paths);
     chart.lit.forEach(function (element) { element.classList.add('is-active'); });
     chart.litKey = key;
+    keepInView(chart.holder, chart.lit[0]);
   }
   takenEdges(chart, transitions).forEach(function (element) { restartClass(element, 'is-taken', 900); });
 }

@@ -77,7 +77,7 @@ function createRow() {
   var element = document.createElement('div');
   element.className = 'row';
   var parts = {};
-  ['seq', 'time', 'type', 'source', 'to'].forEach(function (name) {
+  ['number', 'time', 'type', 'source', 'to'].forEach(function (name) {
     parts[name] = document.createElement('span');
     parts[name].className = name;
     element.appendChild(parts[name]);
@@ -97,7 +97,7 @@ function fillRow(row, agent, index, isSelected) {
   row.element.setAttribute('data-seq', String(step.seq));
   row.element.className = 'row' + (step.continued ? ' continued' : '') +
     (/Error|error/.test(type) ? ' error' : '') + (isSelected ? ' is-selected' : '');
-  row.parts.seq.textContent = '#' + step.seq;
+  row.parts.number.textContent = '#' + stepNumber(agent, index).toLocaleString();
   row.parts.time.textContent = '+' + ((step.time - agent.summary.startedAt) / 1000).toFixed(3) + 's';
   row.parts.type.textContent = type;
   row.parts.source.textContent = step.source ? 'from ' + step.source : '';

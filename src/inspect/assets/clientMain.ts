@@ -52,7 +52,12 @@ function connect() {
     }
     store.instance = data.instance;
   });
-  on(source, 'agent', function (history) { putAgent(history); });
+  on(source, 'agent', function (history) {
+    // Ask for the chart before replaying the history: a page opened on a long, busy session
+    // shows the chart first.
+    if (history.summary.chartId !== null) chartFor(history.summary.chartId);
+    putAgent(history);
+  });
   on(source, 'steps', function (data) {
     var selected = store.selectedId;
     data.items.forEach(function (item) {
@@ -254,7 +259,7 @@ function renderTravel(agent, view) {
   $('step-first').disabled = count === 0 || view.index <= 0;
   $('step-prev').disabled = count === 0 || view.index <= 0;
   $('step-next').disabled = count === 0 || view.index >= count - 1;
-  ui.position.textContent = count ? 'step ' + (view.index + 1).toLocaleString() + ' / ' + count.toLocaleString() + (live ? ' · live' : '') : '';
+  ui.position.textContent = count ? 'step ' + stepNumber(agent, view.index).toLocaleString() + ' / ' + stepNumber(agent, count - 1).toLocaleString() + (live ? ' · live' : '') : '';
   ui.logCount.textContent = count ? count.toLocaleString() + ' steps' + (agent.trimmed ? ' (' + agent.trimmed.toLocaleString() + ' older dropped)' : '') : '';
 }
 
@@ -293,6 +298,9 @@ function start() {
   conversation.caption = $('conversation-caption');
   setupEventLog($('event-log'));
   setupControls();
+  chartZoom.button = $('chart-zoom');
+  chartZoom.button.addEventListener('click', toggleWholeChart);
+  new ResizeObserver(sizeCharts).observe(ui.chart);
   connect();
   invalidate();
 }

@@ -104,6 +104,12 @@ function trimSteps(agent) {
   agent.trimmed += excess;
 }
 
+function stepNumber(agent, index) {
+  // The one numbering of steps, shared by the event log and the step counter: 1 for the first
+  // step the page received, not shifted when the page drops older steps.
+  return agent.trimmed + index + 1;
+}
+
 function viewOf(agent) {
   var index = agent.cursor === null ? agent.steps.length - 1 : agent.cursor;
   if (index < 0) {

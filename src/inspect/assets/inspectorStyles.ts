@@ -41,20 +41,23 @@ header h1 span { color: #9ca3af; font-weight: 400; }
 .connection.live::before { background: #22c55e; }
 .connection.lost::before { background: #ef4444; }
 
-main { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1.6fr) minmax(320px, 1fr); gap: 10px; padding: 10px; }
+/* The chart takes what the side column leaves: all the height, and most of the width. */
+main { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1fr) clamp(340px, 27vw, 560px); gap: 10px; padding: 10px; }
 .column { display: flex; flex-direction: column; gap: 10px; min-height: 0; }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; min-height: 0; display: flex; flex-direction: column; }
 .panel > h2 { font-size: 11px; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); margin: 0; padding: 7px 10px; border-bottom: 1px solid var(--line); display: flex; gap: 8px; align-items: center; }
 .panel > h2 .aside { margin-left: auto; text-transform: none; letter-spacing: 0; font-weight: 400; }
+.panel > h2 .zoom { text-transform: none; letter-spacing: 0; font-size: 11px; padding: 1px 8px; color: var(--ink); }
 
-.chart-panel { flex: 2; }
 .chart-area { flex: 1; min-height: 0; position: relative; display: flex; }
-.chart { flex: 1; min-height: 0; overflow: hidden; padding: 6px; position: relative; }
+.chart { flex: 1; min-height: 0; overflow: hidden; position: relative; }
 /* Overlaid, so the chart keeps its size when they come and go. */
 .overlays { position: absolute; bottom: 8px; left: 10px; max-width: min(340px, 40%); display: flex; flex-direction: column; gap: 6px; pointer-events: none; }
-.chart > div { position: absolute; inset: 6px; }
-/* The whole chart, scaled to fit the panel (the viewBox keeps its proportions). */
-.chart svg { width: 100%; height: 100%; display: block; }
+/* The page script sizes the SVG: fitted to the panel, never below a readable size (it scrolls then). */
+.chart > div { position: absolute; inset: 0; overflow: auto; display: flex; padding: 6px; }
+.chart > div.pannable { cursor: grab; }
+.chart > div.panning { cursor: grabbing; user-select: none; }
+.chart svg { display: block; margin: auto; flex: none; }
 .chart svg > .background { fill: transparent; }
 .chart .empty { color: var(--muted); padding: 30px; text-align: center; }
 .chart [data-state] > .state-box { transition: fill .3s, stroke .3s, stroke-width .3s; }
@@ -84,25 +87,25 @@ body.is-past .past-banner { display: block; }
 .travel .position { font: 12px var(--mono); color: var(--muted); white-space: nowrap; min-width: 130px; text-align: right; }
 body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(--ok); }
 
-.log-panel { flex: 1; }
-.log-split { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1.3fr) minmax(0, 1fr); }
-.log { overflow-y: auto; position: relative; font: 12px var(--mono); border-right: 1px solid var(--line); contain: strict; }
+.log-panel { flex: 1; display: grid; grid-template-rows: auto minmax(0, 1.2fr) minmax(0, 1fr); }
+.log { overflow-y: auto; position: relative; font: 12px var(--mono); border-bottom: 1px solid var(--line); contain: strict; }
 .log .spacer { position: relative; }
 .log .row { position: absolute; left: 0; right: 0; height: var(--row); line-height: var(--row); padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; display: flex; gap: 8px; }
 .log .row:hover { background: #f3f4f6; }
 .log .row.is-selected { background: #dbeafe; }
 .log .row > span { flex: none; }
-.log .row .seq { color: var(--muted); min-width: 44px; text-align: right; }
+.log .row .number { color: var(--muted); min-width: 40px; text-align: right; }
 .log .row .time { color: var(--muted); min-width: 62px; }
-.log .row .type { font-weight: 600; }
+/* In a narrow column the sender gives way first, then the event's name; the target state stays. */
+.log .row .type { font-weight: 600; flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
 .log .row.continued .type { font-weight: 400; color: var(--muted); }
 .log .row.error .type { color: var(--bad); }
-.log .row .source { color: var(--wait); flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+.log .row .source { color: var(--wait); flex: 0 100 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
 .log .row .to { color: var(--accent); margin-left: auto; }
 .payload { margin: 0; padding: 8px 10px; overflow: auto; font: 11.5px/1.45 var(--mono); white-space: pre-wrap; word-break: break-word; color: #374151; }
 .payload .hint { color: var(--muted); font-family: var(--sans); }
 
-.conversation-panel { flex: 1; }
+.conversation-panel { flex: 1.3; }
 .conversation { flex: 1; overflow-y: auto; padding: 10px; display: flex; flex-direction: column; gap: 8px; }
 .conversation .note { color: var(--muted); text-align: center; font-size: 12px; }
 .message { border-radius: 8px; padding: 7px 10px; max-width: 94%; border: 1px solid var(--line); }
@@ -129,5 +132,9 @@ body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(-
 .chip.failed { color: var(--bad); border-color: #fca5a5; background: #fef2f2; }
 .queue { font-size: 12px; color: var(--warn); padding: 6px 10px; border-top: 1px solid var(--line); display: none; }
 .queue.shown { display: block; }
-@media (max-width: 900px) { main { grid-template-columns: 1fr; } }
+@media (max-width: 900px) {
+  main { grid-template-columns: 1fr; grid-auto-rows: minmax(0, auto); overflow-y: auto; }
+  .chart-panel { height: 75vh; }
+  .column > .panel { height: 60vh; }
+}
 `;

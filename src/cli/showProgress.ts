@@ -1,0 +1,49 @@
+/**
+ * What `agent-statechart run` prints while a turn runs: the streamed reply under the model's
+ * label, the state, each tool call and how it ended, retries, commits and errors.
+ */
+import type { Agent } from '../agent/agent.js';
+
+/**
+ * Prints the agent's progress through `write`; `label` names who is speaking (`claude`, or the
+ * offline model).
+ *
+ * @example
+ * showProgress(agent, 'claude', (text) => process.stdout.write(text));
+ */
+export function showProgress(agent: Agent, label: string, write: (text: string) => void): void {
+  let streaming = false;
+  const endLine = () => {
+    if (streaming) write('\n');
+    streaming = false;
+  };
+  agent.on('text', ({ text }) => {
+    if (!streaming) write(`${label}> `);
+    streaming = true;
+    write(text);
+  });
+  agent.on('state', ({ state }) => {
+    if (state === 'ProcessingLlmResponse') return;
+    endLine();
+    write(`  [${state}]\n`);
+  });
+  agent.on('toolStart', ({ call }) => {
+    endLine();
+    write(`  ⚙ ${call.name} ${JSON.stringify(call.input)}\n`);
+  });
+  agent.on('toolEnd', ({ call, outcome }) => {
+    endLine();
+    const detail = outcome.status === 'error' ? `: ${outcome.error.message}` : '';
+    write(`  ${outcome.status === 'success' ? '✓' : '✗'} ${call.name}${detail}\n`);
+  });
+  agent.on('retry', ({ delayMs, attempt }) =>
+    write(`  ↻ retrying (attempt ${attempt}) in ${delayMs} ms\n`),
+  );
+  agent.on('commit', ({ sha, files }) =>
+    write(`  ⎇ committed ${sha.slice(0, 7)}: ${files.join(', ')}\n`),
+  );
+  agent.on('error', ({ message }) => {
+    endLine();
+    write(`  ! ${message}\n`);
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * A fresh machine without Chromium: the browser tests are skipped with one line saying how to run
+ * them, and under CI the run fails instead. Runs vitest itself on the browser test files, with
+ * `CHROMIUM_PATH` pointing nowhere.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BROWSER_TEST_FILES } from './chromiumSetup.js';
+
+const root = join(import.meta.dirname, '../..');
+
+function vitestWithoutChromium(ci: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [
+        join(root, 'node_modules/vitest/vitest.mjs'),
+        'run',
+        '--typecheck.enabled=false',
+        ...BROWSER_TEST_FILES,
+      ],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          CHROMIUM_PATH: join(root, 'no-such-chromium'),
+          CI: ci,
+          NO_COLOR: '1',
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), output: stdout + stderr });
+      },
+    );
+  });
+}
+
+describe.concurrent('the browser tests on a machine without Chromium', () => {
+  it('are skipped with one line naming them and saying how to run them, and the run passes', async () => {
+    const { code, output } = await vitestWithoutChromium('');
+    expect(code, output).toBe(0);
+    const lines = output.split('\n').filter((line) => line.includes('Skipping the browser tests'));
+    expect(lines).toHaveLength(1);
+    for (const file of BROWSER_TEST_FILES) expect(lines[0]).toContain(file);
+    expect(lines[0]).toContain('no-such-chromium: not found');
+    expect(lines[0]).toContain(
+      'to run them, apt-get install chromium, or set CHROMIUM_PATH=/path/to/chromium',
+    );
+    expect(output).toMatch(/Test Files +3 skipped \(3\)/);
+    expect(output).not.toMatch(/\bpassed\b|\bfailed\b/);
+  });
+
+  it('fail the run when CI is set, so CI never skips them silently', async () => {
+    const { code, output } = await vitestWithoutChromium('true');
+    expect(code).not.toBe(0);
+    expect(output).toContain('CI is set and no Chromium could be launched');
+    expect(output).not.toContain('Skipping the browser tests');
+  });
+});
