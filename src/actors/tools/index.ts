@@ -34,3 +34,4 @@ export {
   type WorkspacePath,
 } from './resolveInWorkspace.js';
 export { type RunToolCallOptions, runToolCall } from './runToolCall.js';
+export { DEFAULT_SANDBOX_DENY_READ, type SandboxOptions } from './sandbox/sandboxOptions.js';
