@@ -148,3 +148,7 @@ export {
   type ReadFileToolOptions,
 } from './actors/tools/builtins/createReadFileTool.js';
 export { createWriteFileTool } from './actors/tools/builtins/createWriteFileTool.js';
+export {
+  DEFAULT_SANDBOX_DENY_READ,
+  type SandboxOptions,
+} from './actors/tools/sandbox/sandboxOptions.js';

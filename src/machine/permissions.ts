@@ -1,5 +1,5 @@
 import type { AgentContext } from './context.js';
-import { isEditTool, isMutatingTool } from './toolSpecs.js';
+import { alwaysAsks, isEditTool, isMutatingTool } from './toolSpecs.js';
 
 /**
  * What the permissions say about one tool call.
@@ -12,10 +12,11 @@ export type PermissionDecision =
 
 /**
  * Decides whether a tool call runs, waits for a person, or is refused. In order:
- * deny rules (they win even in `bypassPermissions`), remembered denials, read-only tools (always
- * run), `plan` mode (refuses mutating calls), `bypassPermissions`, allow rules and remembered
- * approvals, `acceptEdits` for edits, and otherwise ask. Without permissions configured every
- * call runs, as in Loom.
+ * deny rules (they win even in `bypassPermissions`), remembered denials, `plan` mode (refuses
+ * mutating calls), tools whose spec says `alwaysAsk` (ask, in every mode), read-only tools
+ * (always run), `bypassPermissions`, allow rules and remembered approvals, `acceptEdits` for
+ * edits, and otherwise ask. Without permissions configured every call runs, as in Loom, except
+ * an `alwaysAsk` tool's, which asks.
  *
  * @example
  * decidePermission('bash', core.context); // { kind: 'ask' } in the default mode
@@ -25,8 +26,9 @@ export function decidePermission(
   context: Pick<AgentContext, 'permissionMode' | 'rememberedDecisions' | 'config'>,
 ): PermissionDecision {
   const mode = context.permissionMode;
-  if (mode === null) return { kind: 'allow' };
   const { config } = context;
+  const asks = alwaysAsks(toolName, config.tools);
+  if (mode === null && !asks) return { kind: 'allow' };
   if (config.deny.includes(toolName)) {
     return { kind: 'deny', reason: `permission denied: a deny rule names '${toolName}'` };
   }
@@ -34,13 +36,15 @@ export function decidePermission(
   if (remembered === 'deny') {
     return { kind: 'deny', reason: `permission denied: '${toolName}' was denied earlier` };
   }
-  if (!isMutatingTool(toolName, config.tools)) return { kind: 'allow' };
-  if (mode === 'plan') {
+  const mutating = isMutatingTool(toolName, config.tools);
+  if (mode === 'plan' && mutating) {
     return {
       kind: 'deny',
       reason: `permission denied: plan mode is read-only and '${toolName}' may change the workspace; describe the change instead`,
     };
   }
+  if (asks) return { kind: 'ask' };
+  if (!mutating) return { kind: 'allow' };
   if (mode === 'bypassPermissions') return { kind: 'allow' };
   if (remembered === 'allow' || config.allow.includes(toolName)) return { kind: 'allow' };
   if (mode === 'acceptEdits' && isEditTool(toolName, config.tools)) return { kind: 'allow' };

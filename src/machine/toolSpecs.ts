@@ -39,6 +39,17 @@ export function isEditTool(name: string, specs: readonly ToolSpec[]): boolean {
 }
 
 /**
+ * Whether every call of this tool waits for approval, whatever the mode: only when its spec says
+ * `alwaysAsk`.
+ *
+ * @example
+ * alwaysAsks('bash', [{ name: 'bash', alwaysAsk: true }]); // true
+ */
+export function alwaysAsks(name: string, specs: readonly ToolSpec[]): boolean {
+  return findSpec(name, specs)?.alwaysAsk === true;
+}
+
+/**
  * The tools as the Messages API wants them, for specs that carry an input schema.
  *
  * @example

@@ -248,6 +248,12 @@ export interface ToolSpec {
   mutating?: boolean;
   /** Counts as an edit for the `acceptEdits` mode. Defaults to `mutating && name !== 'bash'`. */
   edit?: boolean;
+  /**
+   * Every call waits for approval, whatever the mode (none configured included), allow rules and
+   * remembered approvals; deny rules, remembered denials and `plan` mode still refuse it. The
+   * built-in `bash` sets it when no sandbox can start.
+   */
+  alwaysAsk?: boolean;
   description?: string;
   inputSchema?: ToolDefinition['input_schema'];
 }

@@ -19,8 +19,10 @@ export interface ToolRegistry {
   get(name: string): Tool | undefined;
   /** The tool names, in order. */
   names(): string[];
-  /** What the chart needs: name, mutating, edit, description and input JSON Schema. */
-  /** The specs for the chart's config, made once and shared (do not mutate them). */
+  /**
+   * What the chart needs: name, mutating, edit, alwaysAsk, description and input JSON Schema.
+   * Made once and shared (do not mutate them).
+   */
   specs(): ToolSpec[];
   /** What the Messages API takes in `tools`. */
   definitions(): ToolDefinition[];
@@ -59,13 +61,17 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
     get: (name) => byName.get(name),
     names: () => ordered.map((tool) => tool.name),
     specs: () =>
-      (specs ??= ordered.map((tool) => ({
-        name: tool.name,
-        mutating: tool.mutating,
-        edit: tool.edit,
-        description: tool.description,
-        inputSchema: structuredClone(tool.inputSchema),
-      }))),
+      (specs ??= ordered.map((tool) => {
+        const spec: ToolSpec = {
+          name: tool.name,
+          mutating: tool.mutating,
+          edit: tool.edit,
+          description: tool.description,
+          inputSchema: structuredClone(tool.inputSchema),
+        };
+        if (tool.alwaysAsk) spec.alwaysAsk = true;
+        return spec;
+      })),
     definitions: () =>
       ordered.map((tool) => ({
         name: tool.name,

@@ -62,6 +62,12 @@ export interface ToolOptions<Schema extends z.ZodType> {
   mutating: boolean;
   /** Whether the tool counts as an edit for `acceptEdits`. Defaults to `mutating && name !== 'bash'`. */
   edit?: boolean;
+  /**
+   * Whether every call waits for a person's approval, whatever the permission mode or allow rules
+   * (deny rules and `plan` mode still refuse it). Default false. The built-in `bash` sets it when
+   * no sandbox can start.
+   */
+  alwaysAsk?: boolean;
   /** Longest a call may run, in milliseconds. Defaults to {@link DEFAULT_TOOL_TIMEOUT_MS}. */
   timeoutMs?: number;
   /**
@@ -94,6 +100,7 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readonly inputSchema: ToolDefinition['input_schema'];
   readonly mutating: boolean;
   readonly edit: boolean;
+  readonly alwaysAsk: boolean;
   readonly timeoutMs: number;
   execute: (input: z.output<Schema>, ctx: ToolContext) => unknown;
 }
@@ -146,6 +153,7 @@ export function defineTool<Schema extends z.ZodType>(options: ToolOptions<Schema
     inputSchema: toInputSchema(name, input),
     mutating,
     edit: options.edit ?? (mutating && name !== 'bash'),
+    alwaysAsk: options.alwaysAsk === true,
     timeoutMs,
     execute,
   };

@@ -1,141 +1,154 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { collectOutput } from '../../../src/actors/tools/builtins/collectOutput.js';
-import { createBashTool } from '../../../src/actors/tools/builtins/createBashTool.js';
+import {
+  type BashToolOptions,
+  createBashTool,
+} from '../../../src/actors/tools/builtins/createBashTool.js';
 import { createToolRegistry } from '../../../src/actors/tools/createToolRegistry.js';
 import { runToolCall } from '../../../src/actors/tools/runToolCall.js';
+import { sandboxUnavailable } from '../../support/bubblewrap.js';
 import { errorMessage, successOutput } from './outcomes.js';
 import { useTempDirs } from './tempDir.js';
 
 const dirs = useTempDirs();
-const registry = createToolRegistry([createBashTool({ maxOutputBytes: 100 })]);
 
-function bash(
-  workspace: string,
-  input: unknown,
-  options: { timeoutMs?: number; signal?: AbortSignal } = {},
-) {
-  return runToolCall(registry, { id: 'b1', name: 'bash', input }, { workspace, ...options });
+/** A `sleep` no other process runs, so its host processes can be found by their command line. */
+function uniqueSleep(): string {
+  return `sleep ${(30 + Math.random()).toFixed(9)}`;
 }
 
-/** Alive and not a zombie (a killed process may wait a moment for its reaper). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
+/**
+ * Host PIDs of live processes whose command line contains `marker`. Read from the host's /proc
+ * because a sandboxed command sees other PIDs (its own PID namespace).
+ */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      // A killed process may linger as a zombie until its parent reaps it: it runs nothing.
+      if (commandLine.includes(marker) && state !== 'Z') found.push(Number(entry));
+    } catch (error) {
+      // The process ended while being read.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
+  return found;
 }
 
-async function isGoneWithin(pid: number, ms: number): Promise<boolean> {
+async function until(condition: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (!isRunning(pid)) return true;
+    if (condition()) return true;
     await delay(20);
   }
-  return !isRunning(pid);
+  return condition();
 }
 
-async function readPid(path: string): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const text = await readFile(path, 'utf8').catch(() => '');
-    if (text.trim() !== '') return Number(text.trim());
-    await delay(10);
-  }
-  throw new Error(`no pid in ${path}`);
+const variants: { name: string; options: BashToolOptions; skip: boolean }[] = [
+  { name: 'in the sandbox', options: {}, skip: sandboxUnavailable !== null },
+  { name: 'without a sandbox (sandbox: false)', options: { sandbox: false }, skip: false },
+];
+
+for (const variant of variants) {
+  describe.skipIf(variant.skip)(`bash ${variant.name}`, () => {
+    const registry = createToolRegistry([
+      createBashTool({ maxOutputBytes: 100, ...variant.options }),
+    ]);
+    const bash = (
+      workspace: string,
+      input: unknown,
+      options: { timeoutMs?: number; signal?: AbortSignal } = {},
+    ) => runToolCall(registry, { id: 'b1', name: 'bash', input }, { workspace, ...options });
+
+    it('runs in the workspace root and reports stdout, stderr and the exit code', async () => {
+      const workspace = await dirs.make();
+      const outcome = await bash(workspace, { command: 'pwd; echo oops >&2; exit 3' });
+      expect(successOutput(outcome)).toBe(`${workspace}\noops\n[exit code 3]`);
+    });
+
+    it('changes files relative to the workspace', async () => {
+      const workspace = await dirs.make();
+      await bash(workspace, { command: 'mkdir -p out && printf made > out/f.txt' });
+      expect(await readFile(join(workspace, 'out', 'f.txt'), 'utf8')).toBe('made');
+    });
+
+    it('says when a command printed nothing', async () => {
+      const workspace = await dirs.make();
+      expect(successOutput(await bash(workspace, { command: 'true' }))).toBe(
+        '(no output)\n[exit code 0]',
+      );
+    });
+
+    it('keeps the start and end of long output and notes what was dropped', async () => {
+      const workspace = await dirs.make();
+      const output = String(successOutput(await bash(workspace, { command: 'seq 1 1000' })));
+      expect(output.startsWith('1\n2\n3\n')).toBe(true);
+      expect(output.endsWith('999\n1000\n[exit code 0]')).toBe(true);
+      expect(output).toMatch(/\[… \d+ bytes of output omitted …\]/);
+      expect(output.length).toBeLessThan(200);
+    });
+
+    it('kills a command past its registry timeout, with everything it started, promptly', async () => {
+      const workspace = await dirs.make();
+      const sleep = uniqueSleep();
+      const started = Date.now();
+      const pending = bash(workspace, { command: `${sleep} & ${sleep}; wait` }, { timeoutMs: 300 });
+      expect(await until(() => processesWith(sleep).length >= 2, 2_000)).toBe(true);
+      const outcome = await pending;
+      expect(errorMessage(outcome)).toBe('timed out after 300 ms');
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(await until(() => processesWith(sleep).length === 0, 2_000)).toBe(true);
+    });
+
+    it("honours the model's timeout_ms and returns the output so far", async () => {
+      const workspace = await dirs.make();
+      const started = Date.now();
+      const outcome = await bash(workspace, {
+        command: `echo partial; ${uniqueSleep()}`,
+        timeout_ms: 300,
+      });
+      expect(errorMessage(outcome)).toBe(
+        'command timed out after 300 ms and was killed; output so far:\npartial',
+      );
+      expect(Date.now() - started).toBeLessThan(3_000);
+    });
+
+    it('kills the command when the caller cancels', async () => {
+      const workspace = await dirs.make();
+      const sleep = uniqueSleep();
+      const controller = new AbortController();
+      const pending = bash(workspace, { command: sleep }, { signal: controller.signal });
+      expect(await until(() => processesWith(sleep).length > 0, 5_000)).toBe(true);
+      controller.abort();
+      expect(errorMessage(await pending)).toBe('cancelled');
+      expect(await until(() => processesWith(sleep).length === 0, 2_000)).toBe(true);
+    });
+
+    it('returns when the command exits and kills what it left running in the background', async () => {
+      const workspace = await dirs.make();
+      const sleep = uniqueSleep();
+      const started = Date.now();
+      const outcome = await bash(workspace, { command: `${sleep} & echo done` });
+      expect(successOutput(outcome)).toBe('done\n[exit code 0]');
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(await until(() => processesWith(sleep).length === 0, 2_000)).toBe(true);
+    });
+
+    it('refuses a timeout_ms above the configured maximum', async () => {
+      const workspace = await dirs.make();
+      const outcome = await bash(workspace, { command: 'true', timeout_ms: 10_000_000 });
+      expect(errorMessage(outcome)).toMatch(/- timeout_ms: .*<=600000/);
+    });
+  });
 }
-
-describe('bash', () => {
-  it('runs in the workspace root and reports stdout, stderr and the exit code', async () => {
-    const workspace = await dirs.make();
-    const outcome = await bash(workspace, { command: 'pwd; echo oops >&2; exit 3' });
-    expect(successOutput(outcome)).toBe(`${workspace}\noops\n[exit code 3]`);
-  });
-
-  it('changes files relative to the workspace', async () => {
-    const workspace = await dirs.make();
-    await bash(workspace, { command: 'mkdir -p out && printf made > out/f.txt' });
-    expect(await readFile(join(workspace, 'out', 'f.txt'), 'utf8')).toBe('made');
-  });
-
-  it('says when a command printed nothing', async () => {
-    const workspace = await dirs.make();
-    expect(successOutput(await bash(workspace, { command: 'true' }))).toBe(
-      '(no output)\n[exit code 0]',
-    );
-  });
-
-  it('keeps the start and end of long output and notes what was dropped', async () => {
-    const workspace = await dirs.make();
-    const output = String(successOutput(await bash(workspace, { command: 'seq 1 1000' })));
-    expect(output.startsWith('1\n2\n3\n')).toBe(true);
-    expect(output.endsWith('999\n1000\n[exit code 0]')).toBe(true);
-    expect(output).toMatch(/\[… \d+ bytes of output omitted …\]/);
-    expect(output.length).toBeLessThan(200);
-  });
-
-  it('kills a command past its registry timeout, with its whole process group, promptly', async () => {
-    const workspace = await dirs.make();
-    const started = Date.now();
-    const outcome = await bash(
-      workspace,
-      { command: 'echo $$ > shell.pid; sleep 30 & echo $! > child.pid; wait' },
-      { timeoutMs: 300 },
-    );
-    expect(errorMessage(outcome)).toBe('timed out after 300 ms');
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(await isGoneWithin(await readPid(join(workspace, 'shell.pid')), 2_000)).toBe(true);
-    expect(await isGoneWithin(await readPid(join(workspace, 'child.pid')), 2_000)).toBe(true);
-  });
-
-  it("honours the model's timeout_ms and returns the output so far", async () => {
-    const workspace = await dirs.make();
-    const started = Date.now();
-    const outcome = await bash(workspace, { command: 'echo partial; sleep 30', timeout_ms: 300 });
-    expect(errorMessage(outcome)).toBe(
-      'command timed out after 300 ms and was killed; output so far:\npartial',
-    );
-    expect(Date.now() - started).toBeLessThan(3_000);
-  });
-
-  it('kills the command when the caller cancels', async () => {
-    const workspace = await dirs.make();
-    const controller = new AbortController();
-    const pending = bash(
-      workspace,
-      { command: 'echo $$ > shell.pid; sleep 30' },
-      { signal: controller.signal },
-    );
-    const pid = await readPid(join(workspace, 'shell.pid'));
-    controller.abort();
-    expect(errorMessage(await pending)).toBe('cancelled');
-    expect(await isGoneWithin(pid, 2_000)).toBe(true);
-  });
-
-  it('returns when the command exits and kills what it left running in the background', async () => {
-    const workspace = await dirs.make();
-    const started = Date.now();
-    const outcome = await bash(workspace, { command: 'sleep 30 & echo $! > bg.pid; echo done' });
-    expect(successOutput(outcome)).toBe('done\n[exit code 0]');
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(await isGoneWithin(await readPid(join(workspace, 'bg.pid')), 2_000)).toBe(true);
-  });
-
-  it('refuses a timeout_ms above the configured maximum', async () => {
-    const workspace = await dirs.make();
-    const outcome = await bash(workspace, { command: 'true', timeout_ms: 10_000_000 });
-    expect(errorMessage(outcome)).toMatch(/- timeout_ms: .*<=600000/);
-  });
-});
 
 describe('collectOutput', () => {
   it('keeps everything under the cap, even a character split across chunks', () => {

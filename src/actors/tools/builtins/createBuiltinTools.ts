@@ -9,7 +9,10 @@ import { createWriteFileTool } from './createWriteFileTool.js';
  * Settings of the built-in tools, per tool.
  *
  * @example
- * const options: BuiltinToolsOptions = { bash: { timeoutMs: 30_000 }, listFiles: { maxEntries: 300 } };
+ * const options: BuiltinToolsOptions = {
+ *   bash: { timeoutMs: 30_000, sandbox: { allowNetwork: ['registry.npmjs.org:443'] } },
+ *   listFiles: { maxEntries: 300 },
+ * };
  */
 export interface BuiltinToolsOptions {
   readFile?: ReadFileToolOptions;
@@ -19,8 +22,9 @@ export interface BuiltinToolsOptions {
 
 /**
  * All built-in tools, confined to the workspace root given to each call: `read_file`,
- * `list_files` (read-only), `edit_file`, `write_file` (mutating edits) and `bash` (mutating, not an
- * edit).
+ * `list_files` (read-only), `edit_file`, `write_file` (mutating edits, written atomically) and
+ * `bash` (mutating, not an edit; its commands run in an OS sandbox, see
+ * {@link BashToolOptions.sandbox}).
  *
  * @example
  * const registry = createToolRegistry(createBuiltinTools({ bash: { timeoutMs: 60_000 } }));

@@ -1,8 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { defineTool, type Tool } from '../defineTool.js';
 import { resolveInWorkspace } from '../resolveInWorkspace.js';
-import { describeFsError } from './describeFsError.js';
+import { cancelledBeforeWriting, describeFsError } from './describeFsError.js';
+import { writeFileAtomically } from './writeFileAtomically.js';
 
 const inputSchema = z.object({
   path: z.string().min(1).describe('File path relative to the workspace root'),
@@ -19,7 +20,8 @@ const inputSchema = z.object({
 /**
  * The `edit_file` tool: replaces an exact piece of text in a file. The text must occur once
  * (or `replace_all` be set); otherwise the error says whether it was missing or how many times it
- * occurs, so the model can add context and try again.
+ * occurs, so the model can add context and try again. The file is rewritten atomically, keeping
+ * its mode (see {@link writeFileAtomically}).
  *
  * @example
  * const registry = createToolRegistry([createEditFileTool()]);
@@ -63,11 +65,10 @@ export function createEditFileTool(): Tool<typeof inputSchema> {
       const edited = replace_all
         ? text.split(old_string).join(new_string)
         : replaceFirst(text, old_string, new_string);
-      signal.throwIfAborted();
       try {
-        await writeFile(absolute, edited, 'utf8');
+        await writeFileAtomically(absolute, edited, { signal });
       } catch (error) {
-        throw describeFsError(error, display);
+        throw signal.aborted ? cancelledBeforeWriting(display) : describeFsError(error, display);
       }
       const replaced = replace_all ? count : 1;
       return `edited '${display}': replaced ${replaced} occurrence${replaced === 1 ? '' : 's'}`;

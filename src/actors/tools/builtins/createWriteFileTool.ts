@@ -1,9 +1,10 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as z from 'zod';
 import { defineTool, type Tool } from '../defineTool.js';
 import { resolveInWorkspace } from '../resolveInWorkspace.js';
-import { describeFsError } from './describeFsError.js';
+import { cancelledBeforeWriting, describeFsError } from './describeFsError.js';
+import { writeFileAtomically } from './writeFileAtomically.js';
 
 const inputSchema = z.object({
   path: z.string().min(1).describe('File path relative to the workspace root'),
@@ -12,7 +13,9 @@ const inputSchema = z.object({
 
 /**
  * The `write_file` tool: creates or overwrites a file of the workspace with the given content,
- * creating missing parent directories.
+ * creating missing parent directories. The write is atomic (see {@link writeFileAtomically}): a
+ * cancel before it commits leaves the file as it was, and a hard link to a file outside the
+ * workspace is replaced, never written through.
  *
  * @example
  * const registry = createToolRegistry([createWriteFileTool()]);
@@ -28,25 +31,15 @@ export function createWriteFileTool(): Tool<typeof inputSchema> {
     edit: true,
     async execute({ path, content }, { workspace, signal }) {
       const { absolute, display } = await resolveInWorkspace(workspace, path);
+      let created: boolean;
       try {
-        const existed = await exists(absolute);
         await mkdir(dirname(absolute), { recursive: true });
-        signal.throwIfAborted();
-        await writeFile(absolute, content, { encoding: 'utf8', signal });
-        const bytes = Buffer.byteLength(content, 'utf8');
-        return `${existed ? 'overwrote' : 'created'} '${display}' (${bytes} byte${bytes === 1 ? '' : 's'})`;
+        ({ created } = await writeFileAtomically(absolute, content, { signal }));
       } catch (error) {
-        throw describeFsError(error, display);
+        throw signal.aborted ? cancelledBeforeWriting(display) : describeFsError(error, display);
       }
+      const bytes = Buffer.byteLength(content, 'utf8');
+      return `${created ? 'created' : 'overwrote'} '${display}' (${bytes} byte${bytes === 1 ? '' : 's'})`;
     },
   });
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

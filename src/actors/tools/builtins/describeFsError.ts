@@ -33,3 +33,13 @@ export function describeFsError(error: unknown, displayPath: string): Error {
       return error instanceof Error ? error : new Error(String(error));
   }
 }
+
+/**
+ * The error of a write cancelled before its commit point: the model learns the file is unchanged.
+ *
+ * @example
+ * throw cancelledBeforeWriting('src/a.ts');
+ */
+export function cancelledBeforeWriting(displayPath: string): Error {
+  return new Error(`cancelled before '${displayPath}' was written; the file is unchanged`);
+}

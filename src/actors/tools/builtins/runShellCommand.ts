@@ -18,6 +18,11 @@ export interface ShellCommandOptions {
   signal?: AbortSignal;
   /** Environment of the command. Default: this process's environment. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * A program that runs the shell for us, such as a sandbox: `[...launcher, 'bash', '-c', command]`
+   * is run instead of bash itself. Default: none.
+   */
+  launcher?: readonly string[];
 }
 
 /**
@@ -61,8 +66,9 @@ export function runShellCommand(
       reject(abortError(signal));
       return;
     }
+    const [file = 'bash', ...args] = [...(options.launcher ?? []), 'bash', '-c', command];
     // detached: the shell leads a new process group, so one kill reaches all its descendants.
-    const child = spawn('bash', ['-c', command], {
+    const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,
