@@ -50,6 +50,12 @@ export interface MessagesApiServerOptions {
   port?: number;
   /** Pause between SSE events for turns that don't set their own. Default 0. */
   eventDelayMs?: number;
+  /**
+   * How long an idle keep-alive connection stays open. Default Node's (5 s). A client whose
+   * event loop stalls for longer can send its next request on a connection the server has just
+   * closed; load tests raise this so that never happens.
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 /**
@@ -122,6 +128,9 @@ export async function startMessagesApiServer(
   const httpServer = createServer((req, res) => {
     void state.handle(req, res);
   });
+  if (options.keepAliveTimeoutMs !== undefined) {
+    httpServer.keepAliveTimeout = options.keepAliveTimeoutMs;
+  }
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
