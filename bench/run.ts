@@ -9,6 +9,7 @@
  *   directory);
  * - `--agents=100,500` and `--rounds=3`: other N and rounds (every N gets the same rounds);
  * - `--subjects=sdk,agent`: only these subjects (ids in bench/density/densitySubjects.ts);
+ * - `--events-per-ms=5`: another arrival rate (the default keeps the floor under one core);
  * - `--cpu-prof[=dir]`: a V8 CPU profile of every measured process (default bench/.cpu-prof);
  * - `--no-per-turn`: skip the per-turn table.
  */
@@ -49,6 +50,7 @@ const agentsOption = option('agents')?.split(',').map(Number);
 const roundsOption = option('rounds');
 const subjectsOption = option('subjects')?.split(',');
 const cpuProfile = process.argv.includes('--cpu-prof') ? 'bench/.cpu-prof' : option('cpu-prof');
+const eventsPerMs = Number(option('events-per-ms') ?? EVENTS_PER_MS);
 
 function densityPlan(): DensityPlan {
   const defaults: DensityStep[] = quick
@@ -74,8 +76,12 @@ function densityPlan(): DensityPlan {
     };
   });
   const subjects = (subjectsOption ?? Object.keys(DENSITY_SUBJECTS)).filter(isDensitySubjectId);
-  if (steps.some((step) => !(step.agents > 0 && step.rounds > 0)) || subjects.length === 0) {
-    throw new Error('bench: --agents, --rounds and --subjects need positive numbers and known ids');
+  const positive = (value: number) => Number.isFinite(value) && value > 0;
+  const stepsValid = steps.every((step) => positive(step.agents) && positive(step.rounds));
+  if (!stepsValid || !positive(eventsPerMs) || subjects.length === 0) {
+    throw new Error(
+      'bench: --agents, --rounds and --events-per-ms take positive numbers, --subjects known ids',
+    );
   }
   // Every ratio is to the floor, so the floor always runs.
   if (!subjects.includes('sdk')) subjects.unshift('sdk');
@@ -83,7 +89,7 @@ function densityPlan(): DensityPlan {
     steps,
     subjects,
     warmupAgents: quick ? 10 : 20,
-    eventDelayMs: (agents) => Math.max(1, Math.round(agents / EVENTS_PER_MS)),
+    eventDelayMs: (agents) => Math.max(1, Math.round(agents / eventsPerMs)),
     ...(cpuProfile === undefined ? {} : { cpuProfileDir: cpuProfile }),
   };
 }
@@ -199,8 +205,7 @@ process.stdout.write(`${lines.join('\n')}\n`);
 const output = {
   environment: { ...environment, loadAverageAtEnd: loadavg(), runSeconds: seconds, quick },
   method: {
-    density:
-      'A pacing server (src/testing startMessagesApiServer, its own process) streams the exact Messages API event sequence, one SSE event per socket write, with a fixed delay between events of N ÷ 12.5 ms at N agents. Each measured run is a fresh process: one subject, warmed up against an unpaced server, N agents built, garbage collected, then the N turns timed together. CPU is process.cpuUsage (user + system) of that process ÷ N; wall time from the first request to the last turn done; peak RSS sampled every 20 ms; event-loop delay from monitorEventLoopDelay (1 ms resolution, the interval subtracted). Subjects alternate within a round in an order that rotates every round; ratios are paired per round.',
+    density: `A pacing server (src/testing startMessagesApiServer, its own process) streams the exact Messages API event sequence, one SSE event per socket write, with a fixed delay between events of N ÷ ${eventsPerMs} ms at N agents. Each measured run is a fresh process: one subject, warmed up against an unpaced server, N agents built, garbage collected, then the N turns timed together. CPU is process.cpuUsage (user + system) of that process ÷ N; wall time from the first request to the last turn done; peak RSS sampled every 20 ms; event-loop delay from monitorEventLoopDelay (1 ms resolution, the interval subtracted). Subjects alternate within a round in an order that rotates every round; ratios are paired per round.`,
     perTurn:
       'CPU time (process.cpuUsage) per turn with instant model and tools; each subject sampled in its own process in interleaved rounds after a 2 s CPU warm-up; median and min–max over rounds; ratios paired per round.',
   },
@@ -213,8 +218,12 @@ const output = {
   density: { runs, figures: figures.filter((figure) => figure.section.startsWith('density:')) },
   perTurn: perTurn ?? null,
 };
-// A quick or partial run is a harness check, not a measurement: it never replaces results.json.
-const partial = quick || agentsOption !== undefined || subjectsOption !== undefined;
+// A quick or partial run is not the benchmark: it never replaces results.json.
+const partial =
+  quick ||
+  agentsOption !== undefined ||
+  subjectsOption !== undefined ||
+  eventsPerMs !== EVENTS_PER_MS;
 const resultsPath = partial
   ? join(tmpdir(), 'agent-statechart-bench-partial.json')
   : fileURLToPath(new URL('./results.json', import.meta.url));
