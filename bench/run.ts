@@ -61,7 +61,8 @@ function densityPlan(): DensityPlan {
     : [
         { agents: 100, rounds: 2 },
         { agents: 500, rounds: 1 },
-        // LangGraph.js + MemorySaver at 1,000 agents alone would take two of the ten minutes;
+        // LangGraph.js + MemorySaver at 1,000 agents is the longest run of all and tells little
+        // that LangGraph.js alone does not; it would not fit the ten minutes with the rest.
         // `--agents=1000 --subjects=lgSaver` measures it.
         { agents: 1_000, rounds: 1, skip: ['lgSaver'] },
       ];
