@@ -1,175 +1,232 @@
 /**
- * `npm run bench`: cost per delta, per event, per turn and per idle agent, side by side with a
- * hand-written reducer, a naive XState machine and LangGraph.js, at 10, 1,000 and 10,000 prior
- * messages. Each phase runs in its own Node process (fresh heap and JIT, `--expose-gc`); this
- * process only starts them, prints the table and the targets, and writes bench/results.json.
+ * `npm run bench`: the end-to-end density benchmark (N concurrent agents each doing one agent
+ * turn against a pacing Messages API server; see docs/performance.md), then the secondary
+ * per-turn table. This process only compiles the code, starts the processes that serve and
+ * measure, prints the tables and the targets, and writes bench/results.json.
  *
- * `npm run bench -- --quick` runs fewer rounds and smaller sizes (to try the harness out) and
- * writes its results to the temp directory instead.
+ * Options (after `npm run bench --`):
+ * - `--quick`: 20 and 50 agents and fewer rounds, to try the harness (results go to the temp
+ *   directory);
+ * - `--agents=100,500` and `--rounds=3`: other N and rounds (every N gets the same rounds);
+ * - `--subjects=sdk,agent`: only these subjects (ids in bench/density/densitySubjects.ts);
+ * - `--events-per-ms=5`: another arrival rate (the default keeps the floor under one core);
+ * - `--cpu-prof[=dir]`: a V8 CPU profile of every measured process (default bench/.cpu-prof);
+ * - `--no-per-turn`: skip the per-turn table.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventsPerTurn } from './density/agentTurn.js';
+import { densityFigures } from './density/densityFigures.js';
+import {
+  type DensityPlan,
+  type DensityRun,
+  type DensityStep,
+  runDensityRounds,
+} from './density/densityRounds.js';
+import { DENSITY_SUBJECTS, isDensitySubjectId } from './density/densitySubjects.js';
+import { renderDensityTable } from './density/densityTable.js';
 import { captureEnvironment } from './report/environment.js';
-import type { Figure, PhaseResult } from './report/figures.js';
-import { renderSection, type Section } from './report/table.js';
+import type { PhaseResult } from './report/figures.js';
+import { renderSection } from './report/table.js';
 import { describeTarget, evaluateTargets } from './report/targets.js';
 
-const quick = process.argv.includes('--quick');
-const phases: Array<[string, string]> = [
-  ['stream', 'streamBatchPhase.ts'],
-  ['delta', 'deltaPhase.ts'],
-  ['events', 'eventPhase.ts'],
-  ['turn', 'turnPhase.ts'],
-  ['graph', 'graphPhase.ts'],
-  ['memory', 'memoryPhase.ts'],
-  ['hibernate', 'hibernatePhase.ts'],
-];
+/**
+ * SSE events per millisecond that reach the measured process, at every N: each stream's delay
+ * between events is N ÷ this, so the floor (the bare SDK) keeps well under one core at every N
+ * and the 2-core machine has room for the pacing server too (see docs/performance.md).
+ */
+const EVENTS_PER_MS = 16;
 
-const SECTIONS: Section[] = [
-  {
-    id: 'streamBatch',
-    title: 'Fast stream, real SDK + llmActor + DeltaCoalescer: deltas per I/O tick',
-  },
-  { id: 'delta', title: 'Streaming text delta, model call → listener (CPU time per delta)' },
-  { id: 'deltaRatio', title: 'Streaming delta ratios (paired per round)' },
-  { id: 'deltaFlat', title: 'Streaming delta, 10,000 ÷ 10 prior messages' },
-  { id: 'deltaLoop', title: 'For scale: one event-loop tick' },
-  { id: 'event:delta', title: 'Event: LlmTextDelta, a single delta (CPU time per event)' },
-  { id: 'event:toolPending', title: 'Event: ToolCompleted while the other call still runs' },
-  {
-    id: 'event:toolLast',
-    title: 'Event: ToolCompleted, last call (appends tool results, starts the next model call)',
-  },
-  {
-    id: 'event:llmText',
-    title: 'Event: LlmCompleted with text (appends the answer, back to idle)',
-  },
-  { id: 'lgStep', title: '(c) LangGraph.js has no per-event API: its unit is a superstep' },
-  {
-    id: 'handleEventRatio',
-    title: 'AgentCore.handleEvent ÷ bare actor.send, same event (target ≤ 1.3)',
-  },
-  { id: 'eventRatio', title: 'Event ratios' },
-  { id: 'eventFlat', title: 'Events, 10,000 ÷ 10 prior messages' },
-  { id: 'append', title: 'Appending one message to the transcript (CPU time per append)' },
-  { id: 'turn', title: 'One full turn, instant model and tools (CPU time per turn)' },
-  { id: 'turnRatio', title: 'Per-turn ratios (LangGraph.js ÷ ours: target ≥ 20)' },
-  { id: 'turnFlat', title: 'Per turn, 10,000 ÷ 10 prior messages' },
-  { id: 'memory', title: 'Idle agent after one turn: bytes beyond its conversation' },
-  {
-    id: 'memoryConversation',
-    title: '… the conversation itself (transcript objects, or one JSON copy)',
-  },
-  {
-    id: 'hibernate100k',
-    title: 'Hibernated sessions held in one process (10 prior messages each)',
-  },
-  { id: 'hibernateBytes', title: 'Hibernated session: JSON characters beyond the transcript' },
-  { id: 'hibernateTime', title: 'Hibernate and wake (CPU time per session)' },
-  { id: 'graph', title: 'Generating graph tests: getShortestPaths (CPU time per generation)' },
-  { id: 'graphPaths', title: 'Paths generated' },
-  { id: 'graphRatio', title: 'Graph generation ratio' },
-  { id: 'graphFlat', title: 'Graph generation, 10,000 ÷ 10 prior messages' },
-];
+function option(name: string): string | undefined {
+  const prefix = `--${name}=`;
+  return process.argv.find((arg) => arg.startsWith(prefix))?.slice(prefix.length);
+}
+
+const quick = process.argv.includes('--quick');
+const agentsOption = option('agents')?.split(',').map(Number);
+const roundsOption = option('rounds');
+const subjectsOption = option('subjects')?.split(',');
+const cpuProfile = process.argv.includes('--cpu-prof') ? 'bench/.cpu-prof' : option('cpu-prof');
+const eventsPerMs = Number(option('events-per-ms') ?? EVENTS_PER_MS);
+
+function densityPlan(): DensityPlan {
+  const defaults: DensityStep[] = quick
+    ? [
+        { agents: 20, rounds: 2 },
+        { agents: 50, rounds: 1 },
+      ]
+    : [
+        { agents: 100, rounds: 2 },
+        { agents: 500, rounds: 1 },
+        // LangGraph.js + MemorySaver at 1,000 agents is the longest run of all and tells little
+        // that LangGraph.js alone does not; it would not fit the ten minutes with the rest.
+        // `--agents=1000 --subjects=lgSaver` measures it.
+        { agents: 1_000, rounds: 1, skip: ['lgSaver'] },
+      ];
+  const rounds = roundsOption === undefined ? undefined : Number(roundsOption);
+  const steps = (agentsOption ?? defaults.map((step) => step.agents)).map((agents) => {
+    const preset = defaults.find((step) => step.agents === agents);
+    return {
+      agents,
+      rounds: rounds ?? preset?.rounds ?? 1,
+      // Subjects asked for by name always run.
+      skip: subjectsOption === undefined ? (preset?.skip ?? []) : [],
+    };
+  });
+  const subjects = (subjectsOption ?? Object.keys(DENSITY_SUBJECTS)).filter(isDensitySubjectId);
+  const positive = (value: number) => Number.isFinite(value) && value > 0;
+  const stepsValid = steps.every((step) => positive(step.agents) && positive(step.rounds));
+  if (!stepsValid || !positive(eventsPerMs) || subjects.length === 0) {
+    throw new Error(
+      'bench: --agents, --rounds and --events-per-ms take positive numbers, --subjects known ids',
+    );
+  }
+  // Every ratio is to the floor, so the floor always runs.
+  if (!subjects.includes('sdk')) subjects.unshift('sdk');
+  return {
+    steps,
+    subjects,
+    warmupAgents: quick ? 10 : 20,
+    eventDelayMs: (agents) => Math.max(1, Math.round(agents / eventsPerMs)),
+    ...(cpuProfile === undefined ? {} : { cpuProfileDir: cpuProfile }),
+  };
+}
 
 /**
- * The phases run compiled, as plain JavaScript, the way a service runs the published package:
- * the tsx loader that runs this file would give every closure the phases create a `name`
- * property of its own (esbuild's keepNames), which costs time per closure and about 1.6 KB per
- * idle agent that the package itself does not.
+ * Everything runs compiled, as plain JavaScript, the way a service runs the published package
+ * (the tsx loader that runs this file gives every closure a `name` of its own).
  */
 const BUILD_DIR = fileURLToPath(
   new URL('../node_modules/.cache/agent-statechart-bench/', import.meta.url),
 );
+const compiled = (path: string) => join(BUILD_DIR, 'bench', path.replace(/\.ts$/, '.js'));
 
 function compileBench(): void {
   rmSync(BUILD_DIR, { recursive: true, force: true });
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
   const project = fileURLToPath(new URL('./tsconfig.json', import.meta.url));
-  const result = spawnSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
-  if (result.status !== 0)
+  // `npm run typecheck` checks the bench; here tsc only has to emit.
+  const result = spawnSync(process.execPath, [tsc, '-p', project, '--noCheck'], {
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) {
     throw new Error(`compiling the bench failed (tsc exited ${result.status})`);
+  }
 }
 
-function runPhase(file: string, out: string): Promise<void> {
-  const script = join(BUILD_DIR, 'bench', 'phases', file.replace(/\.ts$/, '.js'));
-  const args = ['--expose-gc', '--max-old-space-size=4096', script, out];
+/** The per-turn phase, in a process of its own; returns its result. */
+async function runPerTurn(): Promise<PhaseResult> {
+  const workDir = mkdtempSync(join(tmpdir(), 'agent-statechart-bench-'));
+  const out = join(workDir, 'perTurn.json');
+  const args = ['--expose-gc', compiled('perTurn/perTurnPhase.ts'), out];
   if (quick) args.push('--quick');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${file} exited with ${code}`)),
-    );
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+      child.once('error', reject);
+      child.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`the per-turn phase exited with ${code}`)),
+      );
+    });
+    return JSON.parse(readFileSync(out, 'utf8')) as PhaseResult;
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
 }
 
 const environment = captureEnvironment();
 const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s`;
 process.stderr.write(
   `agent-statechart bench${quick ? ' (quick)' : ''}: Node ${environment.node}, ${environment.cpu}, ${environment.cores} cores, load ${environment.loadAverageAtStart.join(' ')}\n`,
 );
 process.stderr.write('compiling src and bench…\n');
 compileBench();
-const workDir = mkdtempSync(join(tmpdir(), 'agent-statechart-bench-'));
-const results: PhaseResult[] = [];
-const phaseSeconds: Record<string, number> = {};
-try {
-  for (const [name, file] of phases) {
-    const phaseStarted = Date.now();
-    process.stderr.write(`phase ${name}…\n`);
-    const out = join(workDir, `${name}.json`);
-    await runPhase(file, out);
-    results.push(JSON.parse(readFileSync(out, 'utf8')) as PhaseResult);
-    phaseSeconds[name] = (Date.now() - phaseStarted) / 1000;
-  }
-} finally {
-  rmSync(workDir, { recursive: true, force: true });
-}
-const seconds = (Date.now() - started) / 1000;
-const figures: Figure[] = results.flatMap((result) => result.figures);
-const targets = evaluateTargets(figures);
+if (cpuProfile !== undefined) mkdirSync(cpuProfile, { recursive: true });
 
+const plan = densityPlan();
+const runs: DensityRun[] = await runDensityRounds(
+  plan,
+  {
+    pacer: compiled('pacer/pacingServer.ts'),
+    measuredRun: compiled('density/measuredRun.ts'),
+  },
+  (run, done, total) => {
+    const { metrics } = run;
+    process.stderr.write(
+      `${elapsed()} [density ${done}/${total}] round ${run.round + 1}, N=${run.agents}, ${run.subject}: ${(metrics.cpuMs / run.agents).toFixed(2)} ms CPU per turn, ${(metrics.wallMs / 1000).toFixed(1)} s wall, loop p99 ${metrics.loopDelayP99Ms.toFixed(1)} ms, load ${run.loadAverage.toFixed(1)}\n`,
+    );
+  },
+);
+const perTurn = process.argv.includes('--no-per-turn') ? undefined : await runPerTurn();
+const seconds = (Date.now() - started) / 1000;
+
+const figures = [...densityFigures(runs), ...(perTurn?.figures ?? [])];
+const targets = evaluateTargets(figures);
+const describeStep = (agents: number) => {
+  const step = plan.steps.find((entry) => entry.agents === agents);
+  const rounds = step?.rounds ?? 0;
+  const delay = plan.eventDelayMs(agents);
+  const paced = ((eventsPerTurn() * delay) / 1000).toFixed(1);
+  return `${delay} ms between SSE events (a turn's ${eventsPerTurn()} events take ${paced} s at least), ${rounds} round${rounds === 1 ? '' : 's'}`;
+};
 const lines: string[] = [
   '',
   `agent-statechart benchmarks — Node ${environment.node}, ${environment.cpu}, ${environment.cores} cores, ${environment.memoryGB} GB`,
   `commit ${environment.git.commit}${environment.git.dirtySrc.length > 0 ? ` + uncommitted src changes (${environment.git.dirtySrc.length} files)` : ''}; load average ${environment.loadAverageAtStart.join(' ')} at start, ${loadavg()
     .map((value) => value.toFixed(2))
     .join(' ')} at end; ${seconds.toFixed(0)} s`,
-  'Timings are CPU time of the benchmark process per operation: median (min–max) of interleaved rounds.',
   '',
+  'END TO END: N concurrent agents, one agent turn each (600 text deltas and a tool call, the tool, a short second stream),',
+  'against a pacing Messages API server in its own process. Median (min–max) over rounds; ratios paired per round.',
+  '',
+  ...renderDensityTable(figures, describeStep),
 ];
-for (const section of SECTIONS) {
-  const block = renderSection(section, figures);
-  if (block.length > 0) lines.push(...block, '');
+if (perTurn !== undefined) {
+  lines.push(
+    ...renderSection(
+      {
+        id: 'turn',
+        title: 'PER TURN, instant model and tools (CPU time per turn; n = prior messages)',
+      },
+      figures,
+    ),
+    '',
+    ...renderSection({ id: 'turnRatio', title: 'Per-turn ratios (paired per round)' }, figures),
+    '',
+  );
 }
 lines.push('TARGETS');
 for (const result of targets) lines.push(...describeTarget(result));
 process.stdout.write(`${lines.join('\n')}\n`);
 
 const output = {
-  environment: {
-    ...environment,
-    loadAverageAtEnd: loadavg(),
-    runSeconds: seconds,
-    phaseSeconds,
-    quick,
-  },
+  environment: { ...environment, loadAverageAtEnd: loadavg(), runSeconds: seconds, quick },
   method: {
-    timing:
-      'CPU time (process.cpuUsage, user + system, V8 helper threads included) per operation; a full GC and a short idle pause before each timed block, so the collection of garbage made earlier is not billed to it; each comparison sampled in interleaved rounds (every subject once per round, rotating order); median and min–max over rounds; ratios paired per round.',
-    memory:
-      'heapUsed + arrayBuffers after two forced full GCs (--expose-gc), before and after building N idle agents; the conversation measured by keeping only the transcripts and measuring again.',
+    density: `A pacing server (src/testing startMessagesApiServer, its own process) streams the exact Messages API event sequence, one SSE event per socket write, with a fixed delay between events of N ÷ ${eventsPerMs} ms at N agents. Each measured run is a fresh process: one subject, warmed up against an unpaced server, N agents built, garbage collected, then the N turns timed together. CPU is process.cpuUsage (user + system) of that process ÷ N; wall time from the first request to the last turn done; peak RSS sampled every 20 ms; event-loop delay from monitorEventLoopDelay (1 ms resolution, the interval subtracted). Subjects alternate within a round in an order that rotates every round; ratios are paired per round.`,
+    perTurn:
+      'CPU time (process.cpuUsage) per turn with instant model and tools; each subject sampled in its own process in interleaved rounds after a 2 s CPU warm-up; median and min–max over rounds; ratios paired per round.',
+  },
+  plan: {
+    steps: plan.steps.map((step) => ({ ...step, eventDelayMs: plan.eventDelayMs(step.agents) })),
+    subjects: Object.fromEntries(plan.subjects.map((id) => [id, DENSITY_SUBJECTS[id].label])),
+    warmupAgents: plan.warmupAgents,
   },
   targets,
-  phases: results,
+  density: { runs, figures: figures.filter((figure) => figure.section.startsWith('density:')) },
+  perTurn: perTurn ?? null,
 };
-// A quick run is a harness check, not a measurement: it never replaces bench/results.json.
-const resultsPath = quick
-  ? join(tmpdir(), 'agent-statechart-bench-quick.json')
+// A quick or partial run is not the benchmark: it never replaces results.json.
+const partial =
+  quick ||
+  agentsOption !== undefined ||
+  subjectsOption !== undefined ||
+  eventsPerMs !== EVENTS_PER_MS;
+const resultsPath = partial
+  ? join(tmpdir(), 'agent-statechart-bench-partial.json')
   : fileURLToPath(new URL('./results.json', import.meta.url));
 writeFileSync(resultsPath, `${JSON.stringify(output, null, 2)}\n`);
 process.stderr.write(`wrote ${resultsPath} (${seconds.toFixed(0)} s)\n`);

@@ -58,9 +58,14 @@ export function captureEnvironment(): Environment {
     memoryGB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     platform: `${process.platform} ${process.arch}`,
     versions: Object.fromEntries(
-      ['xstate', '@langchain/langgraph', '@langchain/core', '@anthropic-ai/sdk', 'tsx'].map(
-        (name) => [name, packageVersion(name)],
-      ),
+      [
+        'xstate',
+        '@anthropic-ai/sdk',
+        '@langchain/langgraph',
+        '@langchain/core',
+        '@langchain/anthropic',
+        'tsx',
+      ].map((name) => [name, packageVersion(name)]),
     ),
     git: {
       commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown',

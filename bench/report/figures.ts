@@ -2,7 +2,8 @@
  * What a phase hands back to `run.ts`: figures (a distribution per subject and history size) and
  * ratios, all JSON, so the parent process can print them and store them in results.json.
  */
-import { pairedRatio, type Series, type Stats, stats } from '../measure.js';
+import type { Series } from '../perTurn/measure.js';
+import { pairedRatio, type Stats, stats } from './statistics.js';
 
 export type Unit = 'ns' | 'bytes' | 'x' | 'count';
 

@@ -6,10 +6,18 @@ interface Scale {
   suffix: string;
 }
 
+function scaleOf(value: number, unit: Unit): Scale {
+  if (unit === 'bytes') {
+    return value < 1e6 ? { divisor: 1, suffix: ' B' } : { divisor: 1e6, suffix: ' MB' };
+  }
+  return timeScale(value);
+}
+
 function timeScale(value: number): Scale {
   if (value < 1_000) return { divisor: 1, suffix: ' ns' };
   if (value < 1_000_000) return { divisor: 1_000, suffix: ' µs' };
-  return { divisor: 1_000_000, suffix: ' ms' };
+  if (value < 1_000_000_000) return { divisor: 1_000_000, suffix: ' ms' };
+  return { divisor: 1_000_000_000, suffix: ' s' };
 }
 
 function digits(scaled: number): string {
@@ -23,7 +31,9 @@ function plain(value: number, unit: Unit, scale: Scale): string {
     case 'ns':
       return digits(value / scale.divisor);
     case 'bytes':
-      return Math.round(value).toLocaleString('en');
+      return scale.divisor === 1
+        ? Math.round(value).toLocaleString('en')
+        : digits(value / scale.divisor);
     case 'x':
       return digits(value);
     case 'count':
@@ -32,22 +42,21 @@ function plain(value: number, unit: Unit, scale: Scale): string {
 }
 
 function suffix(unit: Unit, scale: Scale): string {
-  if (unit === 'ns') return scale.suffix;
-  if (unit === 'bytes') return ' B';
+  if (unit === 'ns' || unit === 'bytes') return scale.suffix;
   if (unit === 'x') return '×';
   return '';
 }
 
 export function formatValue(value: number, unit: Unit): string {
   if (!Number.isFinite(value)) return '—';
-  const scale = timeScale(value);
+  const scale = scaleOf(value, unit);
   return `${plain(value, unit, scale)}${suffix(unit, scale)}`;
 }
 
 /** "median (min–max)" in the median's unit, or just the value when there is one sample. */
 export function formatFigure(figure: Figure): string {
   if (!Number.isFinite(figure.median)) return '—';
-  const scale = timeScale(figure.median);
+  const scale = scaleOf(figure.median, figure.unit);
   const median = `${plain(figure.median, figure.unit, scale)}${suffix(figure.unit, scale)}`;
   if (figure.samples.length <= 1 || figure.min === figure.max) return median;
   const range = `${plain(figure.min, figure.unit, scale)}–${plain(figure.max, figure.unit, scale)}`;

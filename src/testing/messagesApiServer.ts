@@ -64,6 +64,12 @@ export interface MessagesApiServerOptions {
     inputTokensPerMinute?: number;
     outputTokensPerMinute?: number;
   };
+  /**
+   * How long an idle keep-alive connection stays open. Default Node's (5 s). A client whose
+   * event loop stalls for longer can send its next request on a connection the server has just
+   * closed; load tests raise this so that never happens.
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 /**
@@ -179,6 +185,9 @@ export async function startMessagesApiServer(
   const httpServer = createServer((req, res) => {
     void state.handle(req, res);
   });
+  if (options.keepAliveTimeoutMs !== undefined) {
+    httpServer.keepAliveTimeout = options.keepAliveTimeoutMs;
+  }
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

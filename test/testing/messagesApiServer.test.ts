@@ -378,6 +378,17 @@ describe('startMessagesApiServer', () => {
     );
   });
 
+  it('keeps idle connections open for keepAliveTimeoutMs, and says so in Keep-Alive', async () => {
+    const lasting = await start({ script: [reply('Hi')], keepAliveTimeoutMs: 120_000 });
+    const usual = await start({ script: [reply('Hi')] });
+
+    const [long, short] = await Promise.all([post(lasting), post(usual)]);
+    await Promise.all([long.text(), short.text()]);
+
+    expect(long.headers.get('keep-alive')).toBe('timeout=120');
+    expect(short.headers.get('keep-alive')).toBe('timeout=5');
+  });
+
   it('closes promptly while a slow stream is still in flight', async () => {
     const server = await startMessagesApiServer({
       script: [reply('slow', { eventDelayMs: 10_000 })],

@@ -1,5 +1,5 @@
 /**
- * The timing harness. The machine is shared and noisy, so every figure is a distribution: the
+ * The timing harness of the per-turn table. The machine is shared and noisy, so every figure is a distribution: the
  * subjects of one comparison are sampled in interleaved rounds (round r samples every subject
  * once, in a rotating order), so a burst of load from a neighbour hits all of them alike, and each
  * subject's figure is the median of its rounds with the min–max beside it. Ratios are taken per
@@ -23,14 +23,6 @@ export interface Block {
 /** Prepares one sample, untimed: builds the subjects and returns the steps to run. */
 export type Prepare = () => Block[] | Promise<Block[]>;
 
-/** A distribution of nanoseconds per operation. */
-export interface Stats {
-  median: number;
-  min: number;
-  max: number;
-  samples: number[];
-}
-
 export interface MeasureOptions {
   /** Rounds that count. */
   rounds: number;
@@ -38,9 +30,8 @@ export interface MeasureOptions {
   warmup: number;
   /**
    * CPU time each process spends warming up, at least (the samples are thrown away). A few
-   * samples are not enough: a turn through XState runs a hundred functions, and TurboFan was
-   * still optimising them 200 turns in, so the first counted rounds measured the JIT at work,
-   * not the code. A service hosting many agents runs them warm.
+   * samples are not enough: a turn through XState runs a hundred functions, which TurboFan keeps
+   * optimising long after the first turns, and a service hosting many agents runs them warm.
    */
   warmupMs: number;
   /** Called after each round (progress on stderr). */
@@ -50,21 +41,6 @@ export interface MeasureOptions {
    * every case runs in this process.
    */
   family?: (id: string) => string;
-}
-
-export function stats(samples: readonly number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  const median =
-    sorted.length % 2 === 1
-      ? sorted[middle]!
-      : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-  return {
-    median,
-    min: sorted[0] ?? NaN,
-    max: sorted[sorted.length - 1] ?? NaN,
-    samples: [...samples],
-  };
 }
 
 /** Collects garbage when the process runs with --expose-gc, so one sample's garbage is not swept in the next. */
@@ -143,8 +119,7 @@ async function sampleCase(id: string, prepare: Prepare, quiet = true): Promise<S
  * script started again, which serves its family's cases here instead of returning), while this
  * process keeps the rounds interleaved. Subjects sharing one V8 slow each other down: the
  * machine code, inline caches and GC heuristics tuned to one subject's work are what the next
- * one runs with. Measured in one process, 64 deltas per tick cost 62 ns each beside one other
- * subject and 0.3–0.6 µs beside four; a service runs one of them, so each gets its own V8.
+ * one runs with; a service runs one of them, so each gets its own V8.
  */
 export async function measureInterleaved(
   cases: Record<string, Prepare>,
@@ -355,52 +330,10 @@ function serveFamily(
   return new Promise<never>(() => undefined);
 }
 
-/** Per-round ratios `numerator / denominator` (samples of the same round are paired). */
-export function pairedRatio(numerator: readonly number[], denominator: readonly number[]): Stats {
-  const ratios: number[] = [];
-  for (let index = 0; index < Math.min(numerator.length, denominator.length); index++) {
-    ratios.push(numerator[index]! / denominator[index]!);
-  }
-  return stats(ratios);
-}
-
-/** Repeats an op `count` times as one timed block. */
-export function repeat(name: string, count: number, op: () => void): Block {
-  return {
-    name,
-    ops: count,
-    run: () => {
-      for (let index = 0; index < count; index++) op();
-    },
-  };
-}
-
 /**
- * Applies `op` to every subject once, as one block. The count is read when the block has run, so
- * a block may take a list the blocks before it fill.
- */
-export function each<T>(
-  name: string,
-  subjects: readonly T[],
-  op: (subject: T) => void,
-  timed = true,
-): Block {
-  return {
-    name,
-    get ops() {
-      return subjects.length;
-    },
-    timed,
-    run: () => {
-      for (const subject of subjects) op(subject);
-    },
-  };
-}
-
-/**
- * The family of a case named `subject[variant]@size`: the subject, so every history size and
- * batching variant of one subject shares a process, as they would in a service.
+ * The family of a case named `subject@size`: the subject, so every history size of one subject
+ * shares a process, as they would in a service.
  */
 export function subjectFamily(id: string): string {
-  return id.split('@')[0]!.replace(/K\d+$/, '');
+  return id.split('@')[0]!;
 }

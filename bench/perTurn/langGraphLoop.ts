@@ -1,5 +1,5 @@
 /**
- * Baseline (c): the same loop in LangGraph.js, the way its docs build an agent: a `StateGraph`
+ * LangGraph.js as a per-turn subject: the same loop, the way its docs build an agent: a `StateGraph`
  * whose `messages` channel has an append reducer, a `model` node, a `tools` node, and a
  * conditional edge model → tools → model until the model answers without tool calls. The model
  * streams its deltas through the custom stream writer (`config.writer`, the lightest streaming
@@ -16,8 +16,9 @@ import {
   START,
   StateGraph,
 } from '@langchain/langgraph';
-import type { Message, ToolCall, ToolResultBlock } from '../../src/index.js';
-import type { Delta, TurnScript } from '../fixtures/conversation.js';
+import type { Message, ToolResultBlock } from '../../src/index.js';
+import type { Delta, TurnScript } from './conversation.js';
+import { toolCallsOf } from '../subjects/toolCallsOf.js';
 
 const LoopState = Annotation.Root({
   messages: Annotation<Message[]>({
@@ -26,18 +27,6 @@ const LoopState = Annotation.Root({
   }),
 });
 type LoopStateType = typeof LoopState.State;
-
-function toolCalls(message: Message | undefined): ToolCall[] {
-  if (message === undefined || typeof message.content === 'string') return [];
-  const calls: ToolCall[] = [];
-  for (const block of message.content) {
-    if (block.type === 'tool_use') {
-      const use = block as ToolCall & { type: 'tool_use' };
-      calls.push({ id: use.id, name: use.name, input: use.input });
-    }
-  }
-  return calls;
-}
 
 function isToolResults(message: Message | undefined): boolean {
   return Array.isArray(message?.content) && message.content[0]?.type === 'tool_result';
@@ -59,7 +48,7 @@ export function buildLoopGraph(script: TurnScript) {
       return { messages: [response.message] };
     })
     .addNode('tools', (state: LoopStateType) => {
-      const calls = toolCalls(state.messages[state.messages.length - 1]);
+      const calls = toolCallsOf(state.messages[state.messages.length - 1]);
       const content = calls.map((call): ToolResultBlock => {
         const result = script.toolResults.find((event) => event.callId === call.id);
         const output = result?.outcome.status === 'success' ? String(result.outcome.output) : '';
@@ -71,7 +60,7 @@ export function buildLoopGraph(script: TurnScript) {
     .addConditionalEdges(
       'model',
       (state: LoopStateType) =>
-        toolCalls(state.messages[state.messages.length - 1]).length > 0 ? 'tools' : END,
+        toolCallsOf(state.messages[state.messages.length - 1]).length > 0 ? 'tools' : END,
       ['tools', END],
     )
     .addEdge('tools', 'model');
@@ -146,18 +135,4 @@ export function compileLoop(script: TurnScript, checkpointer?: BaseCheckpointSav
 
 export function newMemorySaver(): MemorySaver {
   return new MemorySaver();
-}
-
-/** A one-node graph whose model streams `deltas` text deltas: the per-delta cost of streaming. */
-export function compileStreamOnly(deltas: number) {
-  const delta: Delta = { type: 'LlmTextDelta', content: 'tok ' };
-  const all = Array.from({ length: deltas }, () => delta);
-  return new StateGraph(LoopState)
-    .addNode('model', (_state: LoopStateType, config: LangGraphRunnableConfig) => {
-      writeDeltas(config, all);
-      return { messages: [] };
-    })
-    .addEdge(START, 'model')
-    .addEdge('model', END)
-    .compile();
 }

@@ -1,34 +1,29 @@
 /**
- * One full turn — UserInput → deltas (one tick) → LlmCompleted with 2 tool calls → 2
- * ToolCompleted → deltas (one tick) → LlmCompleted with text → idle — with instant model and
- * tools, so what is left is each subject's own overhead. Ours, the hand-written reducer and the
- * naive machine run it synchronously; LangGraph.js runs it as a graph invocation (model → tools →
- * model, three supersteps), sampled in the same interleaved rounds.
+ * The secondary table: one full turn — UserInput → deltas (one tick) → LlmCompleted with 2 tool
+ * calls → 2 ToolCompleted → deltas (one tick) → LlmCompleted with text → idle — with instant model
+ * and tools, so what is left is each subject's own overhead. The hand-written reducer, the naive
+ * machine and pure mode (`AgentCore`) run it synchronously; LangGraph.js runs it as a graph
+ * invocation (model → tools → model), sampled in the same interleaved rounds. Each subject is
+ * sampled in a process of its own (see measure.ts).
  */
-import { HISTORY_SIZES, priorMessages, turnScript } from '../fixtures/conversation.js';
-import { type Block, measureInterleaved, type Prepare, subjectFamily } from '../measure.js';
-import { type Figure, ratioFigure, timingFigure } from '../report/figures.js';
-import { handReducerSubject } from '../subjects/handReducer.js';
+import { agentCoreSubject } from './agentCoreLoop.js';
+import { HISTORY_SIZES, priorMessages, turnScript } from './conversation.js';
+import { handReducerSubject } from './handReducer.js';
 import {
   checkpointedSession,
   compileLoop,
   type LangGraphSession,
   newMemorySaver,
   statelessSession,
-} from '../subjects/langGraphLoop.js';
-import {
-  checkTurnDone,
-  type LoopSubject,
-  runTurn,
-  type SubjectFactory,
-} from '../subjects/loopSubject.js';
-import { naiveXstateSubject } from '../subjects/naiveXstate.js';
-import { agentCoreSubject, bareActorSubject, createAgentSubject } from '../subjects/ourAgent.js';
-import type { Message } from '../../src/index.js';
+} from './langGraphLoop.js';
+import { checkTurnDone, type LoopSubject, runTurn, type SubjectFactory } from './loopSubject.js';
+import { type Block, measureInterleaved, type Prepare, subjectFamily } from './measure.js';
+import { naiveXstateSubject } from './naiveMachineLoop.js';
 import { finishPhase, phaseSettings, progress } from './phaseIo.js';
+import type { Message } from '../../src/index.js';
+import { type Figure, ratioFigure, timingFigure } from '../report/figures.js';
 
-// More rounds than the other phases: a turn's ratio to LangGraph is the noisiest target.
-const settings = phaseSettings({ rounds: 15 });
+const settings = phaseSettings({ rounds: 5 });
 const script = turnScript();
 const scaled = (count: number) => Math.max(1, Math.round(count * (settings.quick ? 0.25 : 1)));
 
@@ -87,22 +82,15 @@ function graphTurns(
   };
 }
 
+/** Id, row label, factory and agents per sample (enough for each sample to take milliseconds). */
 const syncSubjects: Array<[string, string, SubjectFactory, number]> = [
-  ['hand', '(a) hand-written reducer', handReducerSubject, 200],
-  ['naive', '(b) naive XState, actor.send per delta', naiveXstateSubject, 16],
+  ['hand', 'hand-written reducer', handReducerSubject, 200],
+  ['naive', 'naive XState, actor.send per delta', naiveXstateSubject, 16],
   ['core', 'ours: AgentCore, handleEvent per delta', agentCoreSubject, 16],
-  [
-    'coreC',
-    'ours: AgentCore + DeltaCoalescer',
-    (prior) => agentCoreSubject(prior, { coalesce: true }),
-    20,
-  ],
-  ['bare', 'ours: bare agentMachine actor', bareActorSubject, 20],
-  ['agent', 'ours: createAgent', createAgentSubject, 20],
 ];
 const graphRows: Array<[string, string]> = [
-  ['lg', '(c) LangGraph.js, no checkpointer'],
-  ['lgSaver', '(c) LangGraph.js + MemorySaver'],
+  ['lg', 'LangGraph.js, no checkpointer'],
+  ['lgSaver', 'LangGraph.js + MemorySaver'],
 ];
 
 const stateless = compileLoop(script);
@@ -125,8 +113,7 @@ for (const n of HISTORY_SIZES) {
       // A fresh saver per sample: its storage grows with every checkpoint of every thread.
       const graph = compileLoop(script, newMemorySaver());
       const sessions: LangGraphSession[] = [];
-      const count = n >= 10_000 ? 1 : scaled(2);
-      for (let index = 0; index < count; index++) {
+      for (let index = 0; index < scaled(2); index++) {
         sessions.push(await checkpointedSession(graph, script, prior, `thread-${index}`));
       }
       return sessions;
@@ -136,56 +123,34 @@ for (const n of HISTORY_SIZES) {
   );
 }
 
-progress('turn', `${Object.keys(cases).length} cases × ${settings.rounds} rounds`);
+progress('per-turn', `${Object.keys(cases).length} cases × ${settings.rounds} rounds`);
 const series = await measureInterleaved(cases, {
   ...settings,
   family: subjectFamily,
-  onRound: (round) => progress('turn', `round ${round}/${settings.rounds}`),
+  onRound: (round) => progress('per-turn', `round ${round}/${settings.rounds}`),
 });
 
 const figures: Figure[] = [];
-const ours: Array<[string, string]> = [
-  ['agent', 'createAgent'],
-  ['bare', 'bare actor'],
-  ['core', 'AgentCore'],
-  ['coreC', 'AgentCore + coalescer'],
-];
 for (const n of HISTORY_SIZES) {
   for (const [id, label] of [...syncSubjects, ...graphRows]) {
     figures.push(timingFigure('turn', label, n, series.get(`${id}@${n}`)));
   }
   const at = (id: string) => series.get(`${id}@${n}`);
-  for (const [id, label] of ours) {
-    figures.push(
-      ratioFigure('turnRatio', `LangGraph.js ÷ ${label}`, n, at('lg'), at(id)),
-      ratioFigure('turnRatio', `LangGraph.js + MemorySaver ÷ ${label}`, n, at('lgSaver'), at(id)),
-    );
-  }
   figures.push(
-    ratioFigure('turnRatio', 'createAgent ÷ hand-written reducer', n, at('agent'), at('hand')),
-    ratioFigure('turnRatio', 'naive XState ÷ createAgent', n, at('naive'), at('agent')),
-  );
-}
-// LangGraph's unit of work is a superstep (this turn has three: model, tools, model): its cost
-// per step, beside the chart's cost per event.
-for (const n of HISTORY_SIZES) {
-  for (const [id, label] of graphRows) {
-    const turns = series.get(`${id}@${n}`);
-    if (turns === undefined) continue;
-    const perStep = {
-      cpu: turns.cpu.map((value) => value / 3),
-      wall: turns.wall.map((value) => value / 3),
-    };
-    figures.push(timingFigure('lgStep', `${label}, per superstep (turn ÷ 3)`, n, perStep));
-  }
-}
-for (const [id, label] of [...syncSubjects, ...graphRows]) {
-  figures.push(
-    ratioFigure('turnFlat', label, 0, series.get(`${id}@10000`), series.get(`${id}@10`)),
+    ratioFigure('turnRatio', 'AgentCore ÷ hand-written reducer', n, at('core'), at('hand')),
+    ratioFigure('turnRatio', 'naive XState ÷ AgentCore', n, at('naive'), at('core')),
+    ratioFigure('turnRatio', 'LangGraph.js ÷ AgentCore', n, at('lg'), at('core')),
+    ratioFigure(
+      'turnRatio',
+      'LangGraph.js + MemorySaver ÷ AgentCore',
+      n,
+      at('lgSaver'),
+      at('core'),
+    ),
   );
 }
 finishPhase({
-  phase: 'turn',
+  phase: 'perTurn',
   figures,
   extra: {
     agentsPerSample: Object.fromEntries(

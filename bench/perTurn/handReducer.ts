@@ -1,5 +1,5 @@
 /**
- * Baseline (a): the same loop as a hand-written reducer, the floor. One mutable state object, a
+ * The same loop as a hand-written reducer, the per-turn floor. One mutable state object, a
  * `switch` per event, actions pushed into a caller-owned array: no statechart, no snapshots, no
  * copies (messages are pushed in place, text is appended to a string). It keeps the chart's
  * rules that cost something per event (tool results in call order, bounded retries, queued
@@ -14,7 +14,7 @@ import type {
   ToolOutcome,
   ToolResultBlock,
 } from '../../src/index.js';
-import type { Delta } from '../fixtures/conversation.js';
+import type { Delta } from './conversation.js';
 import type { LoopSubject } from './loopSubject.js';
 
 type StateName = 'WaitingForUserInput' | 'CallingLlm' | 'ExecutingTools' | 'Error' | 'ShuttingDown';
@@ -182,7 +182,6 @@ export function handReducerSubject(
     get state() {
       return state.state;
     },
-    transcript: () => state.messages,
     get messageCount() {
       return state.messages.length;
     },

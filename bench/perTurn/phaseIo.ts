@@ -1,9 +1,9 @@
 /**
- * Plumbing shared by the phases. Each phase runs in its own Node process (fresh heap and JIT,
+ * Plumbing of the per-turn phase. It runs in its own Node process (fresh heap and JIT,
  * `--expose-gc`), started by `run.ts` with the path to write its result to.
  */
 import { writeFileSync } from 'node:fs';
-import { servedFamily } from '../measure.js';
+import { servedFamily } from './measure.js';
 import type { PhaseResult } from '../report/figures.js';
 
 export interface PhaseSettings {

@@ -1,20 +1,12 @@
 /**
- * Baseline (b): the same loop as a naive XState v5 machine, written the obvious way: every
+ * The same loop as a naive XState v5 machine, written the obvious way: every
  * streaming delta is an `actor.send`, each one a full transition with a new context object; the
  * transcript grows by spreading into a new array. It has the same states, invokes the model call
  * and spawns one child per tool call, like the real chart, but none of its extras (permissions,
- * interrupts, diagnostics).
+ * interrupts, diagnostics). The model call and the tools are actors the caller provides: stand-ins
+ * in the per-turn benchmark, the real SDK in the density benchmark.
  */
-import {
-  type Actor,
-  type AnyEventObject,
-  assign,
-  createActor,
-  emit,
-  enqueueActions,
-  fromCallback,
-  setup,
-} from 'xstate';
+import { type AnyEventObject, assign, emit, enqueueActions, fromCallback, setup } from 'xstate';
 import type {
   AgentAction,
   AgentEvent,
@@ -23,8 +15,7 @@ import type {
   ToolOutcome,
   ToolResultBlock,
 } from '../../src/index.js';
-import type { Delta } from '../fixtures/conversation.js';
-import type { LoopSubject } from './loopSubject.js';
+import { toolCallsOf } from './toolCallsOf.js';
 
 interface NaiveContext {
   messages: Message[];
@@ -36,18 +27,6 @@ interface NaiveContext {
 }
 
 const MODEL = 'claude-sonnet-5-5';
-
-function toolCalls(message: Message): ToolCall[] {
-  if (typeof message.content === 'string') return [];
-  const calls: ToolCall[] = [];
-  for (const block of message.content) {
-    if (block.type === 'tool_use') {
-      const use = block as ToolCall & { type: 'tool_use' };
-      calls.push({ id: use.id, name: use.name, input: use.input });
-    }
-  }
-  return calls;
-}
 
 function resultsMessage(context: NaiveContext): Message {
   const content = context.calls.map((call): ToolResultBlock => {
@@ -68,7 +47,7 @@ export const naiveMachine = setup({
     emitted: {} as AgentAction,
   },
   actors: {
-    llm: fromCallback<AnyEventObject>(() => undefined),
+    llm: fromCallback<AnyEventObject, { messages: Message[] }>(() => undefined),
     tool: fromCallback<AnyEventObject, { call: ToolCall }>(() => undefined),
   },
 }).createMachine({
@@ -101,7 +80,7 @@ export const naiveMachine = setup({
         type: 'SendLlmRequest' as const,
         request: { model: MODEL, maxTokens: 4096, messages: context.messages },
       })),
-      invoke: { id: 'llm', src: 'llm' },
+      invoke: { id: 'llm', src: 'llm', input: ({ context }) => ({ messages: context.messages }) },
       on: {
         UserInput: {
           actions: assign(({ context, event }) => ({ queue: [...context.queue, event.message] })),
@@ -120,11 +99,11 @@ export const naiveMachine = setup({
         },
         LlmCompleted: [
           {
-            guard: ({ event }) => toolCalls(event.response.message).length > 0,
+            guard: ({ event }) => toolCallsOf(event.response.message).length > 0,
             target: 'ExecutingTools',
             actions: assign(({ context, event }) => ({
               messages: [...context.messages, event.response.message],
-              calls: toolCalls(event.response.message),
+              calls: toolCallsOf(event.response.message),
               outcomes: {},
               streamingText: '',
             })),
@@ -173,33 +152,3 @@ export const naiveMachine = setup({
     ShuttingDown: { type: 'final' },
   },
 });
-
-/** A started naive actor; its `DisplayMessage` listener counts the text. */
-export function naiveXstateSubject(
-  prior: readonly Message[],
-): LoopSubject & { actor: Actor<typeof naiveMachine> } {
-  const actor = createActor(naiveMachine, { input: { messages: prior.slice() } });
-  let textSeen = 0;
-  actor.on('DisplayMessage', (action) => {
-    textSeen += action.text.length;
-  });
-  actor.start();
-  return {
-    actor,
-    deliver: (event) => actor.send(event),
-    deliverTick(deltas: readonly Delta[]) {
-      // Naive: one send per delta, however many arrive in one read.
-      for (const delta of deltas) actor.send(delta);
-    },
-    get state() {
-      return String(actor.getSnapshot().value);
-    },
-    transcript: () => actor.getSnapshot().context.messages,
-    get messageCount() {
-      return actor.getSnapshot().context.messages.length;
-    },
-    get textSeen() {
-      return textSeen;
-    },
-  };
-}

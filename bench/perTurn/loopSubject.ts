@@ -1,28 +1,20 @@
 /**
- * What every synchronous subject offers the phases: take an event the way it arrives in
- * production, take one I/O tick's worth of deltas, and say where it stands, so a phase can check
- * that each subject really did the work it was timed on.
+ * What every synchronous per-turn subject offers: take an event the way it arrives in production,
+ * take one I/O tick's worth of deltas, and say where it stands, so the benchmark can check that
+ * each subject really did the work it was timed on.
  */
 import type { AgentEvent, Message } from '../../src/index.js';
-import type { Delta, TurnScript } from '../fixtures/conversation.js';
+import type { Delta, TurnScript } from './conversation.js';
 
 export interface LoopSubject {
   /** Delivers one event the way this subject receives it (send, sendBack, handleEvent, reduce). */
   deliver(event: AgentEvent): void;
-  /** Delivers the deltas one network read produced; batching subjects flush once at the end. */
+  /** Delivers the deltas one network read produced. */
   deliverTick(deltas: readonly Delta[]): void;
-  /**
-   * The stream ends, as the model call ends it before `LlmCompleted`: a subject that still holds
-   * deltas shows them and hands them to its chart (createAgent's chart, updated on demand, gets
-   * the text with the response instead).
-   */
-  endStream?(): void;
   /** The current top-level state, in the chart's names. */
   readonly state: string;
   /** Length of the transcript. */
   readonly messageCount: number;
-  /** The transcript itself (what memory measurements subtract as the conversation). */
-  transcript(): readonly Message[];
   /** Characters of streamed text the subject's listener received. */
   readonly textSeen: number;
 }
