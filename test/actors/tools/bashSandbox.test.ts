@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type BashToolOptions,
   createBashTool,
@@ -18,8 +18,23 @@ import { useTempDirs } from './tempDir.js';
 
 const dirs = useTempDirs();
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-/** Outside every temporary directory, which the sandbox replaces: readable there, by design. */
-const VISIBLE = join(REPO, 'test-results', 'sandbox');
+/**
+ * Outside every temporary directory, which the sandbox replaces: readable there, by design. A
+ * checkout that itself lives in a temporary directory uses the home directory instead.
+ */
+const VISIBLE = [tmpdir(), '/tmp', '/var/tmp'].some((temp) => isInside(REPO, temp))
+  ? join(homedir(), 'agent-statechart-test-results', 'sandbox')
+  : join(REPO, 'test-results', 'sandbox');
+
+afterAll(async () => {
+  // Only this file writes there; leave no trace in the home directory.
+  if (!isInside(VISIBLE, REPO)) await rm(dirname(VISIBLE), { recursive: true, force: true });
+});
+
+function isInside(path: string, directory: string): boolean {
+  const rel = relative(resolve(directory), resolve(path));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
 
 function bashTool(options: BashToolOptions = {}) {
   const registry = createToolRegistry([createBashTool(options)]);
