@@ -31,6 +31,7 @@ export type {
   PostToolsHookInput,
   RetryTimerInput,
   ToolActorInput,
+  ToolGraceTimerInput,
 } from './machine/actorInputs.js';
 export {
   type AgentCoreOptions,
@@ -83,6 +84,7 @@ export {
   type PostToolsHookCompletedEvent,
   type RedactedThinkingBlock,
   type RetryConfig,
+  type ResumeEvent,
   type RetryTimeoutFiredEvent,
   type SetPermissionModeEvent,
   type ShutdownRequestedEvent,
@@ -93,6 +95,7 @@ export {
   type ToolCall,
   type ToolCompletedEvent,
   type ToolDefinition,
+  type ToolGraceExpiredEvent,
   type ToolOutcome,
   type ToolProgressEvent,
   type ToolResultBlock,
@@ -111,7 +114,11 @@ export {
   type GitAutoCommitActorOptions,
   noPostToolsHook,
 } from './actors/postToolsHookActor.js';
-export { createRetryTimerActor } from './actors/retryTimerActor.js';
+export {
+  createRetryTimerActor,
+  createToolGraceTimerActor,
+  type TimerActorOptions,
+} from './actors/timerActors.js';
 export { classifyLlmError } from './actors/llm/classifyLlmError.js';
 export {
   type LlmStreamResult,

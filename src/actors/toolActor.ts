@@ -1,8 +1,8 @@
 /**
  * The `tool` actor: one per tool call, spawned by the chart with the call id as its id. It runs
  * the call through the registry with a timeout and an `AbortSignal`, and answers with one
- * `ToolCompleted`. Stopping it (an interrupt or a shutdown) aborts the call; its late result is
- * dropped.
+ * `ToolCompleted`. An `AbortTool` event (an interrupt) aborts the call and still reports how it
+ * ended; stopping the actor (a shutdown) aborts it and drops its late result.
  */
 import { type EventObject, fromCallback } from 'xstate';
 import type { ToolActorInput } from '../machine/actorInputs.js';
@@ -35,20 +35,33 @@ export interface ToolActorOptions {
  * const tool = createToolActor({ registry: createToolRegistry(createBuiltinTools()), workspace: process.cwd() });
  */
 export function createToolActor(options: ToolActorOptions) {
-  return fromCallback<EventObject, ToolActorInput>(({ input, sendBack }) => {
+  return fromCallback<EventObject, ToolActorInput>(({ input, sendBack, receive }) => {
     const controller = new AbortController();
+    let stopped = false;
     const { call } = input;
-    const send = (event: AgentEvent) => {
-      if (!controller.signal.aborted) sendBack(event);
-    };
+    // An interrupt aborts the call but keeps listening: the call may finish its work anyway, and
+    // the chart wants to know how it really ended. Stopping the actor drops whatever comes later.
+    receive((event) => {
+      if (event.type === 'AbortTool') {
+        controller.abort(new AgentStatechartError('CANCELLED', 'the user interrupted the turn'));
+      }
+    });
     const work = runToolCall(options.registry, call, {
       workspace: options.workspace,
       signal: controller.signal,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      onProgress: (progress) => send({ type: 'ToolProgress', callId: call.id, progress }),
-    }).then((outcome) => send({ type: 'ToolCompleted', callId: call.id, outcome }));
+      onProgress: (progress) => {
+        if (!controller.signal.aborted)
+          sendBack({ type: 'ToolProgress', callId: call.id, progress });
+      },
+    }).then((outcome) => {
+      if (!stopped)
+        sendBack({ type: 'ToolCompleted', callId: call.id, outcome } satisfies AgentEvent);
+    });
     options.inFlight?.track(work);
-    return () =>
+    return () => {
+      stopped = true;
       controller.abort(new AgentStatechartError('CANCELLED', 'the tool call was cancelled'));
+    };
   });
 }

@@ -8,7 +8,7 @@ import type { AnyActorLogic } from 'xstate';
 import type { InFlightWork } from '../actors/inFlightWork.js';
 import { createLlmActor } from '../actors/llmActor.js';
 import { createGitAutoCommitActor, noPostToolsHook } from '../actors/postToolsHookActor.js';
-import { createRetryTimerActor } from '../actors/retryTimerActor.js';
+import { createRetryTimerActor, createToolGraceTimerActor } from '../actors/timerActors.js';
 import { createToolActor } from '../actors/toolActor.js';
 import type { ToolRegistry } from '../actors/tools/createToolRegistry.js';
 import type { NotificationHub } from './agentNotifications.js';
@@ -16,7 +16,7 @@ import type { NotificationHub } from './agentNotifications.js';
 /**
  * Replacements for the chart's invoked actors, as actor logic (for example `fromCallback`). Each
  * receives the chart's input for it (`LlmActorInput`, `ToolActorInput`, `PostToolsHookInput`,
- * `RetryTimerInput`) and answers with the chart's events through `sendBack`.
+ * `RetryTimerInput`, `ToolGraceTimerInput`) and answers with the chart's events through `sendBack`.
  *
  * @example
  * const actors: AgentActors = { retryTimer: createRetryTimerActor({ scale: 0.01 }) };
@@ -26,6 +26,7 @@ export interface AgentActors {
   tool?: AnyActorLogic;
   postToolsHook?: AnyActorLogic;
   retryTimer?: AnyActorLogic;
+  toolGraceTimer?: AnyActorLogic;
 }
 
 /** What the package's own actors are built from. */
@@ -41,7 +42,7 @@ export interface AgentActorSettings {
 }
 
 /**
- * The four actors of one agent: each replacement given, else the package's own for this agent.
+ * The five actors of one agent: each replacement given, else the package's own for this agent.
  *
  * @example
  * const machine = agentMachine.provide({ actors: agentActors(options.actors, settings) });
@@ -81,6 +82,7 @@ export function agentActors(
           })),
     retryTimer:
       given?.retryTimer ?? createRetryTimerActor({ scale: settings.retryDelayScale ?? 1 }),
+    toolGraceTimer: given?.toolGraceTimer ?? createToolGraceTimerActor(),
   };
 }
 

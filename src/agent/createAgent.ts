@@ -140,6 +140,15 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
 
 /** The chart's part of the options, with the registry's tools. */
 function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): AgentConfig {
-  const { maxRetries, model, maxTokens, system, retry, permissions } = options;
-  return { maxRetries, model, maxTokens, system, retry, permissions, tools: registry.specs() };
+  const { maxRetries, model, maxTokens, system, retry, permissions, toolGraceMs } = options;
+  return {
+    maxRetries,
+    model,
+    maxTokens,
+    system,
+    retry,
+    permissions,
+    toolGraceMs,
+    tools: registry.specs(),
+  };
 }

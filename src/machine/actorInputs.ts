@@ -17,7 +17,9 @@ export interface LlmActorInput {
 
 /**
  * Input of one `tool` actor (one per call, with the call id as actor id). It answers with
- * `ToolProgress` (optional) and one `ToolCompleted`.
+ * `ToolProgress` (optional) and one `ToolCompleted`. On an interrupt the chart sends it
+ * `{ type: 'AbortTool' }` instead of stopping it: it aborts the call and still reports how the
+ * call ended (completed anyway, or stopped), so the model is told the truth.
  *
  * @example
  * const input: ToolActorInput = { call: { id: 't1', name: 'read_file', input: { path: 'a.txt' } } };
@@ -50,4 +52,15 @@ export interface PostToolsHookInput {
 export interface RetryTimerInput {
   delayMs: number;
   attempt: number;
+}
+
+/**
+ * Input of the `toolGraceTimer` actor: after an interrupt, how long to wait for aborted tool calls
+ * to report before sending `ToolGraceExpired`.
+ *
+ * @example
+ * const input: ToolGraceTimerInput = { delayMs: 5000 };
+ */
+export interface ToolGraceTimerInput {
+  delayMs: number;
 }

@@ -246,7 +246,8 @@ export class AgentCore {
         event,
       );
     }
-    if (next === before) {
+    // A transition that neither moves nor emits anything is indistinguishable from none.
+    if (next === before && emitted.length === 0) {
       return this.#reject(
         'EVENT_NOT_ACCEPTED',
         `${event.type} is not accepted in state ${this.state}; nothing changed`,

@@ -7,7 +7,9 @@
  */
 import {
   and,
+  type AnyActorRef,
   assign,
+  not,
   type EventObject,
   emit,
   enqueueActions,
@@ -20,17 +22,29 @@ import type {
   PostToolsHookInput,
   RetryTimerInput,
   ToolActorInput,
+  ToolGraceTimerInput,
 } from './actorInputs.js';
 import { retryDelay } from './backoff.js';
 import { errorMessage } from './agentStatechartError.js';
-import { type AgentContext, type AgentMachineInput, createInitialContext } from './context.js';
+import {
+  type AgentContext,
+  type AgentMachineInput,
+  createInitialContext,
+  type ToolRun,
+} from './context.js';
 import * as guards from './guards.js';
 import {
   closeOpenRuns,
   completedToolsOf,
   errorOutcome,
+  expireCancelledRuns,
+  interruptRuns,
   openRunIds,
+  resumeRuns,
+  runIdsWithStatus,
+  settleCancelledRun,
   settleToolRuns,
+  shutDownRuns,
   toolRunsOf,
   updateRun,
 } from './toolRuns.js';
@@ -48,11 +62,18 @@ function endsTurnEarly(event: AgentEvent): boolean {
   return event.type === 'Interrupt' || event.type === 'ShutdownRequested';
 }
 
-function earlyEndOutcomeMessage(event: AgentEvent): string {
-  return event.type === 'ShutdownRequested'
-    ? 'cancelled: the agent shut down before this tool call finished'
-    : 'interrupted: the user interrupted the turn before this tool call finished';
+/**
+ * Tells a tool call's actor to abort: it keeps running to report how the call really ended. A
+ * call whose actor is gone (a restored agent) has nothing to abort.
+ */
+function abortToolCall(self: AnyActorRef, callId: string): void {
+  const children = (self.getSnapshot() as { children: Record<string, AnyActorRef | undefined> })
+    .children;
+  children[callId]?.send({ type: 'AbortTool' });
 }
+
+/** The id of the grace timer an interrupt starts (tool call ids come from the model). */
+const TOOL_GRACE_TIMER = '#toolGraceTimer';
 
 function describeGiveUp(error: LlmError, attempts: number): string {
   if (guards.NON_RETRYABLE_ERRORS.has(error.kind)) {
@@ -98,6 +119,7 @@ export const agentMachine = setup({
     tool: placeholder<ToolActorInput>(),
     postToolsHook: placeholder<PostToolsHookInput>(),
     retryTimer: placeholder<RetryTimerInput>(),
+    toolGraceTimer: placeholder<ToolGraceTimerInput>(),
   },
   guards: {
     attemptsLeft: ({ context }) => guards.attemptsLeft(context),
@@ -109,6 +131,8 @@ export const agentMachine = setup({
     hasQueuedInput: ({ context }) => guards.hasQueuedInput(context),
     isRunningToolCall: ({ context, event }) => guards.isRunningToolCall(context, event),
     isAwaitingApproval: ({ context, event }) => guards.isAwaitingApproval(context, event),
+    toolsSettling: ({ context }) => guards.toolsSettling(context),
+    isCancellingToolCall: ({ context, event }) => guards.isCancellingToolCall(context, event),
   },
   actions: {
     // ── turns ───────────────────────────────────────────────────────────────────────────────
@@ -326,10 +350,78 @@ export const agentMachine = setup({
     }),
     closeToolRuns: enqueueActions(({ context, event, enqueue }) => {
       const open = openRunIds(context.toolRuns);
-      const runs = closeOpenRuns(context.toolRuns, errorOutcome(earlyEndOutcomeMessage(event)));
+      const { tools, toolGraceMs } = context.config;
+      if (event.type !== 'Interrupt') {
+        // Every call is done (or the agent shuts down): the results go in now.
+        const runs = shutDownRuns(context.toolRuns, tools);
+        enqueue.assign({ toolRuns: runs, messages: appended(context, toolResultsMessage(runs)) });
+        for (const id of open) enqueue.stopChild(id);
+        if (open.length > 0) enqueue.emit({ type: 'Cancel', toolCallIds: open });
+        return;
+      }
+      // An interrupted call may finish its work anyway: abort it, keep it, and wait (briefly)
+      // to learn how it ended before its result goes in.
+      const runs = interruptRuns(context.toolRuns, tools, toolGraceMs);
+      const cancelling = runIdsWithStatus(runs, 'cancelling');
+      for (const id of open) {
+        if (cancelling.includes(id)) enqueue(({ self }) => abortToolCall(self, id));
+        else enqueue.stopChild(id);
+      }
+      if (cancelling.length === 0) {
+        enqueue.assign({ toolRuns: runs, messages: appended(context, toolResultsMessage(runs)) });
+        if (open.length > 0) enqueue.emit({ type: 'Cancel', toolCallIds: open });
+        return;
+      }
+      enqueue.assign({ toolRuns: runs });
+      enqueue.spawnChild('toolGraceTimer', {
+        id: TOOL_GRACE_TIMER,
+        input: { delayMs: toolGraceMs },
+      });
+      enqueue.emit({ type: 'Cancel', toolCallIds: open, graceMs: toolGraceMs });
+    }),
+    resumeToolRuns: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'Resume') return;
+      const { runs, start } = resumeRuns(
+        context.toolRuns,
+        context.config.tools,
+        event.startedToolCallIds,
+      );
+      enqueue.assign({ toolRuns: runs });
+      for (const call of start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
+      if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: start });
+      for (const run of runs) {
+        if (run.status === 'awaitingApproval')
+          enqueue.emit({ type: 'RequestApproval', call: run.call });
+      }
+    }),
+
+    // ── after an interrupt: learning how aborted tool calls ended ───────────────────────────
+    settleCancelledCall: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'ToolCompleted') return;
+      enqueue.stopChild(event.callId);
+      const runs = settleCancelledRun(context.toolRuns, event.callId, event.outcome);
+      if (runs.some((run) => run.status === 'cancelling')) {
+        enqueue.assign({ toolRuns: runs });
+        return;
+      }
+      enqueue.stopChild(TOOL_GRACE_TIMER);
       enqueue.assign({ toolRuns: runs, messages: appended(context, toolResultsMessage(runs)) });
-      for (const id of open) enqueue.stopChild(id);
-      if (open.length > 0) enqueue.emit({ type: 'Cancel', toolCallIds: open });
+    }),
+    endSettling: enqueueActions(({ context, event, enqueue }) => {
+      if (!guards.toolsSettling(context)) return;
+      for (const id of runIdsWithStatus(context.toolRuns, 'cancelling')) enqueue.stopChild(id);
+      enqueue.stopChild(TOOL_GRACE_TIMER);
+      // Shutting down says so; a grace period that ran out, or a restart, says what is known.
+      const runs: ToolRun[] =
+        event.type === 'ShutdownRequested'
+          ? shutDownRuns(context.toolRuns, context.config.tools)
+          : expireCancelledRuns(context.toolRuns, context.config.tools);
+      enqueue.assign({ toolRuns: runs, messages: appended(context, toolResultsMessage(runs)) });
+    }),
+    resumeIdle: enqueueActions(({ context, enqueue }) => {
+      if (!guards.toolsSettling(context) && context.queue.length === 0) {
+        enqueue.emit({ type: 'WaitForInput' });
+      }
     }),
 
     // ── hook and retry ──────────────────────────────────────────────────────────────────────
@@ -353,6 +445,10 @@ export const agentMachine = setup({
       type: 'DisplayError' as const,
       message: `The retry timer failed (${errorMessage((event as { error?: unknown }).error)}); retrying now.`,
     })),
+    resumeRetryDelay: assign(({ context, event }) => {
+      if (event.type !== 'Resume' || event.retryDelayMs === undefined) return {};
+      return { retryDelayMs: Math.max(0, Math.min(event.retryDelayMs, context.retryDelayMs)) };
+    }),
     closeRetry: enqueueActions(({ event, enqueue }) => {
       if (endsTurnEarly(event)) enqueue.emit({ type: 'Cancel', retry: true });
     }),
@@ -369,9 +465,21 @@ export const agentMachine = setup({
   states: {
     WaitingForUserInput: {
       entry: 'announceIdle',
-      always: { guard: 'hasQueuedInput', target: 'CallingLlm', actions: 'startQueuedTurn' },
+      exit: 'endSettling',
+      always: {
+        guard: and(['hasQueuedInput', not('toolsSettling')]),
+        target: 'CallingLlm',
+        actions: 'startQueuedTurn',
+      },
       on: {
-        UserInput: { target: 'CallingLlm', actions: 'startTurn' },
+        // Until every aborted tool call has its result, new input waits its turn.
+        UserInput: [
+          { guard: 'toolsSettling', actions: 'enqueueInput' },
+          { target: 'CallingLlm', actions: 'startTurn' },
+        ],
+        ToolCompleted: { guard: 'isCancellingToolCall', actions: 'settleCancelledCall' },
+        ToolGraceExpired: { guard: 'toolsSettling', actions: 'endSettling' },
+        Resume: { actions: ['endSettling', 'resumeIdle'] },
       },
     },
     CallingLlm: {
@@ -387,6 +495,7 @@ export const agentMachine = setup({
         LlmTextDelta: { actions: 'appendStreamedText' },
         LlmToolCallDelta: { actions: 'appendToolCallFragment' },
         LlmCompleted: { target: 'ProcessingLlmResponse', actions: 'recordResponse' },
+        Resume: { target: 'CallingLlm', reenter: true },
         LlmError: [
           {
             guard: and(['retryableError', 'attemptsLeft']),
@@ -423,6 +532,7 @@ export const agentMachine = setup({
         SetPermissionMode: { actions: ['setPermissionMode', 'recheckApprovals'] },
         'xstate.error.actor.*': { actions: 'recordToolCrash' },
         Interrupt: { target: 'WaitingForUserInput' },
+        Resume: { actions: 'resumeToolRuns' },
       },
     },
     PostToolsHook: {
@@ -440,6 +550,7 @@ export const agentMachine = setup({
       on: {
         PostToolsHookCompleted: { target: 'CallingLlm' },
         Interrupt: { target: 'WaitingForUserInput' },
+        Resume: { target: 'PostToolsHook', reenter: true },
       },
     },
     Error: {
@@ -455,6 +566,7 @@ export const agentMachine = setup({
       on: {
         RetryTimeoutFired: { target: 'CallingLlm' },
         Interrupt: { target: 'WaitingForUserInput' },
+        Resume: { target: 'Error', reenter: true, actions: 'resumeRetryDelay' },
       },
     },
     ShuttingDown: {

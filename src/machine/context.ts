@@ -33,6 +33,7 @@ export interface ResolvedConfig {
   seed: number;
   allow: string[];
   deny: string[];
+  toolGraceMs: number;
 }
 
 /**
@@ -41,12 +42,14 @@ export interface ResolvedConfig {
  * - `pending`: known, not yet checked against the permissions;
  * - `awaitingApproval`: waiting for a `ToolApproval`;
  * - `running`: handed to the caller (`ExecuteTools`) or to a tool actor;
+ * - `cancelling`: an interrupt aborted it; waiting (within the grace period) to learn how it
+ *   actually ended;
  * - `done`: has its outcome (completed, failed, denied or interrupted).
  *
  * @example
  * const status: ToolRunStatus = 'awaitingApproval';
  */
-export type ToolRunStatus = 'pending' | 'awaitingApproval' | 'running' | 'done';
+export type ToolRunStatus = 'pending' | 'awaitingApproval' | 'running' | 'cancelling' | 'done';
 
 /**
  * One tool call of the current response and its progress.
@@ -149,6 +152,13 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
       `maxTokens must be a positive whole number; got ${String(maxTokens)}`,
     );
   }
+  const toolGraceMs = config.toolGraceMs ?? 5_000;
+  if (!Number.isFinite(toolGraceMs) || toolGraceMs < 0) {
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `toolGraceMs must be a non-negative number of milliseconds; got ${String(toolGraceMs)}`,
+    );
+  }
   const tools = config.tools ?? [];
   const names = new Set<string>();
   for (const tool of tools) {
@@ -176,6 +186,7 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     seed: retry.seed ?? 1,
     allow: config.permissions?.allow ?? [],
     deny: config.permissions?.deny ?? [],
+    toolGraceMs,
   };
 }
 

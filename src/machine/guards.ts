@@ -112,6 +112,33 @@ export function isRunningToolCall(
 }
 
 /**
+ * Some tool calls an interrupt aborted have not yet reported how they ended: their results are
+ * not in the transcript yet, so no new turn may start.
+ *
+ * @example
+ * toolsSettling(core.context); // true right after an interrupt during a running tool call
+ */
+export function toolsSettling(context: Pick<AgentContext, 'toolRuns'>): boolean {
+  return context.toolRuns.some((run) => run.status === 'cancelling');
+}
+
+/**
+ * The event reports how a tool call an interrupt aborted actually ended.
+ *
+ * @example
+ * isCancellingToolCall(core.context, { type: 'ToolCompleted', callId: 't1', outcome });
+ */
+export function isCancellingToolCall(
+  context: Pick<AgentContext, 'toolRuns'>,
+  event: AgentEvent,
+): boolean {
+  if (event.type !== 'ToolCompleted') return false;
+  return context.toolRuns.some(
+    (run) => run.call.id === event.callId && run.status === 'cancelling',
+  );
+}
+
+/**
  * The approval answers a call that is waiting for one.
  *
  * @example

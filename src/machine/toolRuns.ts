@@ -5,8 +5,9 @@
  */
 import type { AgentContext, ToolRun } from './context.js';
 import { decidePermission } from './permissions.js';
+import { isMutatingTool, isRerunnableTool } from './toolSpecs.js';
 import { toolCallsOf } from './transcript.js';
-import type { CompletedToolInfo, LlmResponse, ToolCall, ToolOutcome } from './types.js';
+import type { CompletedToolInfo, LlmResponse, ToolCall, ToolOutcome, ToolSpec } from './types.js';
 
 /**
  * What a permission pass decided: the new runs, the calls to start now and the calls that now
@@ -102,6 +103,140 @@ export function closeOpenRuns(runs: readonly ToolRun[], outcome: ToolOutcome): T
 }
 
 /**
+ * What the model is told about calls that did not end on their own. The wording never claims
+ * more than is known: a mutating call that was running and never reported may have done its work.
+ */
+export const ENDING_TEXT = {
+  interruptedBeforeRun: 'interrupted: the user interrupted the turn before this tool call ran',
+  interruptedUnknown:
+    'interrupted: the user interrupted the turn before this tool call finished; it may or may not have taken effect',
+  interruptedReadOnly: 'interrupted: the user interrupted the turn before this tool call finished',
+  interruptedStopped: 'interrupted: the user interrupted the turn and the call stopped',
+  shutDownBeforeRun: 'cancelled: the agent shut down before this tool call ran',
+  shutDownUnknown:
+    'cancelled: the agent shut down before this tool call finished; it may or may not have taken effect',
+  shutDownReadOnly: 'cancelled: the agent shut down before this tool call finished',
+  crashedUnknown:
+    'interrupted: the process stopped while this call was running; it may or may not have taken effect',
+} as const;
+
+/**
+ * The runs after an interrupt: calls that never started are done ("before this tool call ran");
+ * running calls wait, `cancelling`, to learn how they ended — unless there is no grace period
+ * (`graceMs` 0), in which case they are answered at once with what is known.
+ *
+ * @example
+ * interruptRuns(context.toolRuns, context.config.tools, 5000);
+ */
+export function interruptRuns(
+  runs: readonly ToolRun[],
+  specs: readonly ToolSpec[],
+  graceMs: number,
+): ToolRun[] {
+  return runs.map((run): ToolRun => {
+    if (run.status === 'done' || run.status === 'cancelling') return run;
+    if (run.status !== 'running') {
+      return { ...run, status: 'done', outcome: errorOutcome(ENDING_TEXT.interruptedBeforeRun) };
+    }
+    if (graceMs > 0) return { ...run, status: 'cancelling' };
+    return { ...run, status: 'done', outcome: unknownEnding(run, specs) };
+  });
+}
+
+/**
+ * A cancelling call's real ending: its own outcome when it completed anyway, else "the call
+ * stopped" with its reason.
+ *
+ * @example
+ * settleCancelledRun(runs, 't1', { status: 'success', output: 'written' });
+ */
+export function settleCancelledRun(
+  runs: readonly ToolRun[],
+  callId: string,
+  outcome: ToolOutcome,
+): ToolRun[] {
+  const ending =
+    outcome.status === 'success'
+      ? outcome
+      : errorOutcome(`${ENDING_TEXT.interruptedStopped} (${outcome.error.message})`);
+  return updateRun(runs, callId, { status: 'done', outcome: ending });
+}
+
+/**
+ * Cancelling calls that never reported (the grace period ended, or the process stopped while
+ * waiting): mutating ones may or may not have taken effect.
+ *
+ * @example
+ * expireCancelledRuns(context.toolRuns, context.config.tools);
+ */
+export function expireCancelledRuns(
+  runs: readonly ToolRun[],
+  specs: readonly ToolSpec[],
+): ToolRun[] {
+  return runs.map((run) =>
+    run.status === 'cancelling'
+      ? { ...run, status: 'done', outcome: unknownEnding(run, specs) }
+      : run,
+  );
+}
+
+/**
+ * The runs when the agent shuts down: every open call is done, saying whether it ever ran and,
+ * for a mutating one that did, that it may or may not have taken effect.
+ *
+ * @example
+ * shutDownRuns(context.toolRuns, context.config.tools);
+ */
+export function shutDownRuns(runs: readonly ToolRun[], specs: readonly ToolSpec[]): ToolRun[] {
+  return runs.map((run): ToolRun => {
+    if (run.status === 'done') return run;
+    const started = run.status === 'running' || run.status === 'cancelling';
+    const text = !started
+      ? ENDING_TEXT.shutDownBeforeRun
+      : isMutatingTool(run.call.name, specs)
+        ? ENDING_TEXT.shutDownUnknown
+        : ENDING_TEXT.shutDownReadOnly;
+    return { ...run, status: 'done', outcome: errorOutcome(text) };
+  });
+}
+
+/**
+ * What resuming does with calls that were running when the process stopped: a call that never
+ * started, or whose tool is read-only or idempotent, runs (again); any other is done, as possibly
+ * having taken effect. `startedIds` omitted: every running call is taken to have started.
+ *
+ * @example
+ * const { runs, start } = resumeRuns(context.toolRuns, context.config.tools, ['t1']);
+ */
+export function resumeRuns(
+  runs: readonly ToolRun[],
+  specs: readonly ToolSpec[],
+  startedIds: readonly string[] | undefined,
+): { runs: ToolRun[]; start: ToolCall[] } {
+  const start: ToolCall[] = [];
+  const next = runs.map((run): ToolRun => {
+    if (run.status === 'cancelling')
+      return { ...run, status: 'done', outcome: unknownEnding(run, specs) };
+    if (run.status !== 'running') return run;
+    const started = startedIds === undefined || startedIds.includes(run.call.id);
+    if (!started || isRerunnableTool(run.call.name, specs)) {
+      start.push(run.call);
+      return run;
+    }
+    return { ...run, status: 'done', outcome: errorOutcome(ENDING_TEXT.crashedUnknown) };
+  });
+  return { runs: next, start };
+}
+
+function unknownEnding(run: ToolRun, specs: readonly ToolSpec[]): ToolOutcome {
+  return errorOutcome(
+    isMutatingTool(run.call.name, specs)
+      ? ENDING_TEXT.interruptedUnknown
+      : ENDING_TEXT.interruptedReadOnly,
+  );
+}
+
+/**
  * The ids of calls not yet done: the work a `Cancel` must abort.
  *
  * @example
@@ -111,6 +246,16 @@ export function openRunIds(runs: readonly ToolRun[]): string[] {
   const ids: string[] = [];
   for (const run of runs) if (run.status !== 'done') ids.push(run.call.id);
   return ids;
+}
+
+/**
+ * The ids of calls with a given status.
+ *
+ * @example
+ * runIdsWithStatus(core.context.toolRuns, 'cancelling'); // ['t2']
+ */
+export function runIdsWithStatus(runs: readonly ToolRun[], status: ToolRun['status']): string[] {
+  return runs.filter((run) => run.status === status).map((run) => run.call.id);
 }
 
 /**

@@ -50,6 +50,18 @@ export function alwaysAsks(name: string, specs: readonly ToolSpec[]): boolean {
 }
 
 /**
+ * Whether a call of this tool that was running when the process stopped may simply run again: a
+ * read-only tool, or one its spec declares `idempotent`.
+ *
+ * @example
+ * isRerunnableTool('read_file', []); // true
+ * isRerunnableTool('write_file', []); // false
+ */
+export function isRerunnableTool(name: string, specs: readonly ToolSpec[]): boolean {
+  return !isMutatingTool(name, specs) || findSpec(name, specs)?.idempotent === true;
+}
+
+/**
  * The tools as the Messages API wants them, for specs that carry an input schema.
  *
  * @example
@@ -57,9 +69,6 @@ export function alwaysAsks(name: string, specs: readonly ToolSpec[]): boolean {
  * // [{ name: 'ls', description: 'List', input_schema: { type: 'object' } }]
  */
 export function toToolDefinitions(specs: readonly ToolSpec[]): ToolDefinition[] {
-  // Agents configured with one tool list share one set of definitions.
-  const known = definitionsBySpecs.get(specs);
-  if (known !== undefined) return known;
   const definitions: ToolDefinition[] = [];
   for (const spec of specs) {
     if (!spec.inputSchema) continue;
@@ -67,11 +76,8 @@ export function toToolDefinitions(specs: readonly ToolSpec[]): ToolDefinition[] 
     if (spec.description !== undefined) definition.description = spec.description;
     definitions.push(definition);
   }
-  definitionsBySpecs.set(specs, definitions);
   return definitions;
 }
-
-const definitionsBySpecs = new WeakMap<readonly ToolSpec[], ToolDefinition[]>();
 
 function findSpec(name: string, specs: readonly ToolSpec[]): ToolSpec | undefined {
   for (const spec of specs) if (spec.name === name) return spec;

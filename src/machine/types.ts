@@ -254,6 +254,12 @@ export interface ToolSpec {
    * built-in `bash` sets it when no sandbox can start.
    */
   alwaysAsk?: boolean;
+  /**
+   * Running a call twice has the same effect as running it once. A mutating call that was running
+   * when the process stopped is run again on resume only when its tool is idempotent; otherwise
+   * the model is told it may or may not have taken effect.
+   */
+  idempotent?: boolean;
   description?: string;
   inputSchema?: ToolDefinition['input_schema'];
 }
@@ -336,6 +342,12 @@ export interface AgentConfig {
   retry?: RetryConfig;
   /** Permission modes and rules. Without them every tool runs. */
   permissions?: PermissionConfig;
+  /**
+   * After an interrupt, how long to wait for the tool calls it cancelled to report how they
+   * actually ended (a call may finish its side effect anyway) before telling the model they may
+   * or may not have taken effect. The user sees the turn end at once either way. Default 5000 ms.
+   */
+  toolGraceMs?: number;
 }
 
 // ─── Events ───────────────────────────────────────────────────────────────────────────────────
@@ -501,6 +513,37 @@ export interface SetPermissionModeEvent {
 }
 
 /**
+ * The grace period after an interrupt is over: tool calls that have not reported how they ended
+ * are answered as possibly having taken effect.
+ *
+ * @example
+ * const event: ToolGraceExpiredEvent = { type: 'ToolGraceExpired' };
+ */
+export interface ToolGraceExpiredEvent {
+  type: 'ToolGraceExpired';
+}
+
+/**
+ * The agent was restored from storage (after a restart or a crash): restart the work that was in
+ * flight. A model call is sent again; a tool call is run again if it never started, is read-only
+ * or is idempotent, and is otherwise answered as possibly having taken effect; the post-tools hook
+ * runs again; a retry backoff waits for what was left; a pending approval is asked again.
+ *
+ * @example
+ * const event: ResumeEvent = { type: 'Resume', startedToolCallIds: ['toolu_1'], retryDelayMs: 900 };
+ */
+export interface ResumeEvent {
+  type: 'Resume';
+  /**
+   * The tool calls known to have started before the process stopped. Omitted: every running call
+   * is taken to have started (so no mutating call can run twice).
+   */
+  startedToolCallIds?: string[];
+  /** What is left of a retry backoff (default: the whole backoff again). */
+  retryDelayMs?: number;
+}
+
+/**
  * Every event the chart accepts.
  *
  * @example
@@ -522,7 +565,9 @@ export type AgentEvent =
   | ShutdownRequestedEvent
   | InterruptEvent
   | ToolApprovalEvent
-  | SetPermissionModeEvent;
+  | SetPermissionModeEvent
+  | ToolGraceExpiredEvent
+  | ResumeEvent;
 
 /**
  * The `type` of every event the chart accepts.
@@ -567,7 +612,13 @@ export type AgentAction =
   | {
       type: 'Cancel';
       llm?: boolean;
+      /** Tool calls to abort (and approval requests to withdraw). */
       toolCallIds?: string[];
+      /**
+       * Report how each aborted call actually ended (a `ToolCompleted`) within this many
+       * milliseconds, then send `ToolGraceExpired`.
+       */
+      graceMs?: number;
       hook?: boolean;
       retry?: boolean;
     };

@@ -66,6 +66,17 @@ const checks: Record<AgentEventType, Check> = {
     }
     return expectOptionalBoolean(event.remember, 'remember');
   },
+  ToolGraceExpired: () => null,
+  Resume: (event) => {
+    const ids = event.startedToolCallIds;
+    if (ids !== undefined && (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))) {
+      return 'startedToolCallIds must be an array of tool call ids when given';
+    }
+    if (event.retryDelayMs !== undefined && !isNonNegativeNumber(event.retryDelayMs)) {
+      return 'retryDelayMs must be a non-negative number of milliseconds when given';
+    }
+    return null;
+  },
   SetPermissionMode: (event) =>
     typeof event.mode === 'string' && MODES.has(event.mode)
       ? null

@@ -2,7 +2,7 @@
  * createAgent end to end: the real Anthropic SDK against the local Messages API server, real
  * files, real bash and real git.
  */
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -21,6 +21,14 @@ import {
   unauthorized,
 } from '../../src/testing/index.js';
 import { git, type Session, startSession } from './harness.js';
+
+async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 let session: Session | undefined;
 afterEach(async () => {
@@ -222,23 +230,36 @@ describe('createAgent', () => {
       ]);
     });
 
-    it('mid-tools answers the running call as interrupted and kills its process', async () => {
+    it('mid-tools kills the running call and tells the model how it really ended', async () => {
       session = await startSession([
-        reply([toolUse('bash', { command: 'sleep 30 && touch finished.txt' })]),
+        reply([
+          toolUse('bash', { command: 'touch started.txt && sleep 30 && touch finished.txt' }),
+        ]),
         reply('Stopped.'),
       ]);
       session.agent.send('run it');
-      await new Promise<void>((resolve) => session!.agent.on('toolStart', () => resolve()));
+      const workspace = session.workspace;
+      await until(() =>
+        access(join(workspace, 'started.txt')).then(
+          () => true,
+          () => false,
+        ),
+      );
       const started = Date.now();
+      const ended = new Promise<void>((resolve) => session!.agent.on('toolEnd', () => resolve()));
       session.agent.interrupt();
+      // The turn ends for the user at once; the call's result goes in once it reports.
       expect(session.agent.state).toBe('WaitingForUserInput');
+      await ended;
       const results = toolResults(session.agent.context.messages.at(-1));
       expect(results).toEqual([
         expect.objectContaining({
           is_error: true,
-          content: 'interrupted: the user interrupted the turn before this tool call finished',
+          content:
+            'interrupted: the user interrupted the turn and the call stopped (cancelled: the command was killed before it finished)',
         }),
       ]);
+      await expect(access(join(session.workspace, 'finished.txt'))).rejects.toThrow();
       session.agent.send('ok');
       await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
       expect(Date.now() - started).toBeLessThan(5_000);
@@ -395,7 +416,8 @@ describe('createAgent', () => {
       expect(session.agent.actor.getSnapshot().status).toBe('done');
       expect(findTranscriptViolations(session.agent.context.messages)).toEqual([]);
       expect(toolResults(session.agent.context.messages.at(-1))[0]).toMatchObject({
-        content: 'cancelled: the agent shut down before this tool call finished',
+        content:
+          'cancelled: the agent shut down before this tool call finished; it may or may not have taken effect',
       });
     });
 

@@ -26,7 +26,7 @@ describe('toGraph', () => {
     it('keeps the eventless transitions, with their guards', () => {
       const always = graph.transitions.filter((transition) => transition.trigger === 'always');
       expect(always.map((transition) => [transition.source, transition.label])).toEqual([
-        ['WaitingForUserInput', 'always [hasQueuedInput] / startQueuedTurn'],
+        ['WaitingForUserInput', 'always [hasQueuedInput && !toolsSettling] / startQueuedTurn'],
         ['ProcessingLlmResponse', 'always [responseRefused] / refuseToolCalls, reportStopReason'],
         ['ProcessingLlmResponse', 'always [hasToolCalls]'],
         ['ProcessingLlmResponse', 'always / reportStopReason'],

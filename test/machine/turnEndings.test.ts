@@ -45,37 +45,118 @@ describe('Interrupt', () => {
     expect(core.context.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
-  it('in ExecutingTools answers every open tool_use with an "interrupted" error, in call order', () => {
+  it('in ExecutingTools aborts running calls and waits for them before answering, in call order', () => {
     const core = new AgentCore();
     core.handleEvent(userInput('go'));
     core.handleEvent(
-      completed(null, [call('t1', 'read_file'), call('t2', 'bash'), call('t3', 'read_file')]),
+      completed(null, [call('t1', 'read_file'), call('t2', 'bash'), call('t3', 'write_file')]),
     );
     core.handleEvent(toolOk('t2', 'done'));
     const actions = core.handleEvent(interrupt);
+    // The user sees the turn end at once; the results wait for how the aborted calls end.
     expect(core.state).toBe('WaitingForUserInput');
     expect(actions).toEqual([
-      { type: 'Cancel', toolCallIds: ['t1', 't3'] },
+      { type: 'Cancel', toolCallIds: ['t1', 't3'], graceMs: 5000 },
       { type: 'WaitForInput' },
     ]);
-    const interrupted = 'interrupted: the user interrupted the turn before this tool call finished';
+    expect(core.context.messages.at(-1)?.role).toBe('assistant');
+    // t3 wrote its file anyway; t1 stopped on its signal.
+    expect(core.handleEvent(toolOk('t3', 'wrote notes.txt'))).toEqual([]);
+    core.handleEvent({
+      type: 'ToolCompleted',
+      callId: 't1',
+      outcome: { status: 'error', error: { message: 'aborted' } },
+    });
     expect(core.context.messages.at(-1)).toEqual({
       role: 'user',
       content: [
-        { type: 'tool_result', tool_use_id: 't1', content: interrupted, is_error: true },
+        {
+          type: 'tool_result',
+          tool_use_id: 't1',
+          content: 'interrupted: the user interrupted the turn and the call stopped (aborted)',
+          is_error: true,
+        },
         { type: 'tool_result', tool_use_id: 't2', content: 'done' },
-        { type: 'tool_result', tool_use_id: 't3', content: interrupted, is_error: true },
+        { type: 'tool_result', tool_use_id: 't3', content: 'wrote notes.txt' },
       ],
     });
     expect(findTranscriptViolations(core.context.messages)).toEqual([]);
   });
 
-  it('ignores a late ToolCompleted for a cancelled call', () => {
+  it('answers calls still silent when the grace period ends: mutating ones may have taken effect', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('go'));
+    core.handleEvent(completed(null, [call('t1', 'read_file'), call('t2', 'write_file')]));
+    core.handleEvent(interrupt);
+    expect(core.handleEvent({ type: 'ToolGraceExpired' })).toEqual([]);
+    expect(core.context.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 't1',
+          content: 'interrupted: the user interrupted the turn before this tool call finished',
+          is_error: true,
+        },
+        {
+          type: 'tool_result',
+          tool_use_id: 't2',
+          content:
+            'interrupted: the user interrupted the turn before this tool call finished; it may or may not have taken effect',
+          is_error: true,
+        },
+      ],
+    });
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+  });
+
+  it('holds new input until the aborted calls are answered, then starts the turn', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('go'));
+    core.handleEvent(completed(null, [call('t1', 'bash')]));
+    core.handleEvent(interrupt);
+    expect(core.handleEvent(userInput('next'))).toEqual([]);
+    expect(core.context.queue).toHaveLength(1);
+    const actions = core.handleEvent(toolOk('t1', 'finished'));
+    expect(core.state).toBe('CallingLlm');
+    const [send] = actions;
+    expect(send?.type).toBe('SendLlmRequest');
+    const request = send?.type === 'SendLlmRequest' ? send.request : undefined;
+    expect(request?.messages.slice(-2)).toEqual([
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'finished' }] },
+      { role: 'user', content: 'next' },
+    ]);
+  });
+
+  it('answers at once, with what is known, when there is no grace period', () => {
+    const core = new AgentCore({ toolGraceMs: 0 });
+    core.handleEvent(userInput('go'));
+    core.handleEvent(completed(null, [call('t1', 'write_file')]));
+    expect(core.handleEvent(interrupt)).toEqual([
+      { type: 'Cancel', toolCallIds: ['t1'] },
+      { type: 'WaitForInput' },
+    ]);
+    expect(core.context.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 't1',
+          content:
+            'interrupted: the user interrupted the turn before this tool call finished; it may or may not have taken effect',
+          is_error: true,
+        },
+      ],
+    });
+  });
+
+  it('ignores a ToolCompleted that comes after the grace period', () => {
     const diagnostics: string[] = [];
     const core = new AgentCore({}, { onDiagnostic: (d) => diagnostics.push(d.code) });
     core.handleEvent(userInput('go'));
     core.handleEvent(completed(null, [call('t1', 'read_file')]));
     core.handleEvent(interrupt);
+    core.handleEvent({ type: 'ToolGraceExpired' });
     core.handleEvent(userInput('next'));
     const before = core.snapshot();
     expect(core.handleEvent(toolOk('t1', 'late'))).toEqual([]);
@@ -180,6 +261,25 @@ describe('shutdown', () => {
       { type: 'Cancel', toolCallIds: ['t1'] },
       { type: 'Shutdown', discardedInput: [] },
     ]);
+    expect(core.context.messages.at(-1)?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 't1',
+        content:
+          'cancelled: the agent shut down before this tool call finished; it may or may not have taken effect',
+        is_error: true,
+      },
+    ]);
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+  });
+
+  it('answers calls still being waited for after an interrupt', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('go'));
+    core.handleEvent(completed(null, [call('t1', 'read_file')]));
+    core.handleEvent(interrupt);
+    core.handleEvent(shutdown);
+    expect(core.state).toBe('ShuttingDown');
     expect(core.context.messages.at(-1)?.content).toEqual([
       {
         type: 'tool_result',

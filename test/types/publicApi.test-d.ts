@@ -79,7 +79,7 @@ describe('AgentCore.handleEvent', () => {
     });
   });
 
-  it('names exactly the events and actions of DESIGN section 1', () => {
+  it('names exactly the events and actions of DESIGN section 1, plus ToolGraceExpired and Resume', () => {
     expectTypeOf<AgentEvent['type']>().toEqualTypeOf<
       | 'UserInput'
       | 'LlmTextDelta'
@@ -94,6 +94,8 @@ describe('AgentCore.handleEvent', () => {
       | 'Interrupt'
       | 'ToolApproval'
       | 'SetPermissionMode'
+      | 'ToolGraceExpired'
+      | 'Resume'
     >();
     expectTypeOf<AgentAction['type']>().toEqualTypeOf<
       | 'SendLlmRequest'

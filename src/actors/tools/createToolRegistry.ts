@@ -20,7 +20,8 @@ export interface ToolRegistry {
   /** The tool names, in order. */
   names(): string[];
   /**
-   * What the chart needs: name, mutating, edit, alwaysAsk, description and input JSON Schema.
+   * What the chart needs: name, mutating, edit, alwaysAsk, idempotent, description and input
+   * JSON Schema.
    * Made once and shared (do not mutate them).
    */
   specs(): ToolSpec[];
@@ -70,6 +71,7 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
           inputSchema: structuredClone(tool.inputSchema),
         };
         if (tool.alwaysAsk) spec.alwaysAsk = true;
+        if (tool.idempotent) spec.idempotent = true;
         return spec;
       })),
     definitions: () =>

@@ -68,6 +68,12 @@ export interface ToolOptions<Schema extends z.ZodType> {
    * no sandbox can start.
    */
   alwaysAsk?: boolean;
+  /**
+   * Whether running a call twice has the same effect as running it once. A mutating call that was
+   * running when the process stopped runs again on resume only when this is true; otherwise the
+   * model is told it may or may not have taken effect. Default false.
+   */
+  idempotent?: boolean;
   /** Longest a call may run, in milliseconds. Defaults to {@link DEFAULT_TOOL_TIMEOUT_MS}. */
   timeoutMs?: number;
   /**
@@ -101,6 +107,7 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readonly mutating: boolean;
   readonly edit: boolean;
   readonly alwaysAsk: boolean;
+  readonly idempotent: boolean;
   readonly timeoutMs: number;
   execute: (input: z.output<Schema>, ctx: ToolContext) => unknown;
 }
@@ -154,6 +161,7 @@ export function defineTool<Schema extends z.ZodType>(options: ToolOptions<Schema
     mutating,
     edit: options.edit ?? (mutating && name !== 'bash'),
     alwaysAsk: options.alwaysAsk === true,
+    idempotent: options.idempotent === true,
     timeoutMs,
     execute,
   };

@@ -17,7 +17,7 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 export interface RunToolCallOptions {
   /** Workspace root handed to the tool (made absolute). */
   workspace: string;
-  /** Aborting it cancels the call: the outcome is `cancelled` and the tool's signal fires. */
+  /** Aborting it aborts the tool's signal; the outcome is how the tool then ended. */
   signal?: AbortSignal;
   /** Overrides the tool's own timeout for this call, in milliseconds. */
   timeoutMs?: number;
@@ -33,8 +33,10 @@ export interface RunToolCallOptions {
  * - input failing the schema → one line per failing field (see {@link formatInputIssues})
  * - the tool throws → its message
  * - the timeout passes → `timed out after N ms`, and the tool's signal is aborted
- * - the caller's signal aborts → `cancelled`, and the tool's signal is aborted
- * - a result arriving after a timeout or cancel is ignored
+ * - the caller's signal aborts → the tool's signal is aborted, and the call ends the way the tool
+ *   says: its result if it finished its work anyway, its error if it stopped (`cancelled before
+ *   it started` when it never started)
+ * - a result arriving after a timeout is ignored
  * - a string result passes through; any other result must be JSON-serialisable and is returned
  *   as plain JSON data (`undefined` becomes `''`)
  *
@@ -72,12 +74,12 @@ async function runChecked(
     );
   }
   const { signal: callerSignal } = options;
-  if (callerSignal?.aborted) return failure('cancelled');
+  if (callerSignal?.aborted) return failure('cancelled before it started');
 
   // Async so schemas with async refinements work too.
   const parsed = await tool.input.safeParseAsync(call.input);
   if (!parsed.success) return failure(formatInputIssues(tool.name, parsed.error.issues));
-  if (callerSignal?.aborted) return failure('cancelled');
+  if (callerSignal?.aborted) return failure('cancelled before it started');
 
   const timeoutMs = effectiveTimeout(options.timeoutMs, tool.timeoutMs);
   const controller = new AbortController();
@@ -91,11 +93,9 @@ async function runChecked(
       callerSignal?.removeEventListener('abort', onCallerAbort);
       resolvePromise(outcome);
     };
-    // Settle before aborting: a tool that rejects synchronously on abort must not win the race.
-    const onCallerAbort = (): void => {
-      settle(failure('cancelled'));
-      controller.abort(callerSignal?.reason);
-    };
+    // The caller's abort is passed on, and the call still ends the way the tool says: a tool may
+    // finish its work anyway, and the model must be told what really happened.
+    const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
     const timer = setTimeout(() => {
       const message = `timed out after ${timeoutMs} ms`;
       settle(failure(message));

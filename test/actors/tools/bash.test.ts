@@ -128,7 +128,9 @@ for (const variant of variants) {
       const pending = bash(workspace, { command: sleep }, { signal: controller.signal });
       expect(await until(() => processesWith(sleep).length > 0, 5_000)).toBe(true);
       controller.abort();
-      expect(errorMessage(await pending)).toBe('cancelled');
+      expect(errorMessage(await pending)).toBe(
+        'cancelled: the command was killed before it finished',
+      );
       expect(await until(() => processesWith(sleep).length === 0, 2_000)).toBe(true);
     });
 

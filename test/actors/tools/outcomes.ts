@@ -17,7 +17,7 @@ export function successOutput(outcome: ToolOutcome): unknown {
  * The message of an error outcome; fails the test when it succeeded.
  *
  * @example
- * expect(errorMessage(await runToolCall(registry, call, { workspace }))).toBe('cancelled');
+ * expect(errorMessage(await runToolCall(registry, call, { workspace }))).toBe('no such file');
  */
 export function errorMessage(outcome: ToolOutcome): string {
   if (outcome.status !== 'error') {

@@ -168,23 +168,29 @@ describe('runToolCall', () => {
     expect(errorMessage(outcome)).toBe('timed out after 40 ms');
   });
 
-  it('reports "cancelled" when the caller aborts, and aborts the tool\'s signal', async () => {
-    const controller = new AbortController();
-    let toolSignal: AbortSignal | undefined;
-    const registry = createToolRegistry([
-      tool('wait', (_input, ctx) => {
-        toolSignal = ctx.signal;
-        setTimeout(() => controller.abort(), 10);
-        return aborted(ctx.signal).then(() => 'finished anyway');
-      }),
-    ]);
-    const outcome = await runToolCall(
-      registry,
-      { id: 't1', name: 'wait', input: {} },
-      { workspace, signal: controller.signal },
-    );
-    expect(errorMessage(outcome)).toBe('cancelled');
-    expect(toolSignal?.aborted).toBe(true);
+  it("aborts the tool's signal when the caller aborts, and reports how the tool really ended", async () => {
+    const stops = async (finishAnyway: boolean) => {
+      const controller = new AbortController();
+      let toolSignal: AbortSignal | undefined;
+      const registry = createToolRegistry([
+        tool('wait', async (_input, ctx) => {
+          toolSignal = ctx.signal;
+          setTimeout(() => controller.abort(), 10);
+          await aborted(ctx.signal);
+          if (finishAnyway) return 'finished anyway';
+          throw new Error('stopped on its signal');
+        }),
+      ]);
+      const outcome = await runToolCall(
+        registry,
+        { id: 't1', name: 'wait', input: {} },
+        { workspace, signal: controller.signal },
+      );
+      expect(toolSignal?.aborted).toBe(true);
+      return outcome;
+    };
+    expect(await stops(true)).toEqual({ status: 'success', output: 'finished anyway' });
+    expect(errorMessage(await stops(false))).toBe('stopped on its signal');
   });
 
   it('does not start the tool when the caller already aborted', async () => {
@@ -200,7 +206,7 @@ describe('runToolCall', () => {
       { id: 't1', name: 'never', input: {} },
       { workspace, signal: AbortSignal.abort() },
     );
-    expect(errorMessage(outcome)).toBe('cancelled');
+    expect(errorMessage(outcome)).toBe('cancelled before it started');
     expect(started).toBe(false);
   });
 

@@ -207,6 +207,7 @@ export function nextEvent(
 ): Planned {
   const { context } = core;
   const running = context.toolRuns.filter((run) => run.status === 'running');
+  const cancelling = context.toolRuns.filter((run) => run.status === 'cancelling');
   const awaiting = context.toolRuns.filter((run) => run.status === 'awaitingApproval');
   type Pick = () => Planned;
   const common: Array<readonly [number, Pick]> = [
@@ -222,7 +223,17 @@ export function nextEvent(
   const options: Array<readonly [number, Pick]> = (() => {
     switch (core.state) {
       case 'WaitingForUserInput':
-        return [[60, userInput], [4, setMode], ...common];
+        return [
+          [60, userInput],
+          [4, setMode],
+          // After an interrupt: aborted calls report how they ended, or the grace period ends.
+          [
+            cancelling.length > 0 ? 40 : 0,
+            () => valid(toolCompleted(choose, choose.oneOf(cancelling))),
+          ],
+          [cancelling.length > 0 ? 15 : 0, () => valid({ type: 'ToolGraceExpired' })],
+          ...common,
+        ];
       case 'CallingLlm':
         return [
           [25, () => valid({ type: 'LlmTextDelta', content: choose.oneOf(TEXT_PIECES) })],
@@ -486,8 +497,19 @@ export function expectedVerdict(
       case 'Interrupt':
         return TURN_STATES.includes(state);
       case 'ToolCompleted':
+        return (
+          (state === 'ExecutingTools' && hasRun(event.callId, 'running')) ||
+          (state === 'WaitingForUserInput' && hasRun(event.callId, 'cancelling'))
+        );
       case 'ToolProgress':
         return state === 'ExecutingTools' && hasRun(event.callId, 'running');
+      case 'ToolGraceExpired':
+        return (
+          state === 'WaitingForUserInput' &&
+          context.toolRuns.some((run) => run.status === 'cancelling')
+        );
+      case 'Resume':
+        return state !== 'ProcessingLlmResponse';
       case 'ToolApproval':
         return state === 'ExecutingTools' && hasRun(event.callId, 'awaitingApproval');
       case 'PostToolsHookCompleted':

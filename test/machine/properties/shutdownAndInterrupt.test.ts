@@ -155,6 +155,21 @@ describe('AgentCore properties', () => {
           interruptedFrom.set(step.stateBefore, (interruptedFrom.get(step.stateBefore) ?? 0) + 1);
           expect(step.diagnostics).toEqual([]);
           expectCancelFor(step.stateBefore, before, step.actions);
+          const cancelling = step.contextAfter.toolRuns.filter(
+            (run) => run.status === 'cancelling',
+          );
+          if (cancelling.length > 0) {
+            // Running calls were aborted: the turn ends for the user now, and their results go in
+            // once they report how they ended (or the grace period ends).
+            expect(step.stateAfter).toBe('WaitingForUserInput');
+            expect(cancelling.map((run) => run.call.id)).toEqual(
+              before.toolRuns.filter((run) => run.status === 'running').map((run) => run.call.id),
+            );
+            expect(actionsOf(step.actions, 'Cancel')[0]?.graceMs).toBeGreaterThan(0);
+            expect(step.contextAfter.messages).toEqual(before.messages);
+            expect(step.contextAfter.queue).toEqual(before.queue);
+            return;
+          }
           expectPartialWorkKept(step, /interrupted/);
           expect(findTranscriptViolations(step.contextAfter.messages)).toEqual([]);
           const [next, ...rest] = before.queue;

@@ -138,8 +138,9 @@ export function runShellCommand(
   });
 }
 
-/** The abort reason as an Error (AbortSignal.reason may be any value). */
+/** Why the command ended early: killed, so it may have done part of its work. */
 function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new Error(`aborted: ${String(reason)}`);
+  return new Error('cancelled: the command was killed before it finished', {
+    cause: signal.reason,
+  });
 }
