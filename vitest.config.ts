@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Finds Chromium once for the browser tests (skipped without one, failing under CI).
-    globalSetup: ['test/support/chromiumSetup.ts'],
+    // Finds Chromium and PostgreSQL once for the tests that need them (skipped without them,
+    // failing under CI).
+    globalSetup: ['test/support/chromiumSetup.ts', 'test/support/postgresSetup.ts'],
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts'],

@@ -4,7 +4,8 @@
  * under CI the run fails instead.
  */
 import type { TestProject } from 'vitest/node';
-import { CHROMIUM_HINT, findChromium, isCi } from './findChromium.js';
+import { CHROMIUM_HINT, findChromium } from './findChromium.js';
+import { isCi } from './isCi.js';
 
 /** The files whose tests need a browser, named in the skip line. */
 export const BROWSER_TEST_FILES = [

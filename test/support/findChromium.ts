@@ -27,9 +27,3 @@ export async function findChromium(env: NodeJS.ProcessEnv = process.env): Promis
     return { found: false, problem: `no Chromium could be launched (${from}: ${reason})` };
   }
 }
-
-/** Whether the run is CI's, where a missing browser must fail the run, never skip tests silently. */
-export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env.CI?.trim().toLowerCase();
-  return value !== undefined && value !== '' && value !== 'false' && value !== '0';
-}

@@ -3,37 +3,15 @@
  * them, and under CI the run fails instead. Runs vitest itself on the browser test files, with
  * `CHROMIUM_PATH` pointing nowhere.
  */
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BROWSER_TEST_FILES } from './chromiumSetup.js';
-
-const root = join(import.meta.dirname, '../..');
+import { REPOSITORY_ROOT, runVitest } from './runVitest.js';
 
 function vitestWithoutChromium(ci: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [
-        join(root, 'node_modules/vitest/vitest.mjs'),
-        'run',
-        '--typecheck.enabled=false',
-        ...BROWSER_TEST_FILES,
-      ],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          CHROMIUM_PATH: join(root, 'no-such-chromium'),
-          CI: ci,
-          NO_COLOR: '1',
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : Number(error.code ?? 1), output: stdout + stderr });
-      },
-    );
+  return runVitest(BROWSER_TEST_FILES, {
+    CHROMIUM_PATH: join(REPOSITORY_ROOT, 'no-such-chromium'),
+    CI: ci,
   });
 }
 

@@ -1,0 +1,35 @@
+/**
+ * Vitest global setup: looks for PostgreSQL's server programs once per run and hands the
+ * installation to the tests that start servers (`inject('postgresInstallation')`). Without one
+ * they are skipped with one line saying how to run them; under CI the run fails instead.
+ */
+import type { TestProject } from 'vitest/node';
+import { findPostgres, POSTGRES_HINT, type PostgresInstallation } from './findPostgres.js';
+import { isCi } from './isCi.js';
+
+/** The files whose tests start a PostgreSQL server, named in the skip line. */
+export const POSTGRES_TEST_FILES = ['test/support/postgresServer.test.ts'];
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where test servers start from, or `null` when the PostgreSQL tests are skipped. */
+    postgresInstallation: PostgresInstallation | null;
+  }
+}
+
+export default function setup(project: TestProject): void {
+  const probe = findPostgres();
+  if (probe.found) {
+    project.provide('postgresInstallation', probe.installation);
+    return;
+  }
+  if (isCi()) {
+    throw new Error(
+      `CI is set and ${probe.problem}: the PostgreSQL tests cannot run; ${POSTGRES_HINT}`,
+    );
+  }
+  console.warn(
+    `Skipping the PostgreSQL tests (${POSTGRES_TEST_FILES.join(', ')}): ${probe.problem}; to run them, ${POSTGRES_HINT}`,
+  );
+  project.provide('postgresInstallation', null);
+}

@@ -1,0 +1,32 @@
+/**
+ * Runs vitest itself in a child process on some test files with a changed environment, for the
+ * tests of how the suite behaves on a machine without a system package.
+ *
+ * @example
+ * const { code, output } = await runVitest(['test/x.test.ts'], { CI: 'true' });
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+
+export const REPOSITORY_ROOT = join(import.meta.dirname, '../..');
+
+export function runVitest(
+  files: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [
+        join(REPOSITORY_ROOT, 'node_modules/vitest/vitest.mjs'),
+        'run',
+        '--typecheck.enabled=false',
+        ...files,
+      ],
+      { cwd: REPOSITORY_ROOT, env: { ...process.env, ...env, NO_COLOR: '1' }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), output: stdout + stderr });
+      },
+    );
+  });
+}
