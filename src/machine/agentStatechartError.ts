@@ -20,6 +20,13 @@
  * - `TIMED_OUT`: something waited longer than the `timeoutMs` it was given.
  * - `CANCELLED`: the reason an `AbortSignal` carries when the chart cancels work.
  * - `LAYOUT_FAILED`: a diagram could not be laid out.
+ * - `SESSION_EXISTS`, `SESSION_NOT_FOUND`: a session store was asked to create a session it has,
+ *   or to write to one it does not.
+ * - `SESSION_CONFLICT`: another writer appended to the session first.
+ * - `SESSION_FENCED`: a newer writer claimed the session; this one may no longer write to it.
+ * - `SESSION_CORRUPT`: stored data cannot be read (it is reported, never repaired or dropped).
+ * - `SESSION_VERSION_MISMATCH`: a session was recorded by another version of the chart.
+ * - `STORE_FAILED`: the session store could not be reached or refused a write.
  *
  * @example
  * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
@@ -42,7 +49,14 @@ export type AgentStatechartErrorCode =
   | 'AGENT_FAILED'
   | 'TIMED_OUT'
   | 'CANCELLED'
-  | 'LAYOUT_FAILED';
+  | 'LAYOUT_FAILED'
+  | 'SESSION_EXISTS'
+  | 'SESSION_NOT_FOUND'
+  | 'SESSION_CONFLICT'
+  | 'SESSION_FENCED'
+  | 'SESSION_CORRUPT'
+  | 'SESSION_VERSION_MISMATCH'
+  | 'STORE_FAILED';
 
 /**
  * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.

@@ -1,0 +1,419 @@
+/**
+ * The embedded session store: one SQLite file (WAL), through `better-sqlite3`. Every write is one
+ * transaction that takes the write lock first, so two processes sharing a file cannot both append
+ * after the same head, and a process killed mid-write leaves the log as it was before the write.
+ */
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import type {
+  Checkpoint,
+  SessionHeader,
+  SessionStore,
+  SessionSummary,
+  StoredEntry,
+  StoredSession,
+  TranscriptRecord,
+} from './sessionStore.js';
+import { migrateSqlite } from './sqliteMigrations.js';
+import {
+  checkHeader,
+  checkSessionId,
+  checkWrite,
+  fromStoredJson,
+  settleNow,
+  neededEntries,
+  storedState,
+  toStoredJson,
+} from './storeRules.js';
+
+/**
+ * Options of {@link createSqliteSessionStore}.
+ *
+ * @example
+ * const options: SqliteSessionStoreOptions = { path: '.agent-statechart/sessions.db' };
+ */
+export interface SqliteSessionStoreOptions {
+  /** The database file (created with its folder if missing), or `':memory:'`. */
+  path: string;
+  /**
+   * `'full'` (default): a write survives a power cut once `append` resolves. `'normal'`: a write
+   * survives the process being killed, not the machine losing power; fewer disk syncs.
+   */
+  durability?: 'full' | 'normal';
+  /** How long a write waits for another process holding the file's write lock. Default 5 s. */
+  busyTimeoutMs?: number;
+}
+
+type Database = BetterSqlite3.Database;
+
+interface SessionRow {
+  header: string;
+  head: number;
+  epoch: number;
+  updated_at: number;
+  created_at: number;
+  checkpoint_seq: number | null;
+  checkpoint_state: string | null;
+  checkpoint_message_count: number | null;
+  checkpoint_context: string | null;
+}
+
+interface EntryRow {
+  seq: number;
+  at: number;
+  kind: string;
+  data: string;
+}
+
+/**
+ * A session store in one SQLite file: the embedded default. `better-sqlite3` is loaded when the
+ * first store is created, not when the package is imported.
+ *
+ * @example
+ * const store = createSqliteSessionStore({ path: '.agent-statechart/sessions.db' });
+ * const agent = createAgent({ store, sessionId: 'alice-1' });
+ */
+export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
+  const db = openDatabase(options);
+  const statements = prepare(db);
+
+  const readEntries = (sessionId: string, rows: EntryRow[]): StoredEntry[] =>
+    rows.map((row) => {
+      if (row.kind !== 'event' && row.kind !== 'started') {
+        throw new AgentStatechartError(
+          'SESSION_CORRUPT',
+          `session '${sessionId}', entry ${row.seq} has an unknown kind '${row.kind}'`,
+        );
+      }
+      return {
+        seq: row.seq,
+        at: row.at,
+        kind: row.kind,
+        data: fromStoredJson(row.data, `session '${sessionId}', entry ${row.seq}`),
+      };
+    });
+
+  const sessionRow = (sessionId: string): SessionRow => {
+    const row = statements.session.get(sessionId) as SessionRow | undefined;
+    if (row === undefined) {
+      throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
+    }
+    return row;
+  };
+
+  const append = db.transaction(
+    (sessionId: string, write: Parameters<SessionStore['append']>[1]) => {
+      const row = sessionRow(sessionId);
+      if (write.epoch !== undefined && write.epoch !== row.epoch) {
+        throw new AgentStatechartError(
+          'SESSION_FENCED',
+          `session '${sessionId}' was claimed by another writer (epoch ${row.epoch}, this write ${write.epoch})`,
+        );
+      }
+      if (write.after !== row.head) {
+        throw new AgentStatechartError(
+          'SESSION_CONFLICT',
+          `session '${sessionId}' moved on: its log ends at ${row.head}, this write follows ${write.after}`,
+        );
+      }
+      for (const entry of write.entries) {
+        statements.insertEntry.run(
+          sessionId,
+          entry.seq,
+          entry.at,
+          entry.kind,
+          toStoredJson(entry.data, `entry ${entry.seq}`),
+        );
+      }
+      for (const record of write.transcript ?? []) {
+        statements.upsertRecord.run(
+          sessionId,
+          record.index,
+          JSON.stringify(record.refs),
+          toStoredJson(record.body, `transcript record ${record.index}`),
+        );
+      }
+      const checkpoint = write.checkpoint;
+      if (checkpoint !== undefined) {
+        statements.setCheckpoint.run(
+          checkpoint.seq,
+          checkpoint.state,
+          checkpoint.messageCount,
+          toStoredJson(checkpoint.context, 'the checkpoint'),
+          sessionId,
+        );
+      }
+      const head = write.after + write.entries.length;
+      const updatedAt = write.entries.at(-1)?.at ?? row.updated_at;
+      statements.setHead.run(head, updatedAt, sessionId);
+    },
+  );
+
+  const load = db.transaction((sessionId: string): StoredSession | undefined => {
+    const row = statements.session.get(sessionId) as SessionRow | undefined;
+    if (row === undefined) return undefined;
+    const what = `session '${sessionId}'`;
+    const header = fromStoredJson(row.header, `${what}, header`) as SessionHeader;
+    let checkpoint: Checkpoint | undefined;
+    if (row.checkpoint_seq !== null) {
+      checkpoint = {
+        seq: row.checkpoint_seq,
+        state: storedState(row.checkpoint_state, `${what}, checkpoint`),
+        messageCount: row.checkpoint_message_count ?? 0,
+        context: fromStoredJson(row.checkpoint_context, `${what}, checkpoint`),
+      };
+    }
+    const transcript: TranscriptRecord[] = [];
+    const records = statements.records.all(sessionId, checkpoint?.messageCount ?? 0) as Array<{
+      message_index: number;
+      refs: string;
+      body: string;
+    }>;
+    for (const [index, record] of records.entries()) {
+      if (record.message_index !== index) {
+        throw new AgentStatechartError(
+          'SESSION_CORRUPT',
+          `${what} has lost transcript record ${index}`,
+        );
+      }
+      transcript.push({
+        index,
+        refs: fromStoredJson(record.refs, `${what}, transcript record ${index}`) as number[],
+        body: fromStoredJson(record.body, `${what}, transcript record ${index}`),
+      });
+    }
+    if (transcript.length < (checkpoint?.messageCount ?? 0)) {
+      throw new AgentStatechartError('SESSION_CORRUPT', `${what} has lost transcript records`);
+    }
+    const { refs, after } = neededEntries(checkpoint, transcript);
+    const referenced = [...refs].filter((seq) => seq <= after).sort((a, b) => a - b);
+    const entryRows: EntryRow[] = [];
+    // Referenced entries in chunks (SQLite caps bound parameters), then the tail in one range.
+    for (let start = 0; start < referenced.length; start += 500) {
+      const chunk = referenced.slice(start, start + 500);
+      entryRows.push(
+        ...(statements.entriesIn(chunk.length).all(sessionId, ...chunk) as EntryRow[]),
+      );
+    }
+    if (entryRows.length !== referenced.length) {
+      throw new AgentStatechartError(
+        'SESSION_CORRUPT',
+        `${what} has lost entries its transcript refers to`,
+      );
+    }
+    entryRows.push(...(statements.entriesAfter.all(sessionId, after, -1) as EntryRow[]));
+    return {
+      header,
+      head: row.head,
+      checkpoint,
+      transcript,
+      entries: readEntries(sessionId, entryRows),
+    };
+  });
+
+  return {
+    create(header: SessionHeader) {
+      return settleNow(() => {
+        checkHeader(header);
+        try {
+          statements.insertSession.run(
+            header.sessionId,
+            toStoredJson(header, 'the session header'),
+            header.createdAt,
+            header.createdAt,
+          );
+        } catch (error) {
+          if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
+            throw new AgentStatechartError(
+              'SESSION_EXISTS',
+              `session '${header.sessionId}' exists already`,
+            );
+          }
+          throw storeFailed(error);
+        }
+      });
+    },
+
+    claim(sessionId) {
+      return settleNow(() => {
+        checkSessionId(sessionId);
+        const row = statements.claim.get(sessionId) as { epoch: number } | undefined;
+        if (row === undefined) {
+          throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
+        }
+        return row.epoch;
+      });
+    },
+
+    append(sessionId, write) {
+      return settleNow(() => {
+        checkSessionId(sessionId);
+        checkWrite(write);
+        guard(() => append.immediate(sessionId, write));
+      });
+    },
+
+    load(sessionId) {
+      return settleNow(() => {
+        checkSessionId(sessionId);
+        return guard(() => load.deferred(sessionId));
+      });
+    },
+
+    entries(sessionId, options = {}) {
+      return settleNow(() => {
+        checkSessionId(sessionId);
+        sessionRow(sessionId);
+        const rows = statements.entriesAfter.all(
+          sessionId,
+          options.after ?? 0,
+          options.limit ?? -1,
+        ) as EntryRow[];
+        return readEntries(sessionId, rows);
+      });
+    },
+
+    list(options = {}) {
+      return settleNow(() => {
+        const rows = statements.list.all(options.limit ?? -1) as Array<
+          SessionRow & { session_id: string }
+        >;
+        return rows.map((row): SessionSummary => {
+          const header = fromStoredJson(
+            row.header,
+            `session '${row.session_id}', header`,
+          ) as SessionHeader;
+          return {
+            sessionId: row.session_id,
+            createdAt: row.created_at,
+            updatedAt: row.updated_at,
+            head: row.head,
+            state:
+              row.checkpoint_state === null
+                ? undefined
+                : storedState(row.checkpoint_state, `session '${row.session_id}'`),
+            messageCount: row.checkpoint_message_count ?? 0,
+            ...(header.metadata === undefined ? {} : { metadata: header.metadata }),
+          };
+        });
+      });
+    },
+
+    delete(sessionId) {
+      return settleNow(() => {
+        checkSessionId(sessionId);
+        return guard(() => statements.deleteSession(sessionId));
+      });
+    },
+
+    close() {
+      return settleNow(() => {
+        if (db.open) db.close();
+      });
+    },
+  };
+}
+
+/** Runs a database call, turning driver failures (disk full, locked) into `STORE_FAILED`. */
+function guard<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof AgentStatechartError) throw error;
+    throw storeFailed(error);
+  }
+}
+
+function storeFailed(error: unknown): AgentStatechartError {
+  return new AgentStatechartError(
+    'STORE_FAILED',
+    `the SQLite session store failed: ${errorMessage(error)}`,
+    {
+      cause: error,
+    },
+  );
+}
+
+function openDatabase(options: SqliteSessionStoreOptions): Database {
+  if (typeof options?.path !== 'string' || options.path.length === 0) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      "createSqliteSessionStore needs a path (or ':memory:')",
+    );
+  }
+  const memory = options.path === ':memory:';
+  const path = memory ? options.path : resolve(options.path);
+  let Driver: typeof BetterSqlite3;
+  try {
+    Driver = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  } catch (error) {
+    throw new AgentStatechartError(
+      'MISSING_PEER_DEPENDENCY',
+      `the SQLite session store needs better-sqlite3, which did not load (${errorMessage(error)}); run \`npm install better-sqlite3\` (it builds with python3, make and a C++ compiler when no prebuilt binary fits)`,
+      { cause: error },
+    );
+  }
+  try {
+    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    const db = new Driver(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.pragma('foreign_keys = ON');
+    migrateSqlite(db);
+    return db;
+  } catch (error) {
+    if (error instanceof AgentStatechartError) throw error;
+    throw new AgentStatechartError(
+      'STORE_FAILED',
+      `cannot open the session database at ${path}: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function prepare(db: Database) {
+  const entriesIn = new Map<number, BetterSqlite3.Statement>();
+  const deleteAll = db.transaction((sessionId: string) => {
+    db.prepare('DELETE FROM entries WHERE session_id = ?').run(sessionId);
+    db.prepare('DELETE FROM transcript WHERE session_id = ?').run(sessionId);
+    return db.prepare('DELETE FROM sessions WHERE session_id = ?').run(sessionId).changes > 0;
+  });
+  return {
+    session: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
+    insertSession: db.prepare(
+      'INSERT INTO sessions (session_id, header, created_at, updated_at) VALUES (?, ?, ?, ?)',
+    ),
+    claim: db.prepare('UPDATE sessions SET epoch = epoch + 1 WHERE session_id = ? RETURNING epoch'),
+    insertEntry: db.prepare(
+      'INSERT INTO entries (session_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)',
+    ),
+    upsertRecord: db.prepare(
+      'INSERT OR REPLACE INTO transcript (session_id, message_index, refs, body) VALUES (?, ?, ?, ?)',
+    ),
+    setCheckpoint: db.prepare(
+      'UPDATE sessions SET checkpoint_seq = ?, checkpoint_state = ?, checkpoint_message_count = ?, checkpoint_context = ? WHERE session_id = ?',
+    ),
+    setHead: db.prepare('UPDATE sessions SET head = ?, updated_at = ? WHERE session_id = ?'),
+    records: db.prepare(
+      'SELECT message_index, refs, body FROM transcript WHERE session_id = ? AND message_index < ? ORDER BY message_index',
+    ),
+    entriesAfter: db.prepare(
+      'SELECT seq, at, kind, data FROM entries WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
+    entriesIn(count: number): BetterSqlite3.Statement {
+      let statement = entriesIn.get(count);
+      if (statement === undefined) {
+        statement = db.prepare(
+          `SELECT seq, at, kind, data FROM entries WHERE session_id = ? AND seq IN (${Array(count).fill('?').join(', ')}) ORDER BY seq`,
+        );
+        entriesIn.set(count, statement);
+      }
+      return statement;
+    },
+    list: db.prepare('SELECT * FROM sessions ORDER BY updated_at DESC, session_id LIMIT ?'),
+    deleteSession: (sessionId: string) => deleteAll(sessionId),
+  };
+}

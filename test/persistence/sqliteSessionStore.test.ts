@@ -1,0 +1,39 @@
+/**
+ * The SQLite store: the conformance suite on a real file, plus what only a file shows — a
+ * process killed in the middle of writing, two processes sharing one file, and the schema's
+ * migrations from an empty database and from the previous version.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
+import { describeSessionStore } from './sessionStoreConformance.js';
+
+let directory: string | undefined;
+let file = '';
+
+describeSessionStore('the SQLite store', {
+  async open() {
+    directory = await mkdtemp(join(tmpdir(), 'sqlite-store-'));
+    file = join(directory, 'sessions.db');
+    return createSqliteSessionStore({ path: file, durability: 'normal' });
+  },
+  async corrupt(_store, sessionId, what) {
+    const db = new Database(file);
+    if (what === 'entry') {
+      db.prepare(
+        'UPDATE entries SET data = \'{"type": "Use\' WHERE session_id = ? AND seq = 1',
+      ).run(sessionId);
+    } else {
+      db.prepare("UPDATE sessions SET checkpoint_context = 'not json' WHERE session_id = ?").run(
+        sessionId,
+      );
+    }
+    db.close();
+  },
+  async cleanup() {
+    if (directory) await rm(directory, { recursive: true, force: true });
+    directory = undefined;
+  },
+});
