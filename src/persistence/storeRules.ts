@@ -195,6 +195,6 @@ export function settleNow<T>(work: () => T): Promise<T> {
   try {
     return Promise.resolve(work());
   } catch (error) {
-    return Promise.reject(error);
+    return Promise.reject(error instanceof Error ? error : new Error(errorMessage(error)));
   }
 }
