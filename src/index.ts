@@ -27,6 +27,8 @@ export type { InspectorOption } from './agent/inspectorOption.js';
 
 // The chart and pure mode.
 export type {
+  BeforeEffect,
+  EffectStart,
   LlmActorInput,
   PostToolsHookInput,
   RetryTimerInput,
@@ -105,6 +107,29 @@ export {
   type UserInputEvent,
 } from './machine/types.js';
 export { validateEvent } from './machine/validateEvent.js';
+
+// Durable sessions.
+export { CHART_VERSION } from './persistence/chartVersion.js';
+export {
+  createMemorySessionStore,
+  type MemorySessionStoreOptions,
+} from './persistence/memorySessionStore.js';
+export { type OpenSessionOptions } from './persistence/openSession.js';
+export { SessionCore } from './persistence/sessionCore.js';
+export type {
+  Checkpoint,
+  SessionHeader,
+  SessionStore,
+  SessionSummary,
+  SessionWrite,
+  StoredEntry,
+  StoredSession,
+  TranscriptRecord,
+} from './persistence/sessionStore.js';
+export {
+  createSqliteSessionStore,
+  type SqliteSessionStoreOptions,
+} from './persistence/sqliteSessionStore.js';
 
 // The invoked actors, and the I/O they run for pure-mode callers.
 export { createLlmActor, type LlmActorOptions } from './actors/llmActor.js';

@@ -6,7 +6,8 @@
 import type { AgentCore, AgentDiagnostic } from '../machine/agentCore.js';
 import type { AgentAction, AgentEvent, ResumeEvent } from '../machine/types.js';
 import { type OpenSessionOptions, openSession } from './openSession.js';
-import { type EffectStart, entriesForEvent, shouldCheckpoint } from './sessionRecords.js';
+import type { EffectStart } from '../machine/actorInputs.js';
+import { entriesForEvent, shouldCheckpoint } from './sessionRecords.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionStore } from './sessionStore.js';
 

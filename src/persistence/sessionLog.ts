@@ -4,15 +4,11 @@
  * write is refused with the same error, so the log never gets a gap, and whoever drives the
  * session learns of it (the session is then reopened from what the store holds).
  */
+import type { EffectStart } from '../machine/actorInputs.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentContext } from '../machine/context.js';
 import type { AgentStateName } from '../machine/types.js';
-import {
-  checkpointOf,
-  type EffectStart,
-  type NewEntry,
-  transcriptRecords,
-} from './sessionRecords.js';
+import { checkpointOf, type NewEntry, transcriptRecords } from './sessionRecords.js';
 import type { SessionStore, SessionWrite, StoredEntry } from './sessionStore.js';
 
 /**

@@ -16,20 +16,9 @@ import type {
   ToolOutcome,
   ToolResultBlock,
 } from '../machine/types.js';
+import type { EffectStart } from '../machine/actorInputs.js';
 import type { StoredContext } from '../machine/agentCore.js';
 import type { Checkpoint, StoredEntry, TranscriptRecord } from './sessionStore.js';
-
-/**
- * A side effect about to start, as the log records it before it starts: a model call, a tool
- * call (with whether it may change the workspace) or the post-tools hook.
- *
- * @example
- * const start: EffectStart = { effect: 'tool', callId: 'toolu_1', name: 'write_file', mutating: true };
- */
-export type EffectStart =
-  | { effect: 'llm' }
-  | { effect: 'tool'; callId: string; name: string; mutating: boolean }
-  | { effect: 'hook' };
 
 /** An entry before the log numbers it. */
 export type NewEntry = Pick<StoredEntry, 'kind' | 'data'>;
