@@ -111,6 +111,12 @@ export { validateEvent } from './machine/validateEvent.js';
 // Durable sessions.
 export { CHART_VERSION } from './persistence/chartVersion.js';
 export {
+  type AgentHost,
+  type AgentHostOptions,
+  createAgentHost,
+  type HostNotification,
+} from './persistence/createAgentHost.js';
+export {
   createMemorySessionStore,
   type MemorySessionStoreOptions,
 } from './persistence/memorySessionStore.js';

@@ -28,6 +28,7 @@
  * - `SESSION_VERSION_MISMATCH`: a session was recorded by another version of the chart.
  * - `STORE_FAILED`: the session store could not be reached or refused a write.
  * - `AGENT_NOT_READY`: an agent with a session store was read before its session was open.
+ * - `HOST_CLOSED`: an agent host was used after `close()`.
  *
  * @example
  * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
@@ -58,7 +59,8 @@ export type AgentStatechartErrorCode =
   | 'SESSION_CORRUPT'
   | 'SESSION_VERSION_MISMATCH'
   | 'STORE_FAILED'
-  | 'AGENT_NOT_READY';
+  | 'AGENT_NOT_READY'
+  | 'HOST_CLOSED';
 
 /**
  * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.
