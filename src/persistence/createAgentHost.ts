@@ -208,10 +208,10 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
         set = new Set();
         listeners.set(name, set);
       }
-      set.add(listener as (payload: never) => void);
+      set.add(listener);
       for (const [sessionId, live] of sessions) forward(sessionId, live, name);
       const own = set;
-      return () => own.delete(listener as (payload: never) => void);
+      return () => own.delete(listener);
     },
     live: () => [...sessions.keys()],
     release,
