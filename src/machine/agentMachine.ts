@@ -386,6 +386,9 @@ export const agentMachine = setup({
         context.config.tools,
         event.startedToolCallIds,
       );
+      // Work that was in flight is taken as lost: an actor still running it (a resume sent to a
+      // live agent) is stopped before the call is started again or answered.
+      for (const id of openRunIds(context.toolRuns)) enqueue.stopChild(id);
       enqueue.assign({ toolRuns: runs });
       for (const call of start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
       if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: start });
@@ -409,8 +412,11 @@ export const agentMachine = setup({
     }),
     endSettling: enqueueActions(({ context, event, enqueue }) => {
       if (!guards.toolsSettling(context)) return;
-      for (const id of runIdsWithStatus(context.toolRuns, 'cancelling')) enqueue.stopChild(id);
+      const silent = runIdsWithStatus(context.toolRuns, 'cancelling');
+      for (const id of silent) enqueue.stopChild(id);
       enqueue.stopChild(TOOL_GRACE_TIMER);
+      // No more waiting for these calls: their actors are stopped, a late result is ignored.
+      enqueue.emit({ type: 'Cancel', toolCallIds: silent });
       // Shutting down says so; a grace period that ran out, or a restart, says what is known.
       const runs: ToolRun[] =
         event.type === 'ShutdownRequested'
