@@ -60,7 +60,7 @@ function copyValue(
   refusal: { problem: string },
 ): unknown {
   const refuse = (why: string): typeof REFUSED => {
-    refusal.problem = `${path} ${why}`;
+    refusal.problem = `${clip(path, 120)} ${why}`;
     return REFUSED;
   };
   switch (typeof value) {
@@ -119,7 +119,7 @@ function copyObject(
 ): unknown {
   const prototype: unknown = Object.getPrototypeOf(object);
   if (prototype !== Object.prototype && prototype !== null) {
-    refusal.problem = `${path} is ${kindOf(prototype)}, not a plain object`;
+    refusal.problem = `${clip(path, 120)} is ${kindOf(prototype)}, not a plain object`;
     return REFUSED;
   }
   const copy: Record<string, unknown> = {};
@@ -130,7 +130,7 @@ function copyObject(
     try {
       member = record[key];
     } catch (error) {
-      refusal.problem = `${memberPath} could not be read: ${describeThrown(error)}`;
+      refusal.problem = `${clip(memberPath, 120)} could not be read: ${describeThrown(error)}`;
       return REFUSED;
     }
     if (member === undefined) continue;

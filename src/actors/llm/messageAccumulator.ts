@@ -19,6 +19,7 @@ import type {
   Usage,
 } from '../../machine/types.js';
 import { errorMessage } from '../../machine/agentStatechartError.js';
+import { checkEvent } from '../../machine/validateEvent.js';
 
 /**
  * A model response as the LLM actor delivers it. `toolInputErrors` maps the id of each
@@ -174,7 +175,7 @@ export class MessageAccumulator {
     const phase = this.phase;
     switch (phase.name) {
       case 'complete':
-        return { ok: true, response: phase.response };
+        return recordable(phase.response);
       case 'awaiting_message_start':
         return {
           ok: false,
@@ -449,6 +450,23 @@ function toUsage(record: Record<string, unknown> | undefined): Usage | undefined
   const { input_tokens, output_tokens } = record;
   if (typeof input_tokens !== 'number' || typeof output_tokens !== 'number') return undefined;
   return { ...record, input_tokens, output_tokens };
+}
+
+/**
+ * The response as the chart will take it: checked and copied as plain JSON the way
+ * `LlmCompleted` events are, so a value the wire format allows but a snapshot cannot hold (a
+ * number too large for a double parses as `Infinity`) is a server error, not a broken context.
+ */
+function recordable(response: StreamedLlmResponse): AccumulatorOutcome {
+  const checked = checkEvent({ type: 'LlmCompleted', response });
+  if (checked.ok && checked.event.type === 'LlmCompleted') {
+    return { ok: true, response: checked.event.response };
+  }
+  const problem = checked.ok ? 'it is not a response' : checked.problem;
+  return {
+    ok: false,
+    error: { kind: 'server', message: `the response cannot be recorded: ${problem}` },
+  };
 }
 
 function protocolError(detail: string): { ok: false; error: LlmError } {
