@@ -3,17 +3,13 @@
  * caller may pass by mistake or by malice and answers a malformed value with a MALFORMED_EVENT
  * diagnostic, never a throw, leaving the agent as it was and its snapshot plain JSON.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
 import { HOSTILE_VALUES } from '../support/hostileValues.js';
-import { type Session, startSession } from './harness.js';
+import { sessionsClosedAfterEach } from './harness.js';
 
-let session: Session | undefined;
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
+const startSession = sessionsClosedAfterEach();
 
 /** Each way into the agent, and the hostile kinds that are legitimate there (left out). */
 const ENTRIES: Array<{
@@ -58,7 +54,7 @@ const ENTRIES: Array<{
 
 describe('the Agent handle with hostile input', () => {
   it('reports every malformed value as a MALFORMED_EVENT diagnostic and stays as it was', async () => {
-    session = await startSession([reply('Still here.')]);
+    const session = await startSession([reply('Still here.')]);
     const { agent, notes } = session;
     let checked = 0;
     for (const entry of ENTRIES) {
@@ -95,7 +91,7 @@ describe('the Agent handle with hostile input', () => {
   });
 
   it('says what is wrong, by field', async () => {
-    session = await startSession([]);
+    const session = await startSession([]);
     const { agent, notes } = session;
     agent.setPermissionMode(1n as never);
     agent.send({ role: 1n, content: 'x' } as never);
@@ -113,7 +109,7 @@ describe('the Agent handle with hostile input', () => {
   });
 
   it('takes only `remember` from approval options, never fields that would change the event', async () => {
-    session = await startSession([]);
+    const session = await startSession([]);
     const { agent, notes } = session;
     agent.approve('toolu_1', { decision: 'deny', type: 'Interrupt', remember: true } as never);
     expect(notes.diagnostic).toMatchObject([

@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import {
   type AgentSnapshot,
@@ -16,13 +16,9 @@ import {
 } from '../../src/index.js';
 import { reply, type ScriptFunction } from '../../src/testing/index.js';
 import { drawPayload } from '../support/hostileValues.js';
-import { type Session, startSession } from './harness.js';
+import { sessionsClosedAfterEach } from './harness.js';
 
-let session: Session | undefined;
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
+const startSession = sessionsClosedAfterEach();
 
 /** What one tool call reports and returns. */
 interface CallPlan {
@@ -75,7 +71,7 @@ describe('the context in actor mode', () => {
         return 'downloaded';
       },
     });
-    session = await startSession(
+    const session = await startSession(
       [reply([{ type: 'tool_use', name: 'download', input: {} }]), reply('Done.')],
       { tools: [download], autoCommit: false },
     );
@@ -128,7 +124,7 @@ describe('the context in actor mode', () => {
       if (answered) return reply('Done.');
       return reply(plan.map((_, index) => ({ type: 'tool_use', name: 'emit', input: { index } })));
     };
-    session = await startSession(script, { tools: [emit], autoCommit: false });
+    const session = await startSession(script, { tools: [emit], autoCommit: false });
     const { agent, notes } = session;
     const counts = { snapshots: 0, withProgress: 0, notJson: 0 };
     agent.actor.subscribe(() => {
