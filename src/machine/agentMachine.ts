@@ -207,6 +207,8 @@ export const agentMachine = setup({
         messages: appended(context, message),
         toolRuns,
         stopReason: response.stopReason ?? null,
+        // A container stays in use until a response names another.
+        containerId: response.container?.id ?? context.containerId,
         retries: 0,
         lastError: null,
         responses: context.responses + 1,

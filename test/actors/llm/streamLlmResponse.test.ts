@@ -37,6 +37,8 @@ describe('streamLlmResponse', () => {
         content: [{ type: 'text', text: 'Hello there, how are you today?' }],
       },
       stopReason: 'end_turn',
+      id: 'msg_test_0',
+      model: request.model,
     });
     expect(usage?.input_tokens).toBeGreaterThan(0);
     expect(usage?.output_tokens).toBeGreaterThan(0);
@@ -94,6 +96,8 @@ describe('streamLlmResponse', () => {
         ],
       },
       stopReason: 'tool_use',
+      id: 'msg_test_0',
+      model: request.model,
     });
     const fragmentsOf = (callId: string) =>
       events.flatMap((event) =>
@@ -227,6 +231,8 @@ describe('streamLlmResponse', () => {
           },
           stopReason: 'end_turn',
           usage: { input_tokens: 11, output_tokens: 6 },
+          id: 'msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK',
+          model: 'claude-opus-4-8',
         },
       });
       expect(events.map((event) => event.type === 'LlmTextDelta' && event.content)).toEqual([
