@@ -13,6 +13,7 @@ import {
   type AgentCore,
   type AgentDiagnosticCode,
   type AgentEvent,
+  findTranscriptViolations,
   LLM_ERROR_KINDS,
   PERMISSION_MODES,
 } from '../../../src/index.js';
@@ -33,6 +34,8 @@ const EVENT_TYPES = [
   'Interrupt',
   'ToolApproval',
   'SetPermissionMode',
+  'ToolGraceExpired',
+  'Resume',
 ] as const;
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
@@ -113,6 +116,11 @@ class Fuzzer {
           };
         case 'SetPermissionMode':
           return { mode: this.field(() => choose.oneOf(PERMISSION_MODES)) };
+        case 'Resume':
+          return {
+            startedToolCallIds: this.field(() => (choose.chance(2) ? undefined : [callId()])),
+            retryDelayMs: this.field(() => this.pick([undefined, 0, 250])),
+          };
         default:
           return choose.chance(3) ? { extra: this.payload() } : {};
       }
@@ -140,8 +148,12 @@ class Fuzzer {
         return {
           type: 'tool_use',
           // Sometimes an id seen before: duplicates must still give a valid transcript.
-          id: this.field(() => `toolu_fz_${choose.chance(3) ? 1 : this.#nextId++}`),
-          name: this.field(() => choose.oneOf(['read_file', 'bash', 'edit_file', 'deploy'])),
+          id: this.field(() =>
+            choose.chance(20) ? '__proto__' : `toolu_fz_${choose.chance(3) ? 1 : this.#nextId++}`,
+          ),
+          name: this.field(() =>
+            choose.oneOf(['read_file', 'bash', 'edit_file', 'deploy', '__proto__', 'constructor']),
+          ),
           input: this.field(() => ({ path: 'a.txt', extra: this.payload() })),
         };
       case 'thinking':
@@ -201,7 +213,7 @@ class Fuzzer {
 
 describe('AgentCore fuzzed events', () => {
   it('never throws, stays in one of the seven states and keeps a context that is exactly JSON', () => {
-    const counts = { events: 0, throws: 0, nonJsonContexts: 0, accepted: 0 };
+    const counts = { events: 0, throws: 0, nonJsonContexts: 0, accepted: 0, badRequests: 0 };
     const refused = new Map<AgentDiagnosticCode, number>();
     fc.assert(
       fc.property(configArb, fc.gen(), fc.integer({ min: 0, max: 40 }), (config, g, length) => {
@@ -216,7 +228,12 @@ describe('AgentCore fuzzed events', () => {
           codes.length = 0;
           counts.events++;
           try {
-            core.handleEvent(event as AgentEvent);
+            for (const action of core.handleEvent(event as AgentEvent)) {
+              // Whatever was taken, every request is one the API accepts (ids repeat here).
+              if (action.type !== 'SendLlmRequest') continue;
+              if (findTranscriptViolations(action.request.messages).length > 0)
+                counts.badRequests++;
+            }
           } catch {
             counts.throws++;
           }
@@ -232,7 +249,8 @@ describe('AgentCore fuzzed events', () => {
       events: counts.events,
       throws: counts.throws,
       nonJson: counts.nonJsonContexts,
-    }).toEqual({ events: RUNS * EVENTS_PER_RUN, throws: 0, nonJson: 0 });
+      badRequests: counts.badRequests,
+    }).toEqual({ events: RUNS * EVENTS_PER_RUN, throws: 0, nonJson: 0, badRequests: 0 });
     // The fuzz reaches both sides of the boundary: plenty refused as malformed, plenty taken.
     expect(refused.get('MALFORMED_EVENT')).toBeGreaterThan(3000);
     expect(counts.accepted).toBeGreaterThan(500);
