@@ -26,6 +26,7 @@ import type {
 } from './actorInputs.js';
 import { retryDelay } from './backoff.js';
 import { errorMessage } from './agentStatechartError.js';
+import { deduplicateToolUseIds } from './deduplicateToolUseIds.js';
 import {
   type AgentContext,
   type AgentMachineInput,
@@ -45,7 +46,6 @@ import {
   settleCancelledRun,
   settleToolRuns,
   shutDownRuns,
-  toolRunsOf,
   updateRun,
 } from './toolRuns.js';
 import { buildRequest, partialAssistantMessage, toolResultsMessage } from './transcript.js';
@@ -199,13 +199,16 @@ export const agentMachine = setup({
     }),
     recordResponse: assign(({ context, event }) => {
       if (event.type !== 'LlmCompleted') return {};
-      const { response } = event;
+      // One run per tool_use id, and no id twice in any later request.
+      const { response, toolRuns } = deduplicateToolUseIds(event.response, context.messages);
       // The API rejects an empty assistant message in the middle of a transcript.
       const message = hasContent(response.message) ? response.message : null;
       return {
         messages: appended(context, message),
-        toolRuns: toolRunsOf(response),
+        toolRuns,
         stopReason: response.stopReason ?? null,
+        // A container stays in use until a response names another.
+        containerId: response.container?.id ?? context.containerId,
         retries: 0,
         lastError: null,
         responses: context.responses + 1,

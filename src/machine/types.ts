@@ -148,13 +148,41 @@ export interface Usage {
 }
 
 /**
+ * Why the model stopped, in more detail than the stop reason, as the API reports it (for a
+ * refusal: `{ type: 'refusal', category, explanation }`).
+ *
+ * @example
+ * const details: LlmStopDetails = { type: 'refusal', category: 'cyber', explanation: null };
+ */
+export interface LlmStopDetails {
+  type: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The server-side container a response used (the code execution tool runs in one). Its `id`
+ * goes back with the next request, so the work in it carries over.
+ *
+ * @example
+ * const container: LlmContainer = { id: 'container_011CZ…', expires_at: '2026-07-01T12:00:00Z' };
+ */
+export interface LlmContainer {
+  id: string;
+  expires_at?: string;
+  [key: string]: unknown;
+}
+
+/**
  * A complete model response: the assistant message (whose `tool_use` blocks are the tool calls),
- * why it stopped and what it cost.
+ * why it stopped and what it cost, and what the API said about it besides (as the SDK's
+ * `finalMessage()` has it; a field the API left out or sent as `null` is absent).
  *
  * @example
  * const response: LlmResponse = {
  *   message: { role: 'assistant', content: [{ type: 'text', text: 'Hi!' }] },
  *   stopReason: 'end_turn',
+ *   id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+ *   model: 'claude-sonnet-5-5',
  * };
  */
 export interface LlmResponse {
@@ -166,6 +194,16 @@ export interface LlmResponse {
    * with the reason. They are not run; the model is told why in their `tool_result`.
    */
   toolInputErrors?: Record<string, string>;
+  /** The API's id of the message (`msg_…`). */
+  id?: string;
+  /** The model that answered. */
+  model?: string;
+  /** The custom stop sequence that ended the response (`stopReason` is `stop_sequence`). */
+  stopSequence?: string;
+  /** Why the model stopped, in detail (a refusal's policy category). */
+  stopDetails?: LlmStopDetails;
+  /** The server-side container the response used; the chart sends its id back next time. */
+  container?: LlmContainer;
 }
 
 /**
@@ -220,6 +258,8 @@ export interface LlmRequest {
   system?: string;
   messages: Message[];
   tools?: ToolDefinition[];
+  /** The id of the server-side container an earlier response used, to keep working in it. */
+  container?: string;
 }
 
 /**

@@ -259,6 +259,55 @@ describe('runToolCall', () => {
     expect(progress).toEqual([{ step: 1 }, { step: 2 }]);
   });
 
+  it('forwards progress as plain JSON data and drops, with the reason, what JSON cannot hold', async () => {
+    const progress: unknown[] = [];
+    const refused: Array<{ problem: string; progress: unknown }> = [];
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const bytes = { bytes: 1024n };
+    const registry = createToolRegistry([
+      tool('reporter', (_input, ctx) => {
+        ctx.reportProgress({ at: new Date(0), bytes: 10 });
+        ctx.reportProgress(bytes);
+        ctx.reportProgress(circular);
+        ctx.reportProgress(
+          new Proxy(
+            {},
+            {
+              ownKeys: () => {
+                throw new Error('no keys');
+              },
+            },
+          ),
+        );
+        ctx.reportProgress(undefined);
+        ctx.reportProgress('half way');
+        return 'done';
+      }),
+    ]);
+    const outcome = await runToolCall(
+      registry,
+      { id: 't1', name: 'reporter', input: {} },
+      {
+        workspace,
+        onProgress: (value) => progress.push(value),
+        onProgressRefused: (problem, value) => refused.push({ problem, progress: value }),
+      },
+    );
+    expect(outcome).toEqual({ status: 'success', output: 'done' });
+    expect(progress).toEqual([
+      { at: '1970-01-01T00:00:00.000Z', bytes: 10 },
+      undefined,
+      'half way',
+    ]);
+    expect(refused.map((entry) => entry.problem)).toEqual([
+      'progress is not JSON-serialisable (Do not know how to serialize a BigInt)',
+      expect.stringMatching(/^progress is not JSON-serialisable \(.*circular/i) as string,
+      'progress is not JSON-serialisable (no keys)',
+    ]);
+    expect(refused[0]?.progress).toBe(bytes);
+  });
+
   it('turns a result that is not JSON-serialisable into an error naming the tool', async () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
