@@ -1,6 +1,6 @@
 /**
- * The `postToolsHook` actor: git auto-commit of the workspace after a successful mutating tool
- * (Loom's rules). Fail-open: whatever happens, it answers `PostToolsHookCompleted` and the agent
+ * The `postToolsHook` actor: git auto-commit of what a successful mutating tool changed (Loom's
+ * rules; only the paths the tools reported, see `gitAutoCommit`). Fail-open: whatever happens, it answers `PostToolsHookCompleted` and the agent
  * goes on; a failure is reported through `onResult`, never thrown.
  */
 import { type EventObject, fromCallback } from 'xstate';
@@ -29,7 +29,7 @@ export interface GitAutoCommitActorOptions {
 }
 
 /**
- * Makes the `postToolsHook` actor that commits the workspace with git.
+ * Makes the `postToolsHook` actor that commits the agent's changes with git.
  *
  * @example
  * const postToolsHook = createGitAutoCommitActor({ workspace: process.cwd(), onResult: console.log });
@@ -46,6 +46,7 @@ export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
       return gitAutoCommit({
         workspace: options.workspace,
         completedTools: input.completedTools,
+        changedPaths: input.changedPaths,
         signal: controller.signal,
         ...(options.isMutating ? { isMutating: options.isMutating } : {}),
       });

@@ -44,7 +44,10 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
    * reads `ANTHROPIC_API_KEY`). The client's own retries are turned off: the chart retries.
    */
   anthropic?: Anthropic | ClientOptions;
-  /** Commit the workspace with git after a successful mutating tool (default true). */
+  /**
+   * Commit what the agent changed with git after a successful mutating tool (default true): the
+   * files its tools reported changing, never the user's own uncommitted or ignored files.
+   */
   autoCommit?: boolean;
   /** Overrides every tool's timeout, in milliseconds. */
   toolTimeoutMs?: number;

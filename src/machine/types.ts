@@ -111,14 +111,18 @@ export interface ToolCall {
 }
 
 /**
- * How one tool call ended. A failure is data the model reads, not an exception.
+ * How one tool call ended. A failure is data the model reads, not an exception. A success may
+ * name the files the call changed (`changedPaths`, relative to the workspace with `/`
+ * separators): the post-tools hook commits those and nothing else. The model never sees them.
  *
  * @example
  * const ok: ToolOutcome = { status: 'success', output: 'hello' };
+ * const wrote: ToolOutcome = { status: 'success', output: "created 'a.txt'", changedPaths: ['a.txt'] };
  * const failed: ToolOutcome = { status: 'error', error: { message: 'no such file: a.txt' } };
  */
 export type ToolOutcome =
-  { status: 'success'; output: unknown } | { status: 'error'; error: { message: string } };
+  | { status: 'success'; output: unknown; changedPaths?: string[] }
+  | { status: 'error'; error: { message: string } };
 
 /**
  * Why a model response ended, as the Messages API reports it.

@@ -2,7 +2,7 @@
  * createAgent end to end: the real Anthropic SDK against the local Messages API server, real
  * files, real bash and real git.
  */
-import { access, readFile } from 'node:fs/promises';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -345,6 +345,23 @@ describe('createAgent', () => {
         content: [{ type: 'text', text: 'Written.' }],
       });
       expect(session.notes.commit).toEqual([]);
+    });
+
+    it("commits only the file the agent wrote, leaving the user's uncommitted work alone", async () => {
+      session = await startSession(
+        [reply([toolUse('write_file', { path: 'b.txt', content: 'agent' })]), reply('Written.')],
+        { files: { 'mine.txt': 'mine\n' } },
+      );
+      await writeFile(join(session.workspace, 'mine.txt'), 'mine, changed by the user\n');
+      await writeFile(join(session.workspace, '.env'), 'API_KEY=secret\n');
+      session.agent.send('write b.txt');
+      await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
+      expect(session.notes.commit.map((commit) => commit.files)).toEqual([['b.txt']]);
+      expect(await git(session.workspace, 'show', '--name-only', '--format=', 'HEAD')).toBe(
+        'b.txt',
+      );
+      // The harness trims git's output: the first line is ' M mine.txt'.
+      expect(await git(session.workspace, 'status', '--porcelain')).toBe('M mine.txt\n?? .env');
     });
 
     it('does not commit after a read-only turn', async () => {
