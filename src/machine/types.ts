@@ -290,8 +290,9 @@ export const PERMISSION_MODES = ['plan', 'default', 'acceptEdits', 'bypassPermis
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 /**
- * Permission settings. Without them every tool runs (Loom's behaviour). Deny rules win over
- * everything, even `bypassPermissions`; allow rules let a tool run without asking.
+ * Permission settings. Without them the chart runs every tool (Loom's behaviour), while
+ * `createAgent` starts in `acceptEdits`. Deny rules win over everything, even
+ * `bypassPermissions`; allow rules let a tool run without asking.
  *
  * @example
  * const permissions: PermissionConfig = { mode: 'default', allow: ['read_file'], deny: ['bash'] };
@@ -344,7 +345,7 @@ export interface AgentConfig {
   /** Tools the model may call. */
   tools?: ToolSpec[];
   retry?: RetryConfig;
-  /** Permission modes and rules. Without them every tool runs. */
+  /** Permission modes and rules. Without them every tool runs (`createAgent`: `acceptEdits`). */
   permissions?: PermissionConfig;
   /**
    * After an interrupt, how long to wait for the tool calls it cancelled to report how they
