@@ -1,7 +1,8 @@
 /**
  * The `postToolsHook` actor: git auto-commit of what a successful mutating tool changed (Loom's
- * rules; only the paths the tools reported, see `gitAutoCommit`). Fail-open: whatever happens, it answers `PostToolsHookCompleted` and the agent
- * goes on; a failure is reported through `onResult`, never thrown.
+ * rules; only the paths the tools reported, see `gitAutoCommit`). Fail-open: whatever happens,
+ * it answers `PostToolsHookCompleted` and the agent goes on; a failure is reported through
+ * `onResult`, never thrown.
  */
 import { type EventObject, fromCallback } from 'xstate';
 import type { BeforeEffect, PostToolsHookInput } from '../machine/actorInputs.js';

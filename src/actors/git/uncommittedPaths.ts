@@ -33,7 +33,10 @@ export interface UncommittedPathsOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Beyond this many paths, one status of the whole workspace is filtered instead (command-line length). */
+/**
+ * Above this many paths, the whole workspace is asked about and the answer filtered: a command
+ * line has a length limit.
+ */
 const MAX_PATHSPECS = 200;
 
 /**

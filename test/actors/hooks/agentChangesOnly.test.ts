@@ -119,6 +119,18 @@ describe('auto-commit of an agent turn', () => {
     expect(git('ls-files', 'debug.log')).toBe('');
   });
 
+  it("commits the hundreds of files one command made, and still none of the user's", async () => {
+    const { turn, committed, git, statusBefore } = await userWorkInProgress();
+    const { changedPaths, result } = await turn({
+      name: 'bash',
+      input: { command: 'mkdir out && for i in $(seq 1 250); do echo $i > out/f$i.txt; done' },
+    });
+    expect(changedPaths).toHaveLength(250);
+    expect(result.commit?.files).toHaveLength(250);
+    expect(committed()).toHaveLength(250);
+    expect(git('status', '--porcelain', '--untracked-files=all')).toBe(statusBefore);
+  });
+
   it('does not commit a file bash changed that was dirty before the turn', async () => {
     const { turn, git, statusBefore } = await userWorkInProgress();
     const head = git('rev-parse', 'HEAD');

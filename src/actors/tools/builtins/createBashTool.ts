@@ -45,7 +45,8 @@ const OUTER_TIMEOUT_GRACE_MS = 5_000;
  * (stdout and stderr together, the middle dropped with a note beyond the cap) and the exit code;
  * a non-zero exit is still a result the model reads, not a tool error. On timeout or cancel the
  * command and everything it started are killed. The files git lists as uncommitted after the
- * command and not before it are reported as the call's changes (see `ToolContext.reportChangedPaths`).
+ * command and not before it are reported as the call's changes
+ * (see `ToolContext.reportChangedPaths`).
  *
  * Whether a sandbox can start is checked once, here (a millisecond-scale `bwrap` run).
  *
