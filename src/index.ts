@@ -44,6 +44,7 @@ export {
   type StoredContext,
 } from './machine/agentCore.js';
 export { type AgentMachine, agentMachine } from './machine/agentMachine.js';
+export { changedPathsOf } from './machine/changedPathsOf.js';
 export {
   AgentStatechartError,
   type AgentStatechartErrorCode,

@@ -25,6 +25,7 @@ import type {
   ToolGraceTimerInput,
 } from './actorInputs.js';
 import { retryDelay } from './backoff.js';
+import { changedPathsOf } from './changedPathsOf.js';
 import { errorMessage } from './agentStatechartError.js';
 import { deduplicateToolUseIds } from './deduplicateToolUseIds.js';
 import {
@@ -553,6 +554,7 @@ export const agentMachine = setup({
         input: ({ context }) => ({
           completedTools: completedToolsOf(context.toolRuns),
           calls: context.toolRuns.map((run) => run.call),
+          changedPaths: changedPathsOf(context.toolRuns),
         }),
         onError: { target: 'CallingLlm', actions: 'reportHookFailure' },
       },

@@ -111,14 +111,18 @@ export interface ToolCall {
 }
 
 /**
- * How one tool call ended. A failure is data the model reads, not an exception.
+ * How one tool call ended. A failure is data the model reads, not an exception. A success may
+ * name the files the call changed (`changedPaths`, relative to the workspace with `/`
+ * separators): the post-tools hook commits those and nothing else. The model never sees them.
  *
  * @example
  * const ok: ToolOutcome = { status: 'success', output: 'hello' };
+ * const wrote: ToolOutcome = { status: 'success', output: "created 'a.txt'", changedPaths: ['a.txt'] };
  * const failed: ToolOutcome = { status: 'error', error: { message: 'no such file: a.txt' } };
  */
 export type ToolOutcome =
-  { status: 'success'; output: unknown } | { status: 'error'; error: { message: string } };
+  | { status: 'success'; output: unknown; changedPaths?: string[] }
+  | { status: 'error'; error: { message: string } };
 
 /**
  * Why a model response ended, as the Messages API reports it.
@@ -326,8 +330,9 @@ export const PERMISSION_MODES = ['plan', 'default', 'acceptEdits', 'bypassPermis
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 /**
- * Permission settings. Without them every tool runs (Loom's behaviour). Deny rules win over
- * everything, even `bypassPermissions`; allow rules let a tool run without asking.
+ * Permission settings. Without them the chart runs every tool (Loom's behaviour), while
+ * `createAgent` starts in `acceptEdits`. Deny rules win over everything, even
+ * `bypassPermissions`; allow rules let a tool run without asking.
  *
  * @example
  * const permissions: PermissionConfig = { mode: 'default', allow: ['read_file'], deny: ['bash'] };
@@ -380,7 +385,7 @@ export interface AgentConfig {
   /** Tools the model may call. */
   tools?: ToolSpec[];
   retry?: RetryConfig;
-  /** Permission modes and rules. Without them every tool runs. */
+  /** Permission modes and rules. Without them every tool runs (`createAgent`: `acceptEdits`). */
   permissions?: PermissionConfig;
   /**
    * After an interrupt, how long to wait for the tool calls it cancelled to report how they

@@ -48,7 +48,13 @@ const checks: Record<AgentEventType, Check> = {
     const outcome = event.outcome;
     if (!isObject(outcome))
       return "outcome must be { status: 'success', output } or { status: 'error', error }";
-    if (outcome.status === 'success') return null;
+    if (outcome.status === 'success') {
+      const { changedPaths } = outcome;
+      return changedPaths === undefined ||
+        (Array.isArray(changedPaths) && changedPaths.every((path) => typeof path === 'string'))
+        ? null
+        : 'outcome.changedPaths must be an array of strings when present';
+    }
     if (outcome.status === 'error') {
       return isObject(outcome.error) && typeof outcome.error.message === 'string'
         ? null

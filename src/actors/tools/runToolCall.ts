@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { ToolCall, ToolOutcome } from '../../machine/types.js';
 import type { ToolRegistry } from './createToolRegistry.js';
 import type { ToolContext } from './defineTool.js';
@@ -50,6 +50,8 @@ export interface RunToolCallOptions {
  * - a string result passes through; any other result must be JSON-serialisable and is returned
  *   as plain JSON data (`undefined` becomes `''`); progress reports too, and one that is not
  *   JSON-serialisable is dropped and handed to `onProgressRefused`
+ * - the files the tool reported changing (`ctx.reportChangedPaths`) come with a success as
+ *   `changedPaths`, relative to the workspace, each once
  *
  * @example
  * const outcome = await runToolCall(registry, { id: 'toolu_1', name: 'read_file', input: { path: 'a.txt' } }, {
@@ -114,9 +116,11 @@ async function runChecked(
     }, timeoutMs);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
+    const workspace = resolve(options.workspace);
+    const changedPaths = new Set<string>();
     const ctx: ToolContext = {
       signal: controller.signal,
-      workspace: resolve(options.workspace),
+      workspace,
       callId: call.id,
       reportProgress: (progress) => {
         if (settled) return;
@@ -129,13 +133,20 @@ async function runChecked(
           // A display listener failing must not fail the tool.
         }
       },
+      reportChangedPaths: (paths) => {
+        if (settled) return;
+        for (const path of paths) {
+          const relativePath = workspaceRelative(workspace, path);
+          if (relativePath !== null) changedPaths.add(relativePath);
+        }
+      },
     };
 
     // Deferred by a microtask so a tool that throws synchronously becomes a rejection too.
     Promise.resolve()
       .then(() => tool.execute(parsed.data, ctx))
       .then(
-        (value) => settle(toSuccess(tool.name, value)),
+        (value) => settle(withChangedPaths(toSuccess(tool.name, value), changedPaths)),
         (error: unknown) => settle(failure(errorMessage(error))),
       );
   });
@@ -176,6 +187,21 @@ function toJsonData(value: unknown): { ok: true; value: unknown } | { ok: false;
   // Parsed text is plain data; the copy only holds it to the depth every event is held to.
   const copied = copyPlainJson(JSON.parse(text), 'the value');
   return copied.ok ? copied : { ok: false, reason: `cannot be kept (${copied.problem})` };
+}
+
+function withChangedPaths(outcome: ToolOutcome, paths: ReadonlySet<string>): ToolOutcome {
+  if (outcome.status !== 'success' || paths.size === 0) return outcome;
+  return { ...outcome, changedPaths: [...paths] };
+}
+
+/** `path` relative to the workspace with `/` separators, or null when it is not inside it. */
+function workspaceRelative(workspace: string, path: unknown): string | null {
+  if (typeof path !== 'string' || path === '' || path.includes('\0')) return null;
+  const absolute = resolve(workspace, path);
+  const relativePath = relative(workspace, absolute);
+  if (relativePath === '' || isAbsolute(relativePath)) return null;
+  const parts = relativePath.split(sep);
+  return parts[0] === '..' ? null : parts.join('/');
 }
 
 function failure(message: string): ToolOutcome {

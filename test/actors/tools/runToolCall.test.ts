@@ -324,6 +324,50 @@ describe('runToolCall', () => {
     }
   });
 
+  it('puts the paths a tool reports changing on its success, workspace-relative, each once', async () => {
+    const registry = createToolRegistry([
+      tool('touch', (_input, ctx) => {
+        ctx.reportChangedPaths(['a.txt', './a.txt', 'dir/../b.txt', 'sub\u005cc.txt']);
+        ctx.reportChangedPaths([
+          `${ctx.workspace}/sub/d.txt`,
+          '../outside.txt',
+          '/etc/passwd',
+          '.',
+        ]);
+        return 'touched';
+      }),
+    ]);
+    const outcome = await runToolCall(
+      registry,
+      { id: 't1', name: 'touch', input: {} },
+      { workspace },
+    );
+    expect(outcome).toEqual({
+      status: 'success',
+      output: 'touched',
+      changedPaths: ['a.txt', 'b.txt', 'sub\u005cc.txt', 'sub/d.txt'],
+    });
+  });
+
+  it('leaves changed paths off a failure and off a success that reported none', async () => {
+    const registry = createToolRegistry([
+      tool('fails', (_input, ctx) => {
+        ctx.reportChangedPaths(['a.txt']);
+        throw new Error('half done');
+      }),
+      tool('quiet', (_input, ctx) => {
+        ctx.reportChangedPaths([]);
+        return 'ok';
+      }),
+    ]);
+    expect(
+      await runToolCall(registry, { id: 't1', name: 'fails', input: {} }, { workspace }),
+    ).toEqual({ status: 'error', error: { message: 'half done' } });
+    expect(
+      await runToolCall(registry, { id: 't2', name: 'quiet', input: {} }, { workspace }),
+    ).toEqual({ status: 'success', output: 'ok' });
+  });
+
   it('turns undefined into an empty string', async () => {
     const registry = createToolRegistry([tool('quiet', () => undefined)]);
     const outcome = await runToolCall(
