@@ -1,7 +1,6 @@
 /**
- * The SQLite store: the conformance suite on a real file, plus what only a file shows — a
- * process killed in the middle of writing, two processes sharing one file, and the schema's
- * migrations from an empty database and from the previous version.
+ * The SQLite store passes the conformance suite on a real file. What only a file shows (two
+ * processes, a kill mid-write, migrations) is in `sqliteFile.test.ts`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
