@@ -1,10 +1,11 @@
 /**
  * Batches a model call's streamed deltas so the chart takes one transition per batch instead of
- * one per token. A batch leaves once per turn of the event loop (`setImmediate`, after the I/O
- * phase): every delta parsed from the network reads of one tick lands in one batch, and the
- * chart's snapshot is never more than one tick behind the stream. Order is kept, and `flush()`
- * runs before the stream's final event, so the chart sees the same text in the same order, only
- * in fewer pieces.
+ * one per token. A batch leaves one display frame after its first delta (16 ms by default), or
+ * once per turn of the event loop with a window of 0 (`setImmediate`, after the I/O phase). The
+ * model sends tokens one per network read, so a tick rarely holds more than one; a frame holds
+ * several, and no reader can tell text shown a frame later. Order is kept, and `flush()` runs
+ * before the stream's final event, so the chart sees the same text in the same order, only in
+ * fewer pieces. What has not left when the call is cancelled was never shown and is dropped.
  */
 import type { LlmStreamDelta } from '../machine/types.js';
 import { DeltaBatch } from './deltaBatch.js';
@@ -20,10 +21,28 @@ import { DeltaBatch } from './deltaBatch.js';
  */
 export type FlushScheduler = (flush: () => void) => () => void;
 
-const eachTick: FlushScheduler = (flush) => {
-  const handle = setImmediate(flush);
-  return () => clearImmediate(handle);
-};
+/** The default window: one display frame. */
+export const DEFAULT_DELTA_WINDOW_MS = 16;
+
+/**
+ * A scheduler that flushes `windowMs` after a batch's first delta, or on the next turn of the
+ * event loop when `windowMs` is 0.
+ *
+ * @example
+ * const coalescer = new DeltaCoalescer(send, afterWindow(50));
+ */
+export function afterWindow(windowMs: number): FlushScheduler {
+  if (windowMs <= 0) {
+    return (flush) => {
+      const handle = setImmediate(flush);
+      return () => clearImmediate(handle);
+    };
+  }
+  return (flush) => {
+    const handle = setTimeout(flush, windowMs);
+    return () => clearTimeout(handle);
+  };
+}
 
 /**
  * Accumulates deltas and hands them on in batches.
@@ -32,7 +51,7 @@ const eachTick: FlushScheduler = (flush) => {
  * const coalescer = new DeltaCoalescer((event) => sendBack(event));
  * coalescer.push({ type: 'LlmTextDelta', content: 'Hel' });
  * coalescer.push({ type: 'LlmTextDelta', content: 'lo' });
- * // on the next tick: sendBack({ type: 'LlmTextDelta', content: 'Hello' })
+ * // a frame later: sendBack({ type: 'LlmTextDelta', content: 'Hello' })
  */
 export class DeltaCoalescer {
   readonly #batch = new DeltaBatch();
@@ -40,7 +59,10 @@ export class DeltaCoalescer {
   readonly #schedule: FlushScheduler;
   #cancel: (() => void) | null = null;
 
-  constructor(send: (event: LlmStreamDelta) => void, schedule: FlushScheduler = eachTick) {
+  constructor(
+    send: (event: LlmStreamDelta) => void,
+    schedule: FlushScheduler = afterWindow(DEFAULT_DELTA_WINDOW_MS),
+  ) {
     this.#send = send;
     this.#schedule = schedule;
   }

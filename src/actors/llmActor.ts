@@ -1,6 +1,6 @@
 /**
  * The `llm` actor: streams one model request with the Anthropic SDK and answers the chart with
- * `LlmTextDelta`, `LlmToolCallDelta` (batched per event-loop tick), then `LlmCompleted` or
+ * `LlmTextDelta`, `LlmToolCallDelta` (batched per display frame), then `LlmCompleted` or
  * `LlmError`. Stopping the actor (leaving `CallingLlm` on an interrupt or a shutdown) aborts the
  * HTTP request.
  */
@@ -9,7 +9,7 @@ import { type EventObject, fromCallback } from 'xstate';
 import type { BeforeEffect, LlmActorInput } from '../machine/actorInputs.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
-import { DeltaCoalescer } from './deltaCoalescer.js';
+import { afterWindow, DEFAULT_DELTA_WINDOW_MS, DeltaCoalescer } from './deltaCoalescer.js';
 import type { InFlightWork } from './inFlightWork.js';
 import { streamLlmResponse } from './llm/streamLlmResponse.js';
 
@@ -27,10 +27,15 @@ export interface LlmActorOptions {
    */
   client: Anthropic | (() => Anthropic);
   /**
-   * Batch the deltas of one event-loop tick into one event per run (default true). Turn off to
-   * send every SSE delta to the chart as its own event.
+   * Batch streamed deltas into one event per run of text (default true). Turn off to send every
+   * SSE delta to the chart as its own event.
    */
   coalesceDeltas?: boolean;
+  /**
+   * How long a batch of deltas waits for more before it goes to the chart, in milliseconds
+   * (default 16, one display frame; 0: once per turn of the event loop).
+   */
+  deltaWindowMs?: number;
   /** No stream event for this long is a `timeout` error (default 5 minutes). */
   idleTimeoutMs?: number;
   /** Where the actor registers its request, so a graceful shutdown can wait for it. */
@@ -59,7 +64,10 @@ export function createLlmActor(options: LlmActorOptions) {
     const send = (event: AgentEvent) => {
       if (!controller.signal.aborted) sendBack(event);
     };
-    const coalescer = options.coalesceDeltas === false ? null : new DeltaCoalescer(send);
+    const coalescer =
+      options.coalesceDeltas === false
+        ? null
+        : new DeltaCoalescer(send, afterWindow(options.deltaWindowMs ?? DEFAULT_DELTA_WINDOW_MS));
 
     const work = (async () => {
       try {

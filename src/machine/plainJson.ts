@@ -35,9 +35,9 @@ const QUOTE_LIMIT = 60;
  * copyPlainJson({ bytes: 1024n }, 'progress'); // { ok: false, problem: 'progress.bytes is a BigInt (1024n)' }
  */
 export function copyPlainJson(value: unknown, name: string): PlainJsonCopy {
-  const refusal = { problem: '' };
-  const copy = copyValue(value, name, [], refusal);
-  return copy === REFUSED ? { ok: false, problem: refusal.problem } : { ok: true, value: copy };
+  const walk: Walk = { name, keys: [], ancestors: [], problem: '' };
+  const copy = copyValue(value, walk);
+  return copy === REFUSED ? { ok: false, problem: walk.problem } : { ok: true, value: copy };
 }
 
 /**
@@ -50,103 +50,105 @@ export function clip(text: string, limit = QUOTE_LIMIT): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}… (${text.length} characters)`;
 }
 
-/** Marks a refused copy; the reason is left in the `refusal` record passed down. */
+/** Marks a refused copy; the reason is left in the walk's `problem`. */
 const REFUSED: unique symbol = Symbol('refused');
 
-function copyValue(
-  value: unknown,
-  path: string,
-  ancestors: object[],
-  refusal: { problem: string },
-): unknown {
-  const refuse = (why: string): typeof REFUSED => {
-    refusal.problem = `${clip(path, 120)} ${why}`;
-    return REFUSED;
-  };
+/**
+ * Where a copy is: the keys and indexes leading to the current value (its path is spelled out
+ * only when something is refused, since most copies refuse nothing) and the objects above it.
+ */
+interface Walk {
+  name: string;
+  keys: Array<string | number>;
+  ancestors: object[];
+  problem: string;
+}
+
+function refuse(walk: Walk, why: string): typeof REFUSED {
+  let path = walk.name;
+  for (const key of walk.keys) path += typeof key === 'number' ? `[${key}]` : `.${clip(key, 40)}`;
+  walk.problem = `${clip(path, 120)} ${why}`;
+  return REFUSED;
+}
+
+function copyValue(value: unknown, walk: Walk): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return value;
     case 'number':
-      if (!Number.isFinite(value)) return refuse(`is ${value}, which JSON cannot hold`);
+      if (!Number.isFinite(value)) return refuse(walk, `is ${value}, which JSON cannot hold`);
       return value === 0 ? 0 : value;
     case 'bigint':
-      return refuse(`is a BigInt (${clip(value.toString())}n)`);
+      return refuse(walk, `is a BigInt (${clip(value.toString())}n)`);
     case 'undefined':
-      return refuse('is undefined');
+      return refuse(walk, 'is undefined');
     case 'symbol':
     case 'function':
-      return refuse(`is a ${typeof value}`);
+      return refuse(walk, `is a ${typeof value}`);
   }
   if (value === null) return null;
   const object = value as object;
-  if (ancestors.length >= MAX_DEPTH) return refuse(`nests deeper than ${MAX_DEPTH} levels`);
-  if (ancestors.includes(object)) return refuse('refers back to itself (a cycle)');
+  const { ancestors } = walk;
+  if (ancestors.length >= MAX_DEPTH) return refuse(walk, `nests deeper than ${MAX_DEPTH} levels`);
+  if (ancestors.includes(object)) return refuse(walk, 'refers back to itself (a cycle)');
   ancestors.push(object);
+  const depth = walk.keys.length;
   try {
-    return Array.isArray(object)
-      ? copyArray(object, path, ancestors, refusal)
-      : copyObject(object, path, ancestors, refusal);
+    return Array.isArray(object) ? copyArray(object, walk) : copyObject(object, walk);
   } catch (error) {
     // A proxy trap or a getter threw while the value was read.
-    return refuse(`could not be read: ${describeThrown(error)}`);
+    walk.keys.length = depth;
+    return refuse(walk, `could not be read: ${describeThrown(error)}`);
   } finally {
     ancestors.pop();
   }
 }
 
-function copyArray(
-  array: readonly unknown[],
-  path: string,
-  ancestors: object[],
-  refusal: { problem: string },
-): unknown {
+function copyArray(array: readonly unknown[], walk: Walk): unknown {
   const copy: unknown[] = [];
   const length = array.length;
   for (let index = 0; index < length; index++) {
-    const item = copyValue(array[index], `${path}[${index}]`, ancestors, refusal);
+    walk.keys.push(index);
+    const item = copyValue(array[index], walk);
     if (item === REFUSED) return REFUSED;
+    walk.keys.pop();
     copy.push(item);
   }
   return copy;
 }
 
-function copyObject(
-  object: object,
-  path: string,
-  ancestors: object[],
-  refusal: { problem: string },
-): unknown {
+function copyObject(object: object, walk: Walk): unknown {
   const prototype: unknown = Object.getPrototypeOf(object);
   if (prototype !== Object.prototype && prototype !== null) {
-    refusal.problem = `${clip(path, 120)} is ${kindOf(prototype)}, not a plain object`;
-    return REFUSED;
+    return refuse(walk, `is ${kindOf(prototype)}, not a plain object`);
   }
   const copy: Record<string, unknown> = {};
   const record = object as Record<string, unknown>;
   for (const key of Object.keys(object)) {
-    const memberPath = `${path}.${clip(key, 40)}`;
+    walk.keys.push(key);
     let member: unknown;
     try {
       member = record[key];
     } catch (error) {
-      refusal.problem = `${clip(memberPath, 120)} could not be read: ${describeThrown(error)}`;
-      return REFUSED;
+      return refuse(walk, `could not be read: ${describeThrown(error)}`);
     }
-    if (member === undefined) continue;
-    const item = copyValue(member, memberPath, ancestors, refusal);
-    if (item === REFUSED) return REFUSED;
-    if (key === '__proto__') {
-      // Assigning would set the copy's prototype; JSON.parse makes it an ordinary property.
-      Object.defineProperty(copy, key, {
-        value: item,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else {
-      copy[key] = item;
+    if (member !== undefined) {
+      const item = copyValue(member, walk);
+      if (item === REFUSED) return REFUSED;
+      if (key === '__proto__') {
+        // Assigning would set the copy's prototype; JSON.parse makes it an ordinary property.
+        Object.defineProperty(copy, key, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        copy[key] = item;
+      }
     }
+    walk.keys.pop();
   }
   return copy;
 }

@@ -1,6 +1,10 @@
 /** The coalescer between a model stream and the chart: fewer events, same text, same order. */
-import { describe, expect, it } from 'vitest';
-import { DeltaCoalescer, type FlushScheduler } from '../../src/actors/deltaCoalescer.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  afterWindow,
+  DeltaCoalescer,
+  type FlushScheduler,
+} from '../../src/actors/deltaCoalescer.js';
 import { AgentCore, type LlmTextDeltaEvent, type LlmToolCallDeltaEvent } from '../../src/index.js';
 
 type Delta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
@@ -106,5 +110,43 @@ describe('DeltaCoalescer', () => {
     coalescer.flush();
     expect(batched.context).toEqual(oneByOne.context);
     expect(displayed.join('')).toBe('Let me look. Done');
+  });
+
+  describe('by default', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('sends a batch one frame after its first delta, whatever arrives in between', () => {
+      vi.useFakeTimers();
+      const sent: Array<{ at: number; event: Delta }> = [];
+      const coalescer = new DeltaCoalescer((event) => sent.push({ at: Date.now(), event }));
+      const start = Date.now();
+      coalescer.push(text('a'));
+      vi.advanceTimersByTime(5);
+      coalescer.push(text('b'));
+      vi.advanceTimersByTime(5);
+      coalescer.push(text('c'));
+      vi.advanceTimersByTime(5);
+      expect(sent).toEqual([]);
+      vi.advanceTimersByTime(1);
+      coalescer.push(text('d'));
+      vi.advanceTimersByTime(16);
+      expect(sent).toEqual([
+        { at: start + 16, event: text('abc') },
+        { at: start + 32, event: text('d') },
+      ]);
+    });
+
+    it('sends once per turn of the event loop with a window of 0', async () => {
+      const sent: Delta[] = [];
+      const coalescer = new DeltaCoalescer((event) => sent.push(event), afterWindow(0));
+      coalescer.push(text('a'));
+      coalescer.push(text('b'));
+      await new Promise((resolve) => setImmediate(resolve));
+      coalescer.push(text('c'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(sent).toEqual([text('ab'), text('c')]);
+    });
   });
 });

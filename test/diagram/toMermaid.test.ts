@@ -39,7 +39,7 @@ describe('toMermaid', () => {
 
   it('lists what a state does without leaving it, under its name', () => {
     expect(text).toContain('  CallingLlm : CallingLlm\n  CallingLlm : entry / sendLlmRequest\n');
-    expect(text).toContain('  CallingLlm : LlmTextDelta / appendStreamedText\n');
+    expect(text).toContain('  CallingLlm : LlmTextDelta / appendStreamedText, showStreamedText\n');
     expect(toMermaid(agentMachine, { details: false })).not.toContain('entry /');
   });
 
