@@ -9,15 +9,15 @@ import {
   createReadFileTool,
   createSqliteSessionStore,
   SessionCore,
+  type SessionStore,
 } from '../../src/index.js';
 import type { TurnScript } from '../perTurn/conversation.js';
 import type { Block, Prepare } from '../perTurn/measure.js';
+import type { Durability } from './persistenceFigures.js';
 import { langGraphTurn, openLangGraphFile, threadMessages } from './langGraphSqlite.js';
 import { runDurableTurn } from './sessionCoreTurn.js';
 import { copyOf, sessionFolder, templatePath } from './sessionFiles.js';
 import { DURABLE_CONFIG } from './storedHistory.js';
-
-export type Durability = 'normal' | 'full';
 
 /** The ids of the first `count` sessions (or threads) of a template. */
 export function sessionIds(count: number): string[] {
@@ -94,18 +94,32 @@ export function langGraphTurns(n: number, threads: number, script: TurnScript): 
   };
 }
 
-/** Opens the store over a copy of the n-message file and the session in it, in pure mode. */
-export function resumeSessionCore(n: number): Prepare {
+/** A session as a resume left it: its transcript's length, its state, and how to let it go. */
+interface Resumed {
+  messages: number;
+  state: string;
+  release(): Promise<void>;
+}
+
+/**
+ * Opens the store over a copy of the n-message file and `resume`s the session in it (timed);
+ * then checks it came back whole and at rest, and removes the copy (not timed).
+ */
+function resumeCase(
+  label: string,
+  n: number,
+  resume: (store: SessionStore) => Promise<Resumed>,
+): Prepare {
   return () => {
     const file = copyOf(templatePath('resume', n));
-    let store: ReturnType<typeof createSqliteSessionStore> | undefined;
-    let session: SessionCore | undefined;
+    let store: SessionStore | undefined;
+    let resumed: Resumed | undefined;
     const open: Block = {
       name: '',
       ops: 1,
       run: async () => {
         store = createSqliteSessionStore({ path: file.path });
-        session = await SessionCore.open(store, 's0', { config: DURABLE_CONFIG, mustExist: true });
+        resumed = await resume(store);
       },
     };
     const check: Block = {
@@ -113,7 +127,11 @@ export function resumeSessionCore(n: number): Prepare {
       ops: 1,
       timed: false,
       run: async () => {
-        expectLength(`resume SessionCore@${n}`, session?.core.context.messages.length ?? 0, n);
+        expectLength(`resume ${label}@${n}`, resumed?.messages ?? 0, n);
+        if (resumed?.state !== 'WaitingForUserInput') {
+          throw new Error(`resume ${label}@${n}: the session is in ${resumed?.state}`);
+        }
+        await resumed.release();
         await store?.close();
         file.remove();
       },
@@ -122,44 +140,39 @@ export function resumeSessionCore(n: number): Prepare {
   };
 }
 
-/** Opens the store over a copy of the n-message file and an agent on the session in it. */
+/** Resuming in pure mode: `SessionCore.open`. */
+export function resumeSessionCore(n: number): Prepare {
+  return resumeCase('SessionCore', n, async (store) => {
+    const session = await SessionCore.open(store, 's0', {
+      config: DURABLE_CONFIG,
+      mustExist: true,
+    });
+    return {
+      messages: session.core.context.messages.length,
+      state: session.core.state,
+      release: () => Promise.resolve(),
+    };
+  });
+}
+
+/** Resuming in actor mode: `createAgent` with the store and the session's id, to `ready`. */
 export function resumeCreateAgent(n: number): Prepare {
-  return () => {
-    const file = copyOf(templatePath('resume', n));
-    let store: ReturnType<typeof createSqliteSessionStore> | undefined;
-    let agent: ReturnType<typeof createAgent> | undefined;
-    const open: Block = {
-      name: '',
-      ops: 1,
-      run: async () => {
-        store = createSqliteSessionStore({ path: file.path });
-        agent = createAgent({
-          store,
-          sessionId: 's0',
-          // The agent never runs a tool: any folder will do.
-          workspace: sessionFolder(),
-          tools: [createReadFileTool()],
-          autoCommit: false,
-          // Never called: the session is at rest, and the agent is shut down unused.
-          anthropic: { apiKey: 'unused', baseURL: 'http://127.0.0.1:9' },
-        });
-        await agent.ready;
-      },
+  return resumeCase('createAgent', n, async (store) => {
+    const agent = createAgent({
+      store,
+      sessionId: 's0',
+      // The agent never runs a tool: any folder will do.
+      workspace: sessionFolder(),
+      tools: [createReadFileTool()],
+      autoCommit: false,
+      // Never called: the session is at rest, and the agent is shut down unused.
+      anthropic: { apiKey: 'unused', baseURL: 'http://127.0.0.1:9' },
+    });
+    await agent.ready;
+    return {
+      messages: agent.context.messages.length,
+      state: agent.state,
+      release: () => agent.shutdown(),
     };
-    const check: Block = {
-      name: 'check',
-      ops: 1,
-      timed: false,
-      run: async () => {
-        expectLength(`resume createAgent@${n}`, agent?.context.messages.length ?? 0, n);
-        if (agent?.state !== 'WaitingForUserInput') {
-          throw new Error(`resume createAgent@${n}: the agent is in ${agent?.state}`);
-        }
-        await agent.shutdown();
-        await store?.close();
-        file.remove();
-      },
-    };
-    return [open, check];
-  };
+  });
 }

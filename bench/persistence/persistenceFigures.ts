@@ -18,84 +18,60 @@ export interface WrittenBytesRuns {
 /** The rows the targets read. */
 export const PERSISTENCE_ROWS = {
   ourBytesRatio: 'ours ÷ new content',
-  ourCpu: (durability: string) => `ours: SessionCore + SQLite store, durability '${durability}'`,
+  ourCpu: (durability: string) =>
+    `ours: SessionCore + SQLite store, durability ${named(durability)}`,
   langGraphCpu: 'LangGraph.js StateGraph + SqliteSaver',
-  flat: (durability: string) => `ours, '${durability}': ÷ itself at n=10`,
-  langGraphRatio: (durability: string) => `SqliteSaver ÷ ours, '${durability}'`,
+  flat: (durability: string) => `ours, ${named(durability)}: ÷ itself at n=10`,
+  langGraphRatio: (durability: string) => `SqliteSaver ÷ ours, ${named(durability)}`,
   resume: (how: string) => `${how}: CPU`,
   idleGrowth: 'heap growth over the few (paired)',
 } as const;
 
-const DURABILITIES = ['normal', 'full'] as const;
+/**
+ * Both settings of the store's `durability`: `'full'` is what a user gets by default (the
+ * targets read it); `'normal'` (no sync at each commit) is shown beside it.
+ */
+export const DURABILITIES = ['full', 'normal'] as const;
+export type Durability = (typeof DURABILITIES)[number];
+export const DEFAULT_DURABILITY: Durability = 'full';
+
+const named = (durability: string) =>
+  durability === DEFAULT_DURABILITY ? `'${durability}' (default)` : `'${durability}'`;
+
+type BytesUnit = 'bytes' | 'x' | 'count';
+
+/** The page-level rows of a subject, shown beside its logical bytes. */
+const PAGE_ROWS: ReadonlyArray<[string, BytesUnit, (turn: TurnBytes) => number]> = [
+  ['WAL written (pages)', 'bytes', (turn) => turn.walBytes],
+  ['file growth', 'bytes', (turn) => turn.fileGrowth],
+];
 
 function bytesFigures(runs: WrittenBytesRuns, sizes: readonly number[]): Figure[] {
   const figures: Figure[] = [];
-  const add = (row: string, n: number, unit: 'bytes' | 'x' | 'count', values: number[]) => {
-    if (values.length > 0) figures.push(figure('persistBytes', row, n, unit, values));
-  };
   for (const n of sizes) {
     const ours = runs.ours[n] ?? [];
     const langGraph = runs.langGraph[n] ?? [];
-    add(
-      'new content: the 4 messages the turn adds',
-      n,
-      'bytes',
-      ours.map((turn) => turn.newContent),
-    );
-    add(
-      'ours: logical bytes written',
-      n,
-      'bytes',
-      ours.map((turn) => turn.logical),
-    );
-    const part = (name: string) => ours.map((turn) => turn.parts[name] ?? 0);
-    add('  log: events from outside the chart', n, 'bytes', part('events'));
-    add('  log: effect starts', n, 'bytes', part('starts'));
-    add('  transcript records', n, 'bytes', part('transcriptRecords'));
-    add('  checkpoint', n, 'bytes', part('checkpoint'));
-    add('  transactions', n, 'count', part('writes'));
-    add(
-      PERSISTENCE_ROWS.ourBytesRatio,
-      n,
-      'x',
-      ours.map((turn) => turn.logical / turn.newContent),
-    );
-    add(
-      'ours: WAL written (pages)',
-      n,
-      'bytes',
-      ours.map((turn) => turn.walBytes),
-    );
-    add(
-      'ours: file growth',
-      n,
-      'bytes',
-      ours.map((turn) => turn.fileGrowth),
-    );
-    add(
-      'SqliteSaver: logical bytes written',
-      n,
-      'bytes',
-      langGraph.map((turn) => turn.logical),
-    );
-    add(
-      'SqliteSaver ÷ new content',
-      n,
-      'x',
-      langGraph.map((turn) => turn.logical / turn.newContent),
-    );
-    add(
-      'SqliteSaver: WAL written (pages)',
-      n,
-      'bytes',
-      langGraph.map((turn) => turn.walBytes),
-    );
-    add(
-      'SqliteSaver: file growth',
-      n,
-      'bytes',
-      langGraph.map((turn) => turn.fileGrowth),
-    );
+    const part = (name: string) => (turn: TurnBytes) => turn.parts[name] ?? 0;
+    const ratio = (turn: TurnBytes) => turn.logical / turn.newContent;
+    const rows: Array<[string, BytesUnit, TurnBytes[], (turn: TurnBytes) => number]> = [
+      ['new content: the 4 messages the turn adds', 'bytes', ours, (turn) => turn.newContent],
+      ['ours: logical bytes written', 'bytes', ours, (turn) => turn.logical],
+      ['  log: events from outside the chart', 'bytes', ours, part('events')],
+      ['  log: effect starts', 'bytes', ours, part('starts')],
+      ['  transcript records', 'bytes', ours, part('transcriptRecords')],
+      ['  checkpoint', 'bytes', ours, part('checkpoint')],
+      ['  transactions', 'count', ours, part('writes')],
+      [PERSISTENCE_ROWS.ourBytesRatio, 'x', ours, ratio],
+      ...PAGE_ROWS.map(([row, unit, value]) => [`ours: ${row}`, unit, ours, value] as const),
+      ['SqliteSaver: logical bytes written', 'bytes', langGraph, (turn) => turn.logical],
+      ['SqliteSaver ÷ new content', 'x', langGraph, ratio],
+      ...PAGE_ROWS.map(
+        ([row, unit, value]) => [`SqliteSaver: ${row}`, unit, langGraph, value] as const,
+      ),
+    ];
+    for (const [row, unit, turns, value] of rows) {
+      if (turns.length > 0) figures.push(figure('persistBytes', row, n, unit, turns.map(value)));
+    }
   }
   return figures;
 }
@@ -162,7 +138,7 @@ function idleFigures(samples: readonly IdleHeapSample[]): Figure[] {
     figures.push(
       figure(
         'persistIdle',
-        'heap of a host over the file (nothing loaded)',
+        'heap of the host, its sessions evicted',
         count,
         'bytes',
         values.map((sample) => sample.heapUsed),

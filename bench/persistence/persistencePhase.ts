@@ -5,8 +5,8 @@
  * messages:
  *
  * - the bytes each writes per turn (writtenBytes.ts);
- * - CPU per durable turn: ours (`SessionCore` on the SQLite store, durability `normal` and
- *   `full`) and LangGraph.js's `StateGraph` with `SqliteSaver`, each in a process of its own,
+ * - CPU per durable turn: ours (`SessionCore` on the SQLite store, durability `full`, the
+ *   default, and `normal`) and LangGraph.js's `StateGraph` with `SqliteSaver`, each in a process of its own,
  *   sampled in interleaved rounds (bench/perTurn/measure.ts);
  * - resuming a session from its file, in pure mode and with `createAgent`;
  * - the heap of a host over a file of many idle sessions, against one over a few.
@@ -37,7 +37,7 @@ import {
   resumeSessionCore,
   sessionIds,
 } from './persistenceCases.js';
-import { persistenceFigures, type WrittenBytesRuns } from './persistenceFigures.js';
+import { DURABILITIES, persistenceFigures, type WrittenBytesRuns } from './persistenceFigures.js';
 import { removeDatabase, sessionFolder, templatePath, useSessionFolder } from './sessionFiles.js';
 import { recordHistory, writeHistoryFile } from './storedHistory.js';
 import { langGraphTurnBytes, ourTurnBytes } from './writtenBytes.js';
@@ -58,6 +58,8 @@ const BYTES_TURNS = 3;
 const IDLE_MANY = quick ? 10_000 : 100_000;
 const IDLE_FEW = 100;
 const IDLE_ROUNDS = 3;
+/** Sessions each idle host loads and lets drop out of memory before its heap is read. */
+const IDLE_TOUCHED = IDLE_FEW;
 
 /** The measured turn: numbered past every prior turn, so its tool call's id is new. */
 const script: TurnScript = durableTurn(1_000_000);
@@ -101,8 +103,9 @@ async function measureBytes(): Promise<WrittenBytesRuns> {
 
 const cases: Record<string, Prepare> = {};
 for (const n of sizes) {
-  cases[`ours-normal@${n}`] = ourTurns('normal', n, ourSessions, script);
-  cases[`ours-full@${n}`] = ourTurns('full', n, ourSessions, script);
+  for (const durability of DURABILITIES) {
+    cases[`ours-${durability}@${n}`] = ourTurns(durability, n, ourSessions, script);
+  }
   cases[`langGraph@${n}`] = langGraphTurns(n, langGraphThreads(n), script);
   cases[`resumeCore@${n}`] = resumeSessionCore(n);
   cases[`resumeAgent@${n}`] = resumeCreateAgent(n);
@@ -141,6 +144,7 @@ try {
       { sessions: IDLE_MANY, path: idlePath(IDLE_MANY) },
     ],
     IDLE_ROUNDS,
+    IDLE_TOUCHED,
   );
   progress('persistence', 'idle sessions measured');
   finishPhase({
@@ -155,7 +159,12 @@ try {
       },
       bytesTurns: BYTES_TURNS,
       bytesParts: bytes,
-      idleSessions: { few: IDLE_FEW, many: IDLE_MANY, firstId: idleSessionId(0) },
+      idleSessions: {
+        few: IDLE_FEW,
+        many: IDLE_MANY,
+        touched: IDLE_TOUCHED,
+        firstId: idleSessionId(0),
+      },
       idleHeap,
     },
   });

@@ -3,7 +3,7 @@ import type { Figure } from '../report/figures.js';
 import { renderSection } from '../report/table.js';
 
 export const PERSISTENCE_METHOD =
-  "One durable turn (UserInput → LlmCompleted with one read_file call → ToolCompleted → LlmCompleted; about 8 KB of new messages, no streamed deltas: those are never stored) on sessions of n prior messages (about 750 bytes of JSON each), model and tool instant. Ours: SessionCore on createSqliteSessionStore, every event and effect start recorded before the next step, a checkpoint at rest; LangGraph.js: the same loop as a StateGraph compiled with SqliteSaver (synchronous=NORMAL, better-sqlite3's default in WAL mode), one invoke per turn. Every sample starts from a fresh copy of a template file holding the sessions. Bytes: logical = the JSON text the store is handed (a wrapping SessionStore) or SqliteSaver's stored checkpoint, metadata and write blobs; WAL = the write-ahead log's size after the turn, emptied before it; file growth = after folding the WAL back in; new content = the JSON text of the 4 messages the turn adds. CPU: process.cpuUsage of the timed turns ÷ turns, each subject in its own process, interleaved rounds after a 2 s CPU warm-up, median and min–max, ratios paired per round. Resume: opening the store over a copy of the file plus SessionCore.open, or plus createAgent and await agent.ready, CPU and wall. Idle: fresh processes hold createAgentHost over a file of 100 or 100,000 stored sessions after store.list({ limit: 20 }), heap after two full GCs, alternated over 3 rounds.";
+  "One durable turn (UserInput → LlmCompleted with one read_file call → ToolCompleted → LlmCompleted; about 8 KB of new messages, no streamed deltas: those are never stored) on sessions of n prior messages (about 750 bytes of JSON each), model and tool instant. Ours: SessionCore on createSqliteSessionStore, every event and effect start recorded before the next step, a checkpoint at rest; LangGraph.js: the same loop as a StateGraph compiled with SqliteSaver (synchronous=NORMAL, better-sqlite3's default in WAL mode), one invoke per turn. Every sample starts from a fresh copy of a template file holding the sessions. Bytes: logical = the JSON text the store is handed (a wrapping SessionStore) or SqliteSaver's stored checkpoint, metadata and write blobs; WAL = the write-ahead log's size after the turn, emptied before it; file growth = after folding the WAL back in; new content = the JSON text of the 4 messages the turn adds. CPU: process.cpuUsage of the timed turns ÷ turns, each subject in its own process, interleaved rounds after a 2 s CPU warm-up, median and min–max, ratios paired per round. Resume: opening the store over a copy of the file plus SessionCore.open, or plus createAgent and await agent.ready, CPU and wall. Idle: fresh processes hold createAgentHost (idleMs 20) over a file of 100 or 100,000 stored sessions, load 100 of them through the host, wait until all were evicted, list a page of 20, and read the heap after two full GCs; the two files alternate over 3 rounds.";
 
 const SECTIONS = [
   {
@@ -21,7 +21,7 @@ const SECTIONS = [
   {
     id: 'persistIdle',
     title:
-      'Stored idle sessions: a process holding a host over the file, nothing loaded (n = sessions stored)',
+      'Stored idle sessions: a host over the file after 100 sessions were loaded and evicted (n = sessions stored)',
   },
 ];
 
