@@ -26,8 +26,8 @@ export const TURN_SIZES: TurnSizes = {
 };
 
 /**
- * The prior turns: about 750 bytes of JSON per message on average, the average of the session a
- * LangGraph.js user measured (24 MB rows at 32,000 messages, langgraphjs PR #2324).
+ * The prior turns: about 790 bytes of JSON per message on average, near the average of the
+ * session a LangGraph.js user measured (24 MB rows at 32,000 messages, langgraphjs PR #2324).
  */
 export const PRIOR_SIZES: TurnSizes = {
   prompt: 200,
