@@ -28,12 +28,15 @@ function expectLength(label: string, got: number, expected: number): void {
   if (got !== expected) throw new Error(`${label}: expected ${expected} messages, got ${got}`);
 }
 
-/** `sessions` of our sessions at n messages, each doing one durable turn. */
+/**
+ * `sessions` of our sessions at n messages, each doing the durable turns of `scripts` one after
+ * the other (each script's tool call has an id of its own).
+ */
 export function ourTurns(
   durability: Durability,
   n: number,
   sessions: number,
-  script: TurnScript,
+  scripts: readonly TurnScript[],
 ): Prepare {
   return async () => {
     const file = copyOf(templatePath('ours', n));
@@ -44,9 +47,11 @@ export function ourTurns(
     }
     const turns: Block = {
       name: '',
-      ops: opened.length,
+      ops: opened.length * scripts.length,
       run: async () => {
-        for (const session of opened) await runDurableTurn(session, script);
+        for (const script of scripts) {
+          for (const session of opened) await runDurableTurn(session, script);
+        }
       },
     };
     const check: Block = {
@@ -55,7 +60,8 @@ export function ourTurns(
       timed: false,
       run: async () => {
         for (const session of opened) {
-          expectLength(`ours-${durability}@${n}`, session.core.context.messages.length, n + 4);
+          const expected = n + 4 * scripts.length;
+          expectLength(`ours-${durability}@${n}`, session.core.context.messages.length, expected);
         }
         await store.close();
         file.remove();

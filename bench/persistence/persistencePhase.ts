@@ -42,7 +42,7 @@ import { removeDatabase, sessionFolder, templatePath, useSessionFolder } from '.
 import { recordHistory, writeHistoryFile } from './storedHistory.js';
 import { langGraphTurnBytes, ourTurnBytes } from './writtenBytes.js';
 
-const settings = phaseSettings({ rounds: 5 });
+const settings = phaseSettings({ rounds: 9 });
 const quick = settings.quick;
 const sizes = PERSISTENCE_HISTORY_SIZES;
 
@@ -63,6 +63,11 @@ const IDLE_TOUCHED = IDLE_FEW;
 
 /** The measured turn: numbered past every prior turn, so its tool call's id is new. */
 const script: TurnScript = durableTurn(1_000_000);
+/**
+ * Our turns per session in a CPU sample: each session goes on to a second turn, so a sample is
+ * long enough (16 turns) for a shared machine's noise to average out in it.
+ */
+const ourScripts: TurnScript[] = [script, durableTurn(1_000_001)];
 
 const idlePath = (count: number) => join(sessionFolder(), `idle-${count}.db`);
 
@@ -104,7 +109,7 @@ async function measureBytes(): Promise<WrittenBytesRuns> {
 const cases: Record<string, Prepare> = {};
 for (const n of sizes) {
   for (const durability of DURABILITIES) {
-    cases[`ours-${durability}@${n}`] = ourTurns(durability, n, ourSessions, script);
+    cases[`ours-${durability}@${n}`] = ourTurns(durability, n, ourSessions, ourScripts);
   }
   cases[`langGraph@${n}`] = langGraphTurns(n, langGraphThreads(n), script);
   cases[`resumeCore@${n}`] = resumeSessionCore(n);
@@ -153,6 +158,7 @@ try {
     extra: {
       turn: { newMessages: 4, script: 'bench/persistence/durableTurn.ts' },
       historyBytes,
+      ourTurnsPerSession: ourScripts.length,
       sessionsPerSample: {
         ours: ourSessions,
         langGraph: Object.fromEntries(sizes.map((n) => [n, langGraphThreads(n)])),
