@@ -53,7 +53,7 @@ function bytesFigures(runs: WrittenBytesRuns, sizes: readonly number[]): Figure[
     const langGraph = runs.langGraph[n] ?? [];
     const part = (name: string) => (turn: TurnBytes) => turn.parts[name] ?? 0;
     const ratio = (turn: TurnBytes) => turn.logical / turn.newContent;
-    const rows: Array<[string, BytesUnit, TurnBytes[], (turn: TurnBytes) => number]> = [
+    const rows: Array<readonly [string, BytesUnit, TurnBytes[], (turn: TurnBytes) => number]> = [
       ['new content: the 4 messages the turn adds', 'bytes', ours, (turn) => turn.newContent],
       ['ours: logical bytes written', 'bytes', ours, (turn) => turn.logical],
       ['  log: events from outside the chart', 'bytes', ours, part('events')],
