@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the end-to-end density benchmark (N concurrent agents each doing one agent
  * turn against a pacing Messages API server; see docs/performance.md), then the secondary
- * per-turn table. This process only compiles the code, starts the processes that serve and
+ * per-turn table, then the persistence table (durable sessions on SQLite, next to LangGraph.js's
+ * SqliteSaver). This process only compiles the code, starts the processes that serve and
  * measure, prints the tables and the targets, and writes bench/results.json.
  *
  * Options (after `npm run bench --`):
@@ -11,7 +12,7 @@
  * - `--subjects=sdk,agent`: only these subjects (ids in bench/density/densitySubjects.ts);
  * - `--events-per-ms=5`: another arrival rate (the default keeps the floor under one core);
  * - `--cpu-prof[=dir]`: a V8 CPU profile of every measured process (default bench/.cpu-prof);
- * - `--no-per-turn`: skip the per-turn table.
+ * - `--no-per-turn`, `--no-persistence`, `--no-density`: skip that part.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import {
 } from './density/densityRounds.js';
 import { DENSITY_SUBJECTS, isDensitySubjectId } from './density/densitySubjects.js';
 import { renderDensityTable } from './density/densityTable.js';
+import { PERSISTENCE_METHOD, renderPersistenceTables } from './persistence/persistenceTables.js';
 import { captureEnvironment } from './report/environment.js';
 import type { PhaseResult } from './report/figures.js';
 import { renderSection } from './report/table.js';
@@ -117,18 +119,18 @@ function compileBench(): void {
   }
 }
 
-/** The per-turn phase, in a process of its own; returns its result. */
-async function runPerTurn(): Promise<PhaseResult> {
+/** A phase (a script under bench/), in a process of its own; returns its result. */
+async function runPhase(name: string, script: string): Promise<PhaseResult> {
   const workDir = mkdtempSync(join(tmpdir(), 'agent-statechart-bench-'));
-  const out = join(workDir, 'perTurn.json');
-  const args = ['--expose-gc', compiled('perTurn/perTurnPhase.ts'), out];
+  const out = join(workDir, `${name}.json`);
+  const args = ['--expose-gc', compiled(script), out];
   if (quick) args.push('--quick');
   try {
     await new Promise<void>((resolve, reject) => {
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
       child.once('error', reject);
       child.once('exit', (code) =>
-        code === 0 ? resolve() : reject(new Error(`the per-turn phase exited with ${code}`)),
+        code === 0 ? resolve() : reject(new Error(`the ${name} phase exited with ${code}`)),
       );
     });
     return JSON.parse(readFileSync(out, 'utf8')) as PhaseResult;
@@ -148,23 +150,35 @@ compileBench();
 if (cpuProfile !== undefined) mkdirSync(cpuProfile, { recursive: true });
 
 const plan = densityPlan();
-const runs: DensityRun[] = await runDensityRounds(
-  plan,
-  {
-    pacer: compiled('pacer/pacingServer.ts'),
-    measuredRun: compiled('density/measuredRun.ts'),
-  },
-  (run, done, total) => {
-    const { metrics } = run;
-    process.stderr.write(
-      `${elapsed()} [density ${done}/${total}] round ${run.round + 1}, N=${run.agents}, ${run.subject}: ${(metrics.cpuMs / run.agents).toFixed(2)} ms CPU per turn, ${(metrics.wallMs / 1000).toFixed(1)} s wall, loop p99 ${metrics.loopDelayP99Ms.toFixed(1)} ms, load ${run.loadAverage.toFixed(1)}\n`,
+const skipDensity = process.argv.includes('--no-density');
+const runs: DensityRun[] = skipDensity
+  ? []
+  : await runDensityRounds(
+      plan,
+      {
+        pacer: compiled('pacer/pacingServer.ts'),
+        measuredRun: compiled('density/measuredRun.ts'),
+      },
+      (run, done, total) => {
+        const { metrics } = run;
+        process.stderr.write(
+          `${elapsed()} [density ${done}/${total}] round ${run.round + 1}, N=${run.agents}, ${run.subject}: ${(metrics.cpuMs / run.agents).toFixed(2)} ms CPU per turn, ${(metrics.wallMs / 1000).toFixed(1)} s wall, loop p99 ${metrics.loopDelayP99Ms.toFixed(1)} ms, load ${run.loadAverage.toFixed(1)}\n`,
+        );
+      },
     );
-  },
-);
-const perTurn = process.argv.includes('--no-per-turn') ? undefined : await runPerTurn();
+const perTurn = process.argv.includes('--no-per-turn')
+  ? undefined
+  : await runPhase('per-turn', 'perTurn/perTurnPhase.ts');
+const persistence = process.argv.includes('--no-persistence')
+  ? undefined
+  : await runPhase('persistence', 'persistence/persistencePhase.ts');
 const seconds = (Date.now() - started) / 1000;
 
-const figures = [...densityFigures(runs), ...(perTurn?.figures ?? [])];
+const figures = [
+  ...densityFigures(runs),
+  ...(perTurn?.figures ?? []),
+  ...(persistence?.figures ?? []),
+];
 const targets = evaluateTargets(figures);
 const describeStep = (agents: number) => {
   const step = plan.steps.find((entry) => entry.agents === agents);
@@ -180,11 +194,15 @@ const lines: string[] = [
     .map((value) => value.toFixed(2))
     .join(' ')} at end; ${seconds.toFixed(0)} s`,
   '',
-  'END TO END: N concurrent agents, one agent turn each (600 text deltas and a tool call, the tool, a short second stream),',
-  'against a pacing Messages API server in its own process. Median (min–max) over rounds; ratios paired per round.',
-  '',
-  ...renderDensityTable(figures, describeStep),
 ];
+if (!skipDensity) {
+  lines.push(
+    'END TO END: N concurrent agents, one agent turn each (600 text deltas and a tool call, the tool, a short second stream),',
+    'against a pacing Messages API server in its own process. Median (min–max) over rounds; ratios paired per round.',
+    '',
+    ...renderDensityTable(figures, describeStep),
+  );
+}
 if (perTurn !== undefined) {
   lines.push(
     ...renderSection(
@@ -199,6 +217,7 @@ if (perTurn !== undefined) {
     '',
   );
 }
+if (persistence !== undefined) lines.push(...renderPersistenceTables(figures), '');
 lines.push('TARGETS');
 for (const result of targets) lines.push(...describeTarget(result));
 process.stdout.write(`${lines.join('\n')}\n`);
@@ -209,6 +228,7 @@ const output = {
     density: `A pacing server (src/testing startMessagesApiServer, its own process) streams the exact Messages API event sequence, one SSE event per socket write, with a fixed delay between events of N ÷ ${eventsPerMs} ms at N agents. Each measured run is a fresh process: one subject, warmed up against an unpaced server, N agents built, garbage collected, then the N turns timed together. CPU is process.cpuUsage (user + system) of that process ÷ N; wall time from the first request to the last turn done; peak RSS sampled every 20 ms; event-loop delay from monitorEventLoopDelay (1 ms resolution, the interval subtracted). Subjects alternate within a round in an order that rotates every round; ratios are paired per round.`,
     perTurn:
       'CPU time (process.cpuUsage) per turn with instant model and tools; each subject sampled in its own process in interleaved rounds after a 2 s CPU warm-up; median and min–max over rounds; ratios paired per round.',
+    persistence: PERSISTENCE_METHOD,
   },
   plan: {
     steps: plan.steps.map((step) => ({ ...step, eventDelayMs: plan.eventDelayMs(step.agents) })),
@@ -218,10 +238,14 @@ const output = {
   targets,
   density: { runs, figures: figures.filter((figure) => figure.section.startsWith('density:')) },
   perTurn: perTurn ?? null,
+  persistence: persistence ?? null,
 };
 // A quick or partial run is not the benchmark: it never replaces results.json.
 const partial =
   quick ||
+  skipDensity ||
+  perTurn === undefined ||
+  persistence === undefined ||
   agentsOption !== undefined ||
   subjectsOption !== undefined ||
   eventsPerMs !== EVENTS_PER_MS;

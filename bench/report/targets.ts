@@ -3,12 +3,15 @@
  * min–max range of the same figure crosses the threshold the check says so, because on a noisy
  * machine a median just inside the line is not a comfortable pass.
  */
-import type { Figure } from './figures.js';
+import { DEFAULT_DURABILITY, PERSISTENCE_ROWS } from '../persistence/persistenceFigures.js';
+import type { Figure, Unit } from './figures.js';
 import { formatFigure } from './format.js';
 
 export interface Check {
   label: string;
   n: number;
+  /** The figure's unit (a ratio, a time, bytes). */
+  unit: Unit;
   median: number;
   min: number;
   max: number;
@@ -37,6 +40,7 @@ function check(
   return {
     label,
     n: figure.n,
+    unit: figure.unit,
     median: figure.median,
     min: figure.min,
     max: figure.max,
@@ -55,7 +59,50 @@ function target(id: string, text: string, checks: Check[]): TargetResult | null 
   return { id, target: text, met: checks.every((entry) => entry.met), checks };
 }
 
-/** The targets of the density benchmark (issue 14), each checked at every N. */
+/** The targets of the persistence table (issue 16). */
+function persistenceTargets(figures: Figure[]): Array<TargetResult | null> {
+  const rows = PERSISTENCE_ROWS;
+  const at = (n: number) => (figure: Figure) => figure.n === n;
+  return [
+    target(
+      'persistence-bytes',
+      "bytes written per durable turn ≤ 2× the turn's new content, at every history size",
+      pick(figures, 'persistBytes', (row) => row === rows.ourBytesRatio).map((f) =>
+        check(f, 2, 'atMost'),
+      ),
+    ),
+    target(
+      'persistence-flat',
+      "CPU per durable turn flat in history: at 10,000 messages ≤ 1.2× at 10 (paired; the store's default durability)",
+      pick(figures, 'persistRatio', (row) => row === rows.flat(DEFAULT_DURABILITY))
+        .filter(at(10_000))
+        .map((f) => check(f, 1.2, 'atMost')),
+    ),
+    target(
+      'persistence-vs-langGraph',
+      "CPU per durable turn at least 10× below LangGraph.js + SqliteSaver at 1,000 messages (paired; the store's default durability)",
+      pick(figures, 'persistRatio', (row) => row === rows.langGraphRatio(DEFAULT_DURABILITY))
+        .filter(at(1_000))
+        .map((f) => check(f, 10, 'atLeast')),
+    ),
+    target(
+      'persistence-resume',
+      'resuming a 10,000-message session from its file in under 50 ms (CPU time; wall time in the table)',
+      pick(figures, 'persistResume', (row) => row.endsWith(': CPU'))
+        .filter(at(10_000))
+        .map((f) => check(f, 50e6, 'atMost')),
+    ),
+    target(
+      'persistence-idle',
+      'stored idle sessions cost no heap: a host over 100,000 (10,000 with --quick) ≤ 1 MB above one over 100 (under 10 bytes a session)',
+      pick(figures, 'persistIdle', (row) => row === rows.idleGrowth).map((f) =>
+        check(f, 1e6, 'atMost'),
+      ),
+    ),
+  ];
+}
+
+/** The targets of the density benchmark (issue 14), each checked at every N, and the rest. */
 export function evaluateTargets(figures: Figure[]): TargetResult[] {
   const createAgent = (row: string) => row.includes('createAgent') && !row.includes('÷');
   const results = [
@@ -76,6 +123,7 @@ export function evaluateTargets(figures: Figure[]): TargetResult[] {
         check(f, 3, 'atLeast'),
       ),
     ),
+    ...persistenceTargets(figures),
   ];
   return results.filter((result) => result !== null);
 }
@@ -83,12 +131,12 @@ export function evaluateTargets(figures: Figure[]): TargetResult[] {
 export function describeTarget(result: TargetResult): string[] {
   const lines = [`${result.met ? 'MET   ' : 'MISSED'} ${result.target}`];
   for (const entry of result.checks) {
-    const where = ` at N=${entry.n.toLocaleString('en')}`;
+    const where = ` at ${result.id.startsWith('persistence') ? 'n' : 'N'}=${entry.n.toLocaleString('en')}`;
     const figure: Figure = {
       section: '',
       row: entry.label,
       n: entry.n,
-      unit: 'x',
+      unit: entry.unit,
       median: entry.median,
       min: entry.min,
       max: entry.max,

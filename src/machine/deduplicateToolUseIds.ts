@@ -49,8 +49,14 @@ export function deduplicateToolUseIds(
   if (typeof content === 'string' || !content.some(isToolUse)) {
     return { response, toolRuns: toolRunsOf(response) };
   }
+  const ids = content.filter(isToolUse).map((block) => block.id);
+  // The usual response reuses no id, and telling so needs only its own ids looked up (a long
+  // transcript's ids are collected only when one is renamed).
+  if (new Set(ids).size === ids.length && !namesAnyId(transcript, new Set(ids))) {
+    return { response, toolRuns: toolRunsOf(response) };
+  }
   const earlier = toolUseIdsOf(transcript);
-  const taken = new Set([...earlier, ...content.filter(isToolUse).map((block) => block.id)]);
+  const taken = new Set([...earlier, ...ids]);
   const inResponse = new Set<string>();
   const inputErrors = { ...response.toolInputErrors };
   const notRun = new Map<string, string>();
@@ -105,13 +111,30 @@ function toolUseIdsOf(transcript: readonly Message[]): Set<string> {
   for (const message of transcript) {
     if (typeof message.content === 'string') continue;
     for (const block of message.content) {
-      if (isToolUse(block)) ids.add(block.id);
-      else if (block.type === 'tool_result' && typeof block.tool_use_id === 'string') {
-        ids.add(block.tool_use_id);
-      }
+      const id = idNamedBy(block);
+      if (id !== undefined) ids.add(id);
     }
   }
   return ids;
+}
+
+/** Whether a `tool_use` or `tool_result` of the transcript names one of `ids`. */
+function namesAnyId(transcript: readonly Message[], ids: ReadonlySet<string>): boolean {
+  for (const message of transcript) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      const id = idNamedBy(block);
+      if (id !== undefined && ids.has(id)) return true;
+    }
+  }
+  return false;
+}
+
+function idNamedBy(block: ContentBlock): string | undefined {
+  if (isToolUse(block)) return block.id;
+  return block.type === 'tool_result' && typeof block.tool_use_id === 'string'
+    ? block.tool_use_id
+    : undefined;
 }
 
 function isToolUse(block: ContentBlock): block is ToolUseBlock {

@@ -147,14 +147,19 @@ export function transcriptRecords(
   from: number,
   entries: readonly StoredEntry[],
 ): TranscriptRecord[] {
-  const sources = new Map<Message, RecordBody>();
+  // By JSON text, not identity: the chart keeps its own copy of every event it is given (and
+  // may change a response, renaming a repeated tool_use id), and a record may point at an entry
+  // only when the entry's message reads back as exactly the transcript's.
+  const sources = new Map<string, RecordBody>();
   const outcomes = new Map<string, Array<{ seq: number; outcome: ToolOutcome }>>();
   for (const entry of entries) {
     if (entry.kind !== 'event') continue;
     const event = entry.data as AgentEvent;
-    if (event.type === 'UserInput') sources.set(event.message, { from: 'message', ref: entry.seq });
+    if (event.type === 'UserInput') {
+      sources.set(JSON.stringify(event.message), { from: 'message', ref: entry.seq });
+    }
     if (event.type === 'LlmCompleted') {
-      sources.set(event.response.message, { from: 'response', ref: entry.seq });
+      sources.set(JSON.stringify(event.response.message), { from: 'response', ref: entry.seq });
     }
     if (event.type === 'ToolCompleted') {
       const list = outcomes.get(event.callId) ?? [];
@@ -165,7 +170,8 @@ export function transcriptRecords(
   const records: TranscriptRecord[] = [];
   for (let index = from; index < messages.length; index++) {
     const message = messages[index]!;
-    const body = sources.get(message) ?? toolResultsBody(message, outcomes) ?? { message };
+    const body = sources.get(JSON.stringify(message)) ??
+      toolResultsBody(message, outcomes) ?? { message };
     records.push({ index, refs: refsOf(body), body });
   }
   return records;

@@ -1,0 +1,184 @@
+/**
+ * The timed cases of the persistence phase, for the interleaved harness (bench/perTurn/measure.ts):
+ * a durable turn by each subject on sessions of n prior messages, and resuming a session of n
+ * messages from its file. Each sample works on a fresh copy of a template file; what is timed is
+ * the turns (or the resume) only, and an untimed step after it checks the work was done.
+ */
+import {
+  createAgent,
+  createReadFileTool,
+  createSqliteSessionStore,
+  SessionCore,
+  type SessionStore,
+} from '../../src/index.js';
+import type { TurnScript } from '../perTurn/conversation.js';
+import type { Block, Prepare } from '../perTurn/measure.js';
+import type { Durability } from './persistenceFigures.js';
+import { langGraphTurn, openLangGraphFile, threadMessages } from './langGraphSqlite.js';
+import { runDurableTurn } from './sessionCoreTurn.js';
+import { copyOf, sessionFolder, templatePath } from './sessionFiles.js';
+import { DURABLE_CONFIG } from './storedHistory.js';
+
+/** The ids of the first `count` sessions (or threads) of a template. */
+export function sessionIds(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => `s${index}`);
+}
+
+function expectLength(label: string, got: number, expected: number): void {
+  if (got !== expected) throw new Error(`${label}: expected ${expected} messages, got ${got}`);
+}
+
+/**
+ * `sessions` of our sessions at n messages, each doing the durable turns of `scripts` one after
+ * the other (each script's tool call has an id of its own).
+ */
+export function ourTurns(
+  durability: Durability,
+  n: number,
+  sessions: number,
+  scripts: readonly TurnScript[],
+): Prepare {
+  return async () => {
+    const file = copyOf(templatePath('ours', n));
+    const store = createSqliteSessionStore({ path: file.path, durability });
+    const opened: SessionCore[] = [];
+    for (const id of sessionIds(sessions)) {
+      opened.push(await SessionCore.open(store, id, { config: DURABLE_CONFIG }));
+    }
+    const turns: Block = {
+      name: '',
+      ops: opened.length * scripts.length,
+      run: async () => {
+        for (const script of scripts) {
+          for (const session of opened) await runDurableTurn(session, script);
+        }
+      },
+    };
+    const check: Block = {
+      name: 'check',
+      ops: 1,
+      timed: false,
+      run: async () => {
+        for (const session of opened) {
+          const expected = n + 4 * scripts.length;
+          expectLength(`ours-${durability}@${n}`, session.core.context.messages.length, expected);
+        }
+        await store.close();
+        file.remove();
+      },
+    };
+    return [turns, check];
+  };
+}
+
+/** `threads` LangGraph.js threads at n messages in a SqliteSaver file, each doing one turn. */
+export function langGraphTurns(n: number, threads: number, script: TurnScript): Prepare {
+  return () => {
+    const file = copyOf(templatePath('langGraph', n));
+    const graph = openLangGraphFile(file.path, script);
+    const ids = sessionIds(threads);
+    const turns: Block = {
+      name: '',
+      ops: ids.length,
+      run: async () => {
+        for (const id of ids) await langGraphTurn(graph, id, script);
+      },
+    };
+    const check: Block = {
+      name: 'check',
+      ops: 1,
+      timed: false,
+      run: async () => {
+        for (const id of ids) {
+          expectLength(`langGraph@${n}`, (await threadMessages(graph, id)).length, n + 4);
+        }
+        graph.close();
+        file.remove();
+      },
+    };
+    return [turns, check];
+  };
+}
+
+/** A session as a resume left it: its transcript's length, its state, and how to let it go. */
+interface Resumed {
+  messages: number;
+  state: string;
+  release(): Promise<void>;
+}
+
+/**
+ * Opens the store over a copy of the n-message file and `resume`s the session in it (timed);
+ * then checks it came back whole and at rest, and removes the copy (not timed).
+ */
+function resumeCase(
+  label: string,
+  n: number,
+  resume: (store: SessionStore) => Promise<Resumed>,
+): Prepare {
+  return () => {
+    const file = copyOf(templatePath('resume', n));
+    let store: SessionStore | undefined;
+    let resumed: Resumed | undefined;
+    const open: Block = {
+      name: '',
+      ops: 1,
+      run: async () => {
+        store = createSqliteSessionStore({ path: file.path });
+        resumed = await resume(store);
+      },
+    };
+    const check: Block = {
+      name: 'check',
+      ops: 1,
+      timed: false,
+      run: async () => {
+        expectLength(`resume ${label}@${n}`, resumed?.messages ?? 0, n);
+        if (resumed?.state !== 'WaitingForUserInput') {
+          throw new Error(`resume ${label}@${n}: the session is in ${resumed?.state}`);
+        }
+        await resumed.release();
+        await store?.close();
+        file.remove();
+      },
+    };
+    return [open, check];
+  };
+}
+
+/** Resuming in pure mode: `SessionCore.open`. */
+export function resumeSessionCore(n: number): Prepare {
+  return resumeCase('SessionCore', n, async (store) => {
+    const session = await SessionCore.open(store, 's0', {
+      config: DURABLE_CONFIG,
+      mustExist: true,
+    });
+    return {
+      messages: session.core.context.messages.length,
+      state: session.core.state,
+      release: () => Promise.resolve(),
+    };
+  });
+}
+
+/** Resuming in actor mode: `createAgent` with the store and the session's id, to `ready`. */
+export function resumeCreateAgent(n: number): Prepare {
+  return resumeCase('createAgent', n, async (store) => {
+    const agent = createAgent({
+      store,
+      sessionId: 's0',
+      // The agent never runs a tool: any folder will do.
+      workspace: sessionFolder(),
+      tools: [createReadFileTool()],
+      autoCommit: false,
+      // Never called: the session is at rest, and the agent is shut down unused.
+      anthropic: { apiKey: 'unused', baseURL: 'http://127.0.0.1:9' },
+    });
+    await agent.ready;
+    return {
+      messages: agent.context.messages.length,
+      state: agent.state,
+      release: () => agent.shutdown(),
+    };
+  });
+}

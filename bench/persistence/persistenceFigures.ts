@@ -1,0 +1,175 @@
+/**
+ * The persistence phase's measurements as figures: bytes per turn (logical, against the turn's
+ * new content, with what they hold; and page-level), CPU per durable turn with its paired
+ * ratios (to itself at the smallest history, and LangGraph.js's to ours), resume time, and the
+ * heap of a host over many idle sessions against one over a few.
+ */
+import { figure, type Figure, ratioFigure, timingFigure } from '../report/figures.js';
+import type { Series } from '../perTurn/measure.js';
+import type { IdleHeapSample } from './idleHeap.js';
+import type { TurnBytes } from './writtenBytes.js';
+
+/** Bytes per turn of each subject, by history size. */
+export interface WrittenBytesRuns {
+  ours: Record<number, TurnBytes[]>;
+  langGraph: Record<number, TurnBytes[]>;
+}
+
+/** The rows the targets read. */
+export const PERSISTENCE_ROWS = {
+  ourBytesRatio: 'ours ÷ new content',
+  ourCpu: (durability: string) =>
+    `ours: SessionCore + SQLite store, durability ${named(durability)}`,
+  langGraphCpu: 'LangGraph.js StateGraph + SqliteSaver',
+  flat: (durability: string) => `ours, ${named(durability)}: ÷ itself at n=10`,
+  langGraphRatio: (durability: string) => `SqliteSaver ÷ ours, ${named(durability)}`,
+  resume: (how: string) => `${how}: CPU`,
+  idleGrowth: 'heap growth over the few (paired)',
+} as const;
+
+/**
+ * Both settings of the store's `durability`: `'full'` is what a user gets by default (the
+ * targets read it); `'normal'` (no sync at each commit) is shown beside it.
+ */
+export const DURABILITIES = ['full', 'normal'] as const;
+export type Durability = (typeof DURABILITIES)[number];
+export const DEFAULT_DURABILITY: Durability = 'full';
+
+const named = (durability: string) =>
+  durability === DEFAULT_DURABILITY ? `'${durability}' (default)` : `'${durability}'`;
+
+type BytesUnit = 'bytes' | 'x' | 'count';
+
+/** The page-level rows of a subject, shown beside its logical bytes. */
+const PAGE_ROWS: ReadonlyArray<[string, BytesUnit, (turn: TurnBytes) => number]> = [
+  ['WAL written (pages)', 'bytes', (turn) => turn.walBytes],
+  ['file growth', 'bytes', (turn) => turn.fileGrowth],
+];
+
+function bytesFigures(runs: WrittenBytesRuns, sizes: readonly number[]): Figure[] {
+  const figures: Figure[] = [];
+  for (const n of sizes) {
+    const ours = runs.ours[n] ?? [];
+    const langGraph = runs.langGraph[n] ?? [];
+    const part = (name: string) => (turn: TurnBytes) => turn.parts[name] ?? 0;
+    const ratio = (turn: TurnBytes) => turn.logical / turn.newContent;
+    const rows: Array<readonly [string, BytesUnit, TurnBytes[], (turn: TurnBytes) => number]> = [
+      ['new content: the 4 messages the turn adds', 'bytes', ours, (turn) => turn.newContent],
+      ['ours: logical bytes written', 'bytes', ours, (turn) => turn.logical],
+      ['  log: events from outside the chart', 'bytes', ours, part('events')],
+      ['  log: effect starts', 'bytes', ours, part('starts')],
+      ['  transcript records', 'bytes', ours, part('transcriptRecords')],
+      ['  checkpoint', 'bytes', ours, part('checkpoint')],
+      ['  transactions', 'count', ours, part('writes')],
+      [PERSISTENCE_ROWS.ourBytesRatio, 'x', ours, ratio],
+      ...PAGE_ROWS.map(([row, unit, value]) => [`ours: ${row}`, unit, ours, value] as const),
+      ['SqliteSaver: logical bytes written', 'bytes', langGraph, (turn) => turn.logical],
+      ['SqliteSaver ÷ new content', 'x', langGraph, ratio],
+      ...PAGE_ROWS.map(
+        ([row, unit, value]) => [`SqliteSaver: ${row}`, unit, langGraph, value] as const,
+      ),
+    ];
+    for (const [row, unit, turns, value] of rows) {
+      if (turns.length > 0) figures.push(figure('persistBytes', row, n, unit, turns.map(value)));
+    }
+  }
+  return figures;
+}
+
+function cpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figure[] {
+  const figures: Figure[] = [];
+  const at = (id: string, n: number) => series.get(`${id}@${n}`);
+  const smallest = sizes[0]!;
+  for (const n of sizes) {
+    for (const durability of DURABILITIES) {
+      figures.push(
+        timingFigure(
+          'persistCpu',
+          PERSISTENCE_ROWS.ourCpu(durability),
+          n,
+          at(`ours-${durability}`, n),
+        ),
+      );
+    }
+    figures.push(timingFigure('persistCpu', PERSISTENCE_ROWS.langGraphCpu, n, at('langGraph', n)));
+    for (const durability of DURABILITIES) {
+      const ours = at(`ours-${durability}`, n);
+      if (n !== smallest) {
+        figures.push(
+          ratioFigure(
+            'persistRatio',
+            PERSISTENCE_ROWS.flat(durability),
+            n,
+            ours,
+            at(`ours-${durability}`, smallest),
+          ),
+        );
+      }
+      figures.push(
+        ratioFigure(
+          'persistRatio',
+          PERSISTENCE_ROWS.langGraphRatio(durability),
+          n,
+          at('langGraph', n),
+          ours,
+        ),
+      );
+    }
+    for (const [id, how] of [
+      ['resumeCore', 'SessionCore.open'],
+      ['resumeAgent', 'createAgent + ready'],
+    ] as const) {
+      const resume = at(id, n);
+      figures.push(timingFigure('persistResume', PERSISTENCE_ROWS.resume(how), n, resume));
+      if (resume !== undefined) {
+        figures.push(figure('persistResume', `${how}: wall`, n, 'ns', resume.wall));
+      }
+    }
+  }
+  return figures;
+}
+
+function idleFigures(samples: readonly IdleHeapSample[]): Figure[] {
+  const counts = [...new Set(samples.map((sample) => sample.sessions))].sort((a, b) => a - b);
+  const of = (count: number) => samples.filter((sample) => sample.sessions === count);
+  const figures: Figure[] = [];
+  for (const count of counts) {
+    const values = of(count);
+    figures.push(
+      figure(
+        'persistIdle',
+        'heap of the host, its sessions evicted',
+        count,
+        'bytes',
+        values.map((sample) => sample.heapUsed),
+      ),
+      figure(
+        'persistIdle',
+        'RSS',
+        count,
+        'bytes',
+        values.map((sample) => sample.rss),
+      ),
+    );
+  }
+  const few = of(counts[0]!);
+  for (const count of counts.slice(1)) {
+    // Paired by round: each round measured both files, one after the other.
+    const growth = of(count).map((sample, round) => sample.heapUsed - few[round]!.heapUsed);
+    figures.push(figure('persistIdle', PERSISTENCE_ROWS.idleGrowth, count, 'bytes', growth));
+  }
+  return figures;
+}
+
+export function persistenceFigures(input: {
+  sizes: readonly number[];
+  bytes: WrittenBytesRuns;
+  series: Map<string, Series>;
+  idleHeap: readonly IdleHeapSample[];
+}): Figure[] {
+  return [
+    ...bytesFigures(input.bytes, input.sizes),
+    ...cpuFigures(input.series, input.sizes),
+    ...idleFigures(input.idleHeap),
+  ];
+}

@@ -1,0 +1,179 @@
+/**
+ * The persistence phase: what a durable session costs, next to LangGraph.js with its SQLite
+ * checkpointer, for one agent turn (user input → a response with a tool call → the tool's result
+ * → the final response; about 8 KB of new messages) on top of 10, 1,000 and 10,000 prior
+ * messages:
+ *
+ * - the bytes each writes per turn (writtenBytes.ts);
+ * - CPU per durable turn: ours (`SessionCore` on the SQLite store, durability `full`, the
+ *   default, and `normal`) and LangGraph.js's `StateGraph` with `SqliteSaver`, each in a process of its own,
+ *   sampled in interleaved rounds (bench/perTurn/measure.ts);
+ * - resuming a session from its file, in pure mode and with `createAgent`;
+ * - the heap of a host over a file of many idle sessions, against one over a few.
+ *
+ * It runs in its own process, started by `run.ts` with the path to write its result to; the
+ * session files live in a temporary folder it removes at the end.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TurnScript } from '../perTurn/conversation.js';
+import {
+  measureInterleaved,
+  type Prepare,
+  servedFamily,
+  subjectFamily,
+} from '../perTurn/measure.js';
+import { finishPhase, phaseSettings, progress } from '../perTurn/phaseIo.js';
+import { durableTurn, PERSISTENCE_HISTORY_SIZES } from './durableTurn.js';
+import { idleSessionId, writeIdleSessions } from './idleSessions.js';
+import { measureIdleHeap } from './idleHeap.js';
+import { openLangGraphFile, seedThread } from './langGraphSqlite.js';
+import {
+  langGraphTurns,
+  ourTurns,
+  resumeCreateAgent,
+  resumeSessionCore,
+  sessionIds,
+} from './persistenceCases.js';
+import { DURABILITIES, persistenceFigures, type WrittenBytesRuns } from './persistenceFigures.js';
+import { removeDatabase, sessionFolder, templatePath, useSessionFolder } from './sessionFiles.js';
+import { recordHistory, writeHistoryFile } from './storedHistory.js';
+import { langGraphTurnBytes, ourTurnBytes } from './writtenBytes.js';
+
+const settings = phaseSettings({ rounds: 9 });
+const quick = settings.quick;
+const sizes = PERSISTENCE_HISTORY_SIZES;
+
+/**
+ * Sessions per sample: enough turns for each timed block to take milliseconds. LangGraph.js's
+ * turn grows with the history, so fewer of its threads make as long a block.
+ */
+const ourSessions = quick ? 4 : 8;
+const langGraphThreads = (n: number) => (n >= 10_000 ? 1 : n >= 1_000 ? 2 : quick ? 4 : 8);
+/** Turns whose bytes are measured, per subject and size (the figures are their median). */
+const BYTES_TURNS = 3;
+/** Stored idle sessions: the many, and the few they are compared with. */
+const IDLE_MANY = quick ? 10_000 : 100_000;
+const IDLE_FEW = 100;
+const IDLE_ROUNDS = 3;
+/** Sessions each idle host loads and lets drop out of memory before its heap is read. */
+const IDLE_TOUCHED = IDLE_FEW;
+
+/** The measured turn: numbered past every prior turn, so its tool call's id is new. */
+const script: TurnScript = durableTurn(1_000_000);
+/**
+ * Our turns per session in a CPU sample: each session goes on to a second turn, so a sample is
+ * long enough (16 turns) for a shared machine's noise to average out in it.
+ */
+const ourScripts: TurnScript[] = [script, durableTurn(1_000_001)];
+
+const idlePath = (count: number) => join(sessionFolder(), `idle-${count}.db`);
+
+/** Writes every template file; returns the size of each history's transcript, in JSON bytes. */
+async function writeTemplates(): Promise<Record<number, number>> {
+  const historyBytes: Record<number, number> = {};
+  for (const n of sizes) {
+    const history = await recordHistory(n);
+    historyBytes[n] = Buffer.byteLength(JSON.stringify(history.messages));
+    await writeHistoryFile(templatePath('ours', n), history, sessionIds(ourSessions));
+    await writeHistoryFile(templatePath('resume', n), history, sessionIds(1));
+    const langGraph = openLangGraphFile(templatePath('langGraph', n), script);
+    for (const id of sessionIds(langGraphThreads(n))) {
+      await seedThread(langGraph, id, history.messages);
+    }
+    langGraph.close();
+    progress('persistence', `templates at n=${n.toLocaleString('en')} written`);
+  }
+  const idle = await recordHistory(2);
+  for (const count of [IDLE_FEW, IDLE_MANY]) await writeIdleSessions(idlePath(count), idle, count);
+  progress('persistence', `${IDLE_MANY.toLocaleString('en')} idle sessions written`);
+  return historyBytes;
+}
+
+async function measureBytes(): Promise<WrittenBytesRuns> {
+  const runs: WrittenBytesRuns = { ours: {}, langGraph: {} };
+  for (const n of sizes) {
+    runs.ours[n] = await ourTurnBytes(n, BYTES_TURNS, script);
+    runs.langGraph[n] = await langGraphTurnBytes(
+      n,
+      Math.min(BYTES_TURNS, langGraphThreads(n)),
+      script,
+    );
+  }
+  progress('persistence', 'bytes per turn measured');
+  return runs;
+}
+
+const cases: Record<string, Prepare> = {};
+for (const n of sizes) {
+  for (const durability of DURABILITIES) {
+    cases[`ours-${durability}@${n}`] = ourTurns(durability, n, ourSessions, ourScripts);
+  }
+  cases[`langGraph@${n}`] = langGraphTurns(n, langGraphThreads(n), script);
+  cases[`resumeCore@${n}`] = resumeSessionCore(n);
+  cases[`resumeAgent@${n}`] = resumeCreateAgent(n);
+}
+/** Each subject in a process of its own; the two ways of resuming share one. */
+const family = (id: string) => (id.startsWith('resume') ? 'resume' : subjectFamily(id));
+
+const folder =
+  servedFamily() === undefined
+    ? mkdtempSync(join(tmpdir(), 'agent-statechart-bench-persistence-'))
+    : undefined;
+try {
+  let historyBytes: Record<number, number> = {};
+  let bytes: WrittenBytesRuns = { ours: {}, langGraph: {} };
+  if (folder !== undefined) {
+    useSessionFolder(folder);
+    historyBytes = await writeTemplates();
+    bytes = await measureBytes();
+  }
+  progress('persistence', `${Object.keys(cases).length} cases × ${settings.rounds} rounds`);
+  // In a child process this serves its family's cases and never returns.
+  const series = await measureInterleaved(cases, {
+    ...settings,
+    family,
+    onRound: (round) => progress('persistence', `round ${round}/${settings.rounds}`),
+  });
+  for (const n of sizes) {
+    for (const kind of ['ours', 'langGraph', 'resume'] as const)
+      removeDatabase(templatePath(kind, n));
+  }
+  const idleHeap = await measureIdleHeap(
+    // Compiled (as `npm run bench` runs it) or under tsx.
+    fileURLToPath(new URL(import.meta.url.replace(/persistencePhase\.(\w+)$/, 'idleHost.$1'))),
+    [
+      { sessions: IDLE_FEW, path: idlePath(IDLE_FEW) },
+      { sessions: IDLE_MANY, path: idlePath(IDLE_MANY) },
+    ],
+    IDLE_ROUNDS,
+    IDLE_TOUCHED,
+  );
+  progress('persistence', 'idle sessions measured');
+  finishPhase({
+    phase: 'persistence',
+    figures: persistenceFigures({ sizes, bytes, series, idleHeap }),
+    extra: {
+      turn: { newMessages: 4, script: 'bench/persistence/durableTurn.ts' },
+      historyBytes,
+      ourTurnsPerSession: ourScripts.length,
+      sessionsPerSample: {
+        ours: ourSessions,
+        langGraph: Object.fromEntries(sizes.map((n) => [n, langGraphThreads(n)])),
+      },
+      bytesTurns: BYTES_TURNS,
+      bytesParts: bytes,
+      idleSessions: {
+        few: IDLE_FEW,
+        many: IDLE_MANY,
+        touched: IDLE_TOUCHED,
+        firstId: idleSessionId(0),
+      },
+      idleHeap,
+    },
+  });
+} finally {
+  if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+}
