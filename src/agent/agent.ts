@@ -145,7 +145,7 @@ export class Agent {
 
   /**
    * The current context: transcript, queue, tool calls, retries, … Text of the model call in
-   * flight is in `streamingText`, at most one event-loop tick behind the stream.
+   * flight is in `streamingText`, at most one display frame (16 ms) behind the stream.
    */
   get context(): AgentContext {
     return this.actor.getSnapshot().context;

@@ -15,7 +15,7 @@ import type { AgentAction, AgentStateName, ToolCall, ToolOutcome } from '../mach
  * agent.on('toolEnd', ({ call, outcome }) => console.log(call.name, outcome.status));
  */
 export interface AgentNotifications {
-  /** Streamed model text, as the chart displays it (one piece per event-loop tick). */
+  /** Streamed model text, as the chart displays it (one piece per display frame). */
   text: { text: string };
   /** A tool call started running. */
   toolStart: { call: ToolCall };
