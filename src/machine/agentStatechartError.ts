@@ -103,12 +103,12 @@ export class AgentStatechartError extends Error {
  * errorMessage({ code: 7 }); // '{"code":7}'
  */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
   if (typeof error === 'string') return error;
   try {
+    if (error instanceof Error) return error.message || error.name;
     return JSON.stringify(error) ?? String(error);
   } catch {
-    // BigInts, cycles and throwing getters have no JSON form.
+    // BigInts, cycles, throwing getters and proxy traps have no JSON form.
     return safeString(error);
   }
 }
@@ -117,6 +117,10 @@ function safeString(value: unknown): string {
   try {
     return String(value);
   } catch {
-    return Object.prototype.toString.call(value);
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return `a ${typeof value} that cannot be described`;
+    }
   }
 }
