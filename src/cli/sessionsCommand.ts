@@ -3,7 +3,8 @@
  * the store named by `--store`), one session's transcript and log in words, and removing one.
  */
 import { AgentCore } from '../machine/agentCore.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import type { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentConfig } from '../machine/types.js';
 import { openSession } from '../persistence/openSession.js';
 import type { SessionStore, SessionSummary } from '../persistence/sessionStore.js';

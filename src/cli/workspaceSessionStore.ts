@@ -7,12 +7,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { AGENT_STATECHART_FOLDER } from '../actors/hooks/gitAutoCommit.js';
 import { AgentStatechartError } from '../machine/agentStatechartError.js';
 import type { SessionStore } from '../persistence/sessionStore.js';
 import { createSqliteSessionStore } from '../persistence/sqliteSessionStore.js';
 
 /** The folder, inside the workspace, that holds the default store. */
-export const SESSIONS_FOLDER = '.agent-statechart';
+export const SESSIONS_FOLDER = AGENT_STATECHART_FOLDER;
 
 /** The default store's file name inside {@link SESSIONS_FOLDER}. */
 export const SESSIONS_FILE = 'sessions.db';

@@ -83,7 +83,7 @@ describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () =>
     expect(shown.stdout).toContain('  state     WaitingForUserInput');
     expect(shown.stdout).toContain(`"mode":"acceptEdits"`);
     expect(shown.stdout).toContain('transcript (8 messages)');
-    expect(shown.stdout).toMatch(/^ +1 {2}user {6}write notes\.txt buy milk$/m);
+    expect(shown.stdout).toMatch(/^ +1 {2}user {7}write notes\.txt buy milk$/m);
     expect(shown.stdout).toMatch(
       /^ +\d+ {2}\+\d+\.\d{3} s {2}UserInput {2}write notes\.txt buy milk$/m,
     );
@@ -94,6 +94,10 @@ describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () =>
     const missing = await runCli(['sessions', 'show', 'nope', '--workspace', workspace]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`there is no session 'nope' in ${database}`);
+
+    const unknownRm = await runCli(['sessions', 'rm', 'nope', '--workspace', workspace]);
+    expect(unknownRm.code).toBe(1);
+    expect(unknownRm.stderr).toContain(`there is no session 'nope' in ${database}`);
 
     const removed = await runCli(['sessions', 'rm', 'notes', '--workspace', workspace]);
     expect(removed.stdout).toContain(`removed session notes from ${database}`);
