@@ -4,6 +4,7 @@
  * process appends later (a `run --session NAME` in another terminal) shows up as it is stored.
  */
 import { once } from 'node:events';
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
 import { inspectStoredSession } from '../inspect/inspectStoredSession.js';
 import { startInspectorServer } from '../inspect/startInspectorServer.js';
 import { parseFlags } from './parseFlags.js';
@@ -30,13 +31,20 @@ export async function runInspectSessionCommand(
     '--host',
     '--token',
   ]);
-  const sessionId = values.get('--session')!;
+  const sessionId = values.get('--session');
+  if (sessionId === undefined) throw new Error('inspect --session needs a session id');
   const { store, path } = openExistingSessionStore({
     workspace: values.get('--workspace') ?? process.cwd(),
     ...(values.has('--store') ? { store: values.get('--store')! } : {}),
   });
   try {
     const header = (await store.load(sessionId))?.header;
+    if (header === undefined) {
+      throw new AgentStatechartError(
+        'SESSION_NOT_FOUND',
+        `there is no session '${sessionId}' in ${path}`,
+      );
+    }
     const host = values.get('--host');
     const token = values.get('--token');
     const inspector = await startInspectorServer({
@@ -47,7 +55,7 @@ export async function runInspectSessionCommand(
     });
     try {
       const view = await inspectStoredSession(inspector.recorder, store, sessionId, {
-        config: cliChartConfig(header?.metadata),
+        config: cliChartConfig(header.metadata),
         follow: true,
       });
       print(`inspector ${inspector.url}`);

@@ -90,6 +90,11 @@ export class CliProcess {
     this.#child.stdin.end();
   }
 
+  /** Sends SIGINT, as Ctrl-C in a terminal would. */
+  interrupt(): void {
+    this.#child.kill('SIGINT');
+  }
+
   /** Kills the process the way a crash would: SIGKILL, nothing flushed, nothing cleaned up. */
   crash(): void {
     this.#child.kill('SIGKILL');
