@@ -239,11 +239,11 @@ function forkSibling(name: string, args: string[]) {
 /**
  * The scripted model, answering by the conversation (so the second process gets the answers the
  * first would have had): the first call fails with a 529; then it reads and edits hello.txt. Told
- * an edit may or may not have taken effect, it looks at the file before editing again.
+ * its edit may or may not have taken effect, it goes by what the read (run again on resume, so it
+ * shows the file as it is now) says: it edits again only if the edit did not happen.
  */
 function demoModel(): (request: MessagesRequestBody) => ScriptedTurn {
   let overloadedOnce = false;
-  const readHello = { type: 'tool_use' as const, name: 'read_file', input: { path: 'hello.txt' } };
   const editHello = {
     type: 'tool_use' as const,
     name: 'edit_file',
@@ -258,33 +258,23 @@ function demoModel(): (request: MessagesRequestBody) => ScriptedTurn {
       }
       return reply([
         { type: 'text', text: 'I will read hello.txt, then change its greeting.' },
-        readHello,
+        { type: 'tool_use', name: 'read_file', input: { path: 'hello.txt' } },
         editHello,
       ]);
     }
     const results = JSON.stringify(last?.content ?? '');
-    if (results.includes('may or may not have taken effect')) {
+    if (!results.includes('may or may not have taken effect')) {
+      return reply('Done: hello.txt now says "Hi, world". The change is committed.');
+    }
+    if (results.includes('Hello, world')) {
       return reply([
         {
           type: 'text',
-          text: 'My edit was interrupted and may or may not have happened: let me look at hello.txt first.',
+          text: 'My edit was interrupted; the read shows it did not happen. Editing again.',
         },
-        readHello,
-      ]);
-    }
-    const asked = request.messages.at(-2)?.content;
-    const onlyLooked =
-      Array.isArray(asked) &&
-      asked
-        .filter((block) => block.type === 'tool_use')
-        .every((block) => block.name === 'read_file');
-    if (onlyLooked && results.includes('Hello, world')) {
-      return reply([
-        { type: 'text', text: 'It did not happen: hello.txt still says Hello. Editing it now.' },
         editHello,
       ]);
     }
-    if (onlyLooked) return reply('It had happened: hello.txt already says "Hi, world".');
-    return reply('Done: hello.txt now says "Hi, world". The change is committed.');
+    return reply('My edit was interrupted, but the read shows it happened: "Hi, world".');
   };
 }

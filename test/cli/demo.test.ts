@@ -54,7 +54,7 @@ describe('agent-statechart demo', () => {
         /^process 2 \(pid \d+\) opens the stored session: it stopped in ExecutingTools$/.test(line),
       ),
     ).toBe(true);
-    // The model is told, looks, and edits once: the file changed once, in one commit.
+    // The model is told, sees from the read that the edit did not happen, and edits once.
     const results = result.messages.flatMap((message) =>
       typeof message.content === 'string'
         ? []
@@ -62,6 +62,7 @@ describe('agent-statechart demo', () => {
     );
     expect(results.filter((block) => 'is_error' in block && block.is_error)).toHaveLength(1);
     expect(JSON.stringify(results)).toContain('may or may not have taken effect');
+    expect(lines.filter((line) => line === '  tool    edit_file → success')).toHaveLength(1);
     expect(await readFile(join(result.workspace, 'hello.txt'), 'utf8')).toBe('Hi, world\n');
   });
 });
