@@ -242,6 +242,9 @@ function forkSibling(name: string, args: string[]) {
  * its edit may or may not have taken effect, it goes by what the read (run again on resume, so it
  * shows the file as it is now) says: it edits again only if the edit did not happen.
  */
+/** Tool inputs stream in larger pieces than text: the demo stays quick, the text still streams. */
+const QUICK_TOOL_INPUT = { jsonChunkSize: 32 };
+
 function demoModel(): (request: MessagesRequestBody) => ScriptedTurn {
   let overloadedOnce = false;
   const editHello = {
@@ -256,24 +259,30 @@ function demoModel(): (request: MessagesRequestBody) => ScriptedTurn {
         overloadedOnce = true;
         return overloaded('Overloaded (the demo fails the first call on purpose)');
       }
-      return reply([
-        { type: 'text', text: 'I will read hello.txt, then change its greeting.' },
-        { type: 'tool_use', name: 'read_file', input: { path: 'hello.txt' } },
-        editHello,
-      ]);
+      return reply(
+        [
+          { type: 'text', text: 'I will read hello.txt, then change its greeting.' },
+          { type: 'tool_use', name: 'read_file', input: { path: 'hello.txt' } },
+          editHello,
+        ],
+        QUICK_TOOL_INPUT,
+      );
     }
     const results = JSON.stringify(last?.content ?? '');
     if (!results.includes('may or may not have taken effect')) {
       return reply('Done: hello.txt now says "Hi, world". The change is committed.');
     }
     if (results.includes('Hello, world')) {
-      return reply([
-        {
-          type: 'text',
-          text: 'My edit was interrupted; the read shows it did not happen. Editing again.',
-        },
-        editHello,
-      ]);
+      return reply(
+        [
+          {
+            type: 'text',
+            text: 'My edit was interrupted; the read shows it did not happen. Editing again.',
+          },
+          editHello,
+        ],
+        QUICK_TOOL_INPUT,
+      );
     }
     return reply('My edit was interrupted, but the read shows it happened: "Hi, world".');
   };
