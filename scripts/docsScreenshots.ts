@@ -58,7 +58,7 @@ export async function captureDocsScreenshots(
     let live: Promise<string | null> | undefined;
     await runDemo({
       eventDelayMs: 40,
-      inspect: inspector.observe({ name: 'demo' }),
+      inspector: inspector.recorder,
       print: (line) => {
         printed.push(line);
         // The last model call, once the commit is made: every panel has something to show.

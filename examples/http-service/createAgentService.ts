@@ -1,5 +1,8 @@
 /**
- * An HTTP service hosting many agents, with nothing but `node:http`:
+ * An HTTP service hosting many durable agent sessions, with nothing but `node:http` and
+ * `createAgentHost`: every session lives in the session store (SQLite by default, see main.ts), so
+ * restarting the service — or its crash — loses none; a session is loaded on its first request
+ * and leaves memory once idle.
  *
  * | method and path                        | does                                           |
  * | -------------------------------------- | ---------------------------------------------- |
@@ -9,15 +12,21 @@
  * | `GET /agents/:id/events`               | Server-Sent Events (resumes at Last-Event-ID)  |
  * | `POST /agents/:id/approvals/:callId`   | `{ "decision": "allow" \| "deny" }`            |
  * | `POST /agents/:id/interrupt`           | cancels the current turn, keeps the agent      |
- * | `DELETE /agents/:id`                   | shuts the agent down → `204`                   |
+ * | `DELETE /agents/:id`                   | ends the session, removes it from the store    |
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { createAgent, type CreateAgentOptions, type PermissionMode } from 'agent-statechart';
-import { AgentSession } from './agentSession.js';
+import {
+  type AgentNotificationName,
+  createAgentHost,
+  type CreateAgentOptions,
+  type PermissionMode,
+  type SessionStore,
+} from 'agent-statechart';
+import { SessionEvents } from './sessionEvents.js';
 
 /**
  * Options of {@link createAgentService}.
@@ -25,27 +34,33 @@ import { AgentSession } from './agentSession.js';
  * @example
  * const options: AgentServiceOptions = {
  *   workspaceRoot: '/srv/agents',
+ *   store: createSqliteSessionStore({ path: '/srv/agents/sessions.db' }),
  *   anthropic: { apiKey: process.env.ANTHROPIC_API_KEY },
  * };
  */
 export interface AgentServiceOptions {
   /** Each agent works in `<workspaceRoot>/<agent id>`, created for it. */
   workspaceRoot: string;
+  /** Where the sessions live. The service does not close it: its owner does, after `close`. */
+  store: SessionStore;
   /** Where the Messages API is (`baseURL`) and the key to use. Default: the SDK's defaults. */
   anthropic?: { baseURL?: string; apiKey?: string };
   /** Permission mode of new agents unless the request names one. Default `default`. */
   permissionMode?: PermissionMode;
   /** More `createAgent` options for every agent (model, system prompt, retry scale, …). */
-  agentOptions?: Omit<CreateAgentOptions, 'workspace' | 'anthropic' | 'permissions'>;
-  /** At most this many live agents. Default 100. */
-  maxAgents?: number;
+  agentOptions?: Omit<
+    CreateAgentOptions,
+    'workspace' | 'anthropic' | 'permissions' | 'store' | 'sessionId' | 'sessionMetadata'
+  >;
+  /** How long an idle session (and its event log) stays in memory. Default 5 minutes. */
+  idleMs?: number;
 }
 
 /**
  * A running (or ready to run) agent service.
  *
  * @example
- * const service = createAgentService({ workspaceRoot: '/tmp/agents' });
+ * const service = createAgentService({ workspaceRoot: '/tmp/agents', store });
  * const url = await service.listen(8080);
  * // …
  * await service.close();
@@ -54,9 +69,22 @@ export interface AgentService {
   readonly server: Server;
   /** Starts listening (default: a free port on 127.0.0.1); resolves to the base URL. */
   listen(port?: number, host?: string): Promise<string>;
-  /** Shuts every agent down, then stops the server. */
+  /** Takes every session out of memory (they stay in the store), then stops the server. */
   close(): Promise<void>;
 }
+
+/** Notifications forwarded to clients. (`action` is left out: `turnEnd` says what matters.) */
+const FORWARDED: AgentNotificationName[] = [
+  'state',
+  'text',
+  'toolStart',
+  'toolEnd',
+  'approvalRequest',
+  'retry',
+  'error',
+  'commit',
+  'diagnostic',
+];
 
 const PERMISSION_MODES: PermissionMode[] = ['plan', 'default', 'acceptEdits', 'bypassPermissions'];
 const MAX_BODY_BYTES = 1_000_000;
@@ -74,41 +102,80 @@ class HttpError extends Error {
  * Creates the service. Nothing listens until `listen` is called.
  *
  * @example
+ * import { createSqliteSessionStore } from 'agent-statechart';
  * import { createAgentService } from './createAgentService.js';
- * const service = createAgentService({ workspaceRoot: './workspaces' });
+ * const store = createSqliteSessionStore({ path: './workspaces/sessions.db' });
+ * const service = createAgentService({ workspaceRoot: './workspaces', store });
  * console.log(`listening on ${await service.listen(8080)}`);
  */
 export function createAgentService(options: AgentServiceOptions): AgentService {
-  const sessions = new Map<string, AgentSession>();
+  const { store } = options;
   const workspaceRoot = resolve(options.workspaceRoot);
+  const idleMs = options.idleMs ?? 5 * 60_000;
+  const host = createAgentHost({
+    ...options.agentOptions,
+    store,
+    idleMs,
+    permissions: { mode: options.permissionMode ?? 'default' },
+    ...(options.anthropic === undefined ? {} : { anthropic: options.anthropic }),
+    // A session's workspace follows from its id, so a session loaded after a restart finds it.
+    sessionOptions: (id) => ({ workspace: join(workspaceRoot, id) }),
+  });
 
-  async function createSession(body: Record<string, unknown>): Promise<AgentSession> {
-    if (sessions.size >= (options.maxAgents ?? 100)) {
-      throw new HttpError(429, 'too many agents; delete one first');
+  // Event logs for watchers, by session; each forgets itself once idle with no client.
+  const logs = new Map<string, SessionEvents>();
+  const eventsOf = (id: string): SessionEvents => {
+    let log = logs.get(id);
+    if (log === undefined) {
+      const created = new SessionEvents(() => {
+        if (logs.get(id) === created) logs.delete(id);
+      }, idleMs);
+      logs.set(id, created);
+      log = created;
     }
+    return log;
+  };
+  for (const name of FORWARDED) {
+    host.on(name, ({ sessionId, ...payload }) => eventsOf(sessionId).record(name, payload));
+  }
+  // The chart emits `WaitForInput` when a turn is over and no queued input follows.
+  host.on('action', ({ sessionId, type }) => {
+    if (type === 'WaitForInput')
+      eventsOf(sessionId).record('turnEnd', { state: 'WaitingForUserInput' });
+  });
+
+  async function createSession(body: Record<string, unknown>): Promise<string> {
     const mode = body.permissionMode ?? options.permissionMode ?? 'default';
     if (!PERMISSION_MODES.includes(mode as PermissionMode)) {
       throw new HttpError(400, `permissionMode must be one of ${PERMISSION_MODES.join(', ')}`);
     }
     const id = randomUUID();
-    const workspace = join(workspaceRoot, id);
-    await mkdir(workspace, { recursive: true });
-    const agent = createAgent({
-      ...options.agentOptions,
-      ...(typeof body.system === 'string' ? { system: body.system } : {}),
-      workspace,
-      permissions: { mode: mode as PermissionMode },
-      ...(options.anthropic === undefined ? {} : { anthropic: options.anthropic }),
-    });
-    const session = new AgentSession(id, agent, workspace);
-    sessions.set(id, session);
-    return session;
+    await mkdir(join(workspaceRoot, id), { recursive: true });
+    // The first event creates the session in the store; a permission mode change is stored too.
+    await host.setPermissionMode(id, mode as PermissionMode);
+    return id;
   }
 
-  function sessionOf(id: string): AgentSession {
-    const session = sessions.get(id);
-    if (session === undefined) throw new HttpError(404, `no agent '${id}'`);
-    return session;
+  /** Refuses an id the store does not know (the host would start a new session under it). */
+  async function known(id: string): Promise<string> {
+    if (host.live().includes(id)) return id;
+    const exists = await store.entries(id, { limit: 1 }).then(
+      () => true,
+      (error: unknown) => {
+        if ((error as { code?: unknown }).code === 'SESSION_NOT_FOUND') return false;
+        throw error;
+      },
+    );
+    if (!exists) throw new HttpError(404, `no agent '${id}'`);
+    return id;
+  }
+
+  /** Ids of a session's tool calls waiting for `approve` or `deny`. */
+  async function pendingApprovals(id: string): Promise<string[]> {
+    const agent = await host.agent(id);
+    return agent.context.toolRuns
+      .filter((run) => run.status === 'awaitingApproval')
+      .map((run) => run.call.id);
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -119,37 +186,45 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     const [, id, action, callId] = parts;
 
     if (id === undefined && method === 'POST') {
-      const session = await createSession(await readJson(request));
-      return sendJson(response, 201, { id: session.id, workspace: session.workspace });
+      const created = await createSession(await readJson(request));
+      return sendJson(response, 201, { id: created, workspace: join(workspaceRoot, created) });
     }
     if (id === undefined) throw new HttpError(404, `no route ${method} ${url.pathname}`);
-    const session = sessionOf(id);
+    await known(id);
 
     if (action === undefined && method === 'GET') {
+      const agent = await host.agent(id);
       return sendJson(response, 200, {
         id,
-        state: session.agent.state,
-        messages: session.agent.context.messages.length,
-        pendingApprovals: session.pendingApprovals,
+        state: agent.state,
+        messages: agent.context.messages.length,
+        pendingApprovals: await pendingApprovals(id),
       });
     }
     if (action === undefined && method === 'DELETE') {
-      sessions.delete(id);
-      await session.close();
+      const agent = await host.agent(id);
+      await agent.shutdown({ endSession: true });
+      await host.release(id);
+      await store.delete(id);
+      eventsOf(id).close({ state: agent.state });
+      logs.delete(id);
       response.writeHead(204).end();
       return;
     }
     if (action === 'events' && method === 'GET') {
       const lastEventId = Number(request.headers['last-event-id'] ?? 0);
-      return session.subscribe(response, Number.isFinite(lastEventId) ? lastEventId : 0);
+      eventsOf(id).subscribe(response, Number.isFinite(lastEventId) ? lastEventId : 0);
+      // Watching a session loads it: a resumed one says again what it waits for.
+      await host.agent(id);
+      return;
     }
     if (action === 'messages' && method === 'POST') {
       const { text } = await readJson(request);
       if (typeof text !== 'string' || text === '') {
         throw new HttpError(400, 'send { "text": "…" } with a non-empty text');
       }
-      const busy = session.agent.state !== 'WaitingForUserInput';
-      session.agent.send(text);
+      const busy = (await host.agent(id)).state !== 'WaitingForUserInput';
+      await host.send(id, text);
       return sendJson(response, 202, { queued: busy });
     }
     if (action === 'approvals' && callId !== undefined && method === 'POST') {
@@ -157,17 +232,17 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       if (decision !== 'allow' && decision !== 'deny') {
         throw new HttpError(400, 'send { "decision": "allow" } or { "decision": "deny" }');
       }
-      if (!session.pendingApprovals.includes(callId)) {
+      if (!(await pendingApprovals(id)).includes(callId)) {
         throw new HttpError(409, `tool call '${callId}' is not waiting for approval`);
       }
       const choice = { remember: remember === true };
-      if (decision === 'allow') session.agent.approve(callId, choice);
-      else session.agent.deny(callId, choice);
+      if (decision === 'allow') await host.approve(id, callId, choice);
+      else await host.deny(id, callId, choice);
       return sendJson(response, 202, { decision });
     }
     if (action === 'interrupt' && method === 'POST') {
-      session.agent.interrupt();
-      return sendJson(response, 202, { state: session.agent.state });
+      await host.interrupt(id);
+      return sendJson(response, 202, { state: (await host.agent(id)).state });
     }
     throw new HttpError(404, `no route ${method} ${url.pathname}`);
   }
@@ -196,8 +271,8 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     },
     async close() {
-      await Promise.all([...sessions.values()].map((session) => session.close()));
-      sessions.clear();
+      // Event streams end with the connections below; clients reconnect to the next run.
+      await host.close();
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeAllConnections();

@@ -3,25 +3,34 @@
  *
  *     ANTHROPIC_API_KEY=… npx tsx examples/http-service/main.ts
  *
- * `PORT` (default 8080) and `WORKSPACE_ROOT` (default `./agent-workspaces`) can be set.
+ * `PORT` (default 8080), `WORKSPACE_ROOT` (default `./agent-workspaces`) and `SESSIONS_DB` (the
+ * SQLite file the sessions live in, default `<WORKSPACE_ROOT>/sessions.db`) can be set. Stop it
+ * and start it again: every session goes on where it was.
  */
+import { join } from 'node:path';
+import { createSqliteSessionStore } from 'agent-statechart';
 import { createAgentService } from './createAgentService.js';
 
-const service = createAgentService({
-  workspaceRoot: process.env.WORKSPACE_ROOT ?? './agent-workspaces',
+const workspaceRoot = process.env.WORKSPACE_ROOT ?? './agent-workspaces';
+const store = createSqliteSessionStore({
+  path: process.env.SESSIONS_DB ?? join(workspaceRoot, 'sessions.db'),
 });
+const service = createAgentService({ workspaceRoot, store });
 const url = await service.listen(Number(process.env.PORT ?? 8080));
 console.log(`agent service listening on ${url}`);
 
 const stop = () => {
-  console.log('shutting every agent down…');
-  service.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  console.log('taking every session out of memory (they stay in the store)…');
+  service
+    .close()
+    .then(() => store.close())
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

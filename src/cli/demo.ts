@@ -1,21 +1,39 @@
 /**
- * `agent-statechart demo`: a scripted session in actor mode that passes through all seven
- * states — including a retried 529 and a real git auto-commit — printed as a state trace, the
- * streamed text, the tool calls, the transcript and the commits made. The real Anthropic SDK
- * talks to a local Messages API server playing a scripted model, so it runs offline with no key.
+ * `agent-statechart demo`: a scripted session that shows durability. It passes through all seven
+ * states — a retried 529, two tool calls, a real git auto-commit — in a stored session (SQLite),
+ * run by two processes: the first is killed with SIGKILL while its tools run, the second opens the
+ * session from the store and finishes the turn, saying what it ran again and what it told the
+ * model was interrupted. The real Anthropic SDK talks to a local Messages API server playing a
+ * scripted model, so it runs offline with no key.
  */
-import { execFile } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import type { InspectionEvent } from 'xstate';
-import { createAgent } from '../agent/createAgent.js';
+import type { InspectionRecorder } from '../inspect/inspectionRecorder.js';
+import { inspectStoredSession, type StoredSessionView } from '../inspect/inspectStoredSession.js';
 import type { AgentStateName, Message } from '../machine/types.js';
-import { overloaded, reply } from '../testing/scriptedTurn.js';
+import { CHART_VERSION } from '../persistence/chartVersion.js';
+import type { MessagesRequestBody } from '../testing/messagesRequest.js';
+import { overloaded, reply, type ScriptedTurn } from '../testing/scriptedTurn.js';
 import { startMessagesApiServer } from '../testing/messagesApiServer.js';
+import type { DemoProcessMessage, DemoProcessSettings } from './demoProcess.js';
+import { describeContent } from './describeSession.js';
+import { cliChartConfig, cliSessionMetadata } from './sessionConfig.js';
+import { openSessionStore } from './workspaceSessionStore.js';
 
 const exec = promisify(execFile);
+
+/** The demo's session, in the workspace's default store. */
+const SESSION_ID = 'demo';
+
+const INPUT = 'Change the greeting in hello.txt to "Hi".';
+
+/** The tools the first process is killed in the middle of. */
+const KILLED_DURING = ['read_file', 'edit_file'];
 
 /**
  * Options of {@link runDemo}.
@@ -26,12 +44,12 @@ const exec = promisify(execFile);
 export interface DemoOptions {
   /** Where the demo's lines go. */
   print: (line: string) => void;
-  /** Keep the temporary git workspace instead of deleting it at the end. */
+  /** Keep the temporary git workspace (and its stored session) instead of deleting it. */
   keepWorkspace?: boolean;
   /** Pause between streamed SSE events, so a watcher can follow along. Default 15 ms. */
   eventDelayMs?: number;
-  /** Also pass every inspection event to this observer (the inspector page). */
-  inspect?: (event: InspectionEvent) => void;
+  /** Show the stored session in this recorder (an inspector's), following it as it is stored. */
+  inspector?: InspectionRecorder;
 }
 
 /**
@@ -41,10 +59,14 @@ export interface DemoOptions {
  * const { states, commits } = await runDemo({ print: () => {} });
  */
 export interface DemoResult {
+  /** Every state the two processes were in, in order. */
   states: AgentStateName[];
+  /** The transcript the second process ended with. */
   messages: Message[];
   commits: string[];
   workspace: string;
+  /** The signal that ended the first process (`SIGKILL`). */
+  killedBy: NodeJS.Signals | null;
 }
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
@@ -53,11 +75,11 @@ async function git(cwd: string, ...args: string[]): Promise<string> {
 }
 
 /**
- * Runs the scripted session and prints it.
+ * Runs the scripted session in two processes and prints it.
  *
  * @example
  * const result = await runDemo({ print: (line) => console.log(line) });
- * console.log(result.commits.length); // 1
+ * console.log(result.killedBy); // 'SIGKILL'
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const { print } = options;
@@ -75,98 +97,193 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     '-qm',
     'Initial commit',
   );
-
+  const { store, path } = await openSessionStore({ workspace });
   const server = await startMessagesApiServer({
     eventDelayMs: options.eventDelayMs ?? 15,
-    script: [
-      overloaded('Overloaded (the demo fails the first call on purpose)'),
-      reply([
-        { type: 'text', text: 'I will read hello.txt, then change its greeting.' },
-        { type: 'tool_use', name: 'read_file', input: { path: 'hello.txt' } },
-        {
-          type: 'tool_use',
-          name: 'edit_file',
-          input: { path: 'hello.txt', old_string: 'Hello', new_string: 'Hi' },
-        },
-      ]),
-      reply('Done: hello.txt now says "Hi, world". The change is committed.'),
-    ],
+    script: demoModel(),
   });
-
-  const agent = createAgent({
-    workspace,
-    model: 'claude-demo',
-    anthropic: { baseURL: server.baseURL, apiKey: 'offline-demo' },
-    ...(options.inspect ? { inspect: options.inspect } : {}),
-  });
-  const states: AgentStateName[] = [agent.state];
-  print(`workspace ${workspace}`);
-  print(`state     ${agent.state}`);
-  // Streamed text arrives in pieces; show it as one line once the stream moves on.
-  let streamed = '';
-  const flushText = () => {
-    if (streamed.length > 0) print(`  model   ${JSON.stringify(streamed)}`);
-    streamed = '';
-  };
-  agent.on('state', ({ state }) => {
-    flushText();
-    states.push(state);
-    print(`state     ${state}`);
-  });
-  agent.on('text', ({ text }) => {
-    streamed += text;
-  });
-  agent.on('retry', ({ delayMs, attempt }) =>
-    print(`  retry   attempt ${attempt} in ${delayMs} ms`),
-  );
-  agent.on('error', ({ message }) => print(`  error   ${message}`));
-  agent.on('toolStart', ({ call }) =>
-    print(`  tool    ${call.name} ${JSON.stringify(call.input)}`),
-  );
-  agent.on('toolEnd', ({ call, outcome }) =>
+  let view: StoredSessionView | undefined;
+  try {
+    const metadata = cliSessionMetadata(workspace, 'acceptEdits');
+    await store.create({
+      sessionId: SESSION_ID,
+      chartVersion: CHART_VERSION,
+      createdAt: Date.now(),
+      metadata,
+    });
+    if (options.inspector !== undefined) {
+      view = await inspectStoredSession(options.inspector, store, SESSION_ID, {
+        config: cliChartConfig(metadata),
+        follow: true,
+        followIntervalMs: 100,
+      });
+    }
+    print(`workspace ${workspace}`);
+    print(`session   ${SESSION_ID}, stored in ${path}`);
+    print('');
+    const settings = {
+      workspace,
+      database: path,
+      sessionId: SESSION_ID,
+      baseURL: server.baseURL,
+    };
+    print('process 1 runs the turn; its tools take a while, so it can be killed while they run');
+    const first = await runDemoProcess(
+      { ...settings, label: 'process 1', input: INPUT, toolDelayMs: 30_000 },
+      print,
+      KILLED_DURING,
+    );
     print(
-      `  tool    ${call.name} → ${outcome.status}${outcome.status === 'error' ? `: ${outcome.error.message}` : ''}`,
-    ),
-  );
-  agent.on('commit', ({ sha, files }) =>
-    print(`  commit  ${sha.slice(0, 7)} (${files.join(', ')})`),
-  );
+      `killed    process 1 (pid ${first.pid}) with ${first.signal ?? 'no signal'} while ${KILLED_DURING.join(' and ')} were running`,
+    );
+    print('');
+    const second = await runDemoProcess({ ...settings, label: 'process 2', toolDelayMs: 0 }, print);
+    await view?.refresh();
 
-  print('user      Change the greeting in hello.txt to "Hi".');
-  agent.send('Change the greeting in hello.txt to "Hi".');
-  await agent.waitUntilIdle({ timeoutMs: 30_000 });
-  await agent.shutdown();
-  await server.close();
-
-  const messages = agent.context.messages;
-  print('');
-  print(`states visited: ${[...new Set(states)].join(', ')}`);
-  print('');
-  print('transcript:');
-  for (const message of messages) print(`  ${message.role}: ${describeContent(message)}`);
-  const commits = (await git(workspace, 'log', '--format=%h %s')).split('\n');
-  print('');
-  print('commits:');
-  for (const commit of commits) print(`  ${commit}`);
-  if (options.keepWorkspace) print(`\nworkspace kept at ${workspace}`);
-  else await rm(workspace, { recursive: true, force: true });
-  return { states, messages, commits, workspace };
+    const states = [...first.states, ...second.states];
+    const messages = second.messages;
+    print('');
+    print(`states visited: ${[...new Set(states)].join(', ')}`);
+    print('');
+    print('transcript:');
+    for (const message of messages) print(`  ${message.role}: ${describeContent(message)}`);
+    const commits = (await git(workspace, 'log', '--format=%h %s')).split('\n');
+    print('');
+    print('commits:');
+    for (const commit of commits) print(`  ${commit}`);
+    if (options.keepWorkspace) {
+      print(`\nworkspace kept at ${workspace}; its session:`);
+      print(`  npx agent-statechart sessions show ${SESSION_ID} --workspace ${workspace}`);
+      print(`  npx agent-statechart inspect --session ${SESSION_ID} --workspace ${workspace}`);
+    }
+    return { states, messages, commits, workspace, killedBy: first.signal };
+  } finally {
+    view?.stop();
+    await server.close();
+    await store.close();
+    if (!options.keepWorkspace) await rm(workspace, { recursive: true, force: true });
+  }
 }
 
-function describeContent(message: Message): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content
-    .map((block) => {
-      switch (block.type) {
-        case 'text':
-          return JSON.stringify(block.text);
-        case 'tool_use':
-          return `tool_use ${String(block.name)} ${JSON.stringify(block.input)}`;
-        case 'tool_result':
-          return `tool_result ${JSON.stringify(block.content)}${block.is_error ? ' (error)' : ''}`;
-        default:
-          return block.type;
+interface ProcessOutcome {
+  pid: number | undefined;
+  signal: NodeJS.Signals | null;
+  states: AgentStateName[];
+  messages: Message[];
+}
+
+/**
+ * Runs one demo process to its end, relaying what it prints. With `killWhenRunning`, kills it
+ * (SIGKILL) once every one of those tools is running.
+ */
+function runDemoProcess(
+  settings: DemoProcessSettings,
+  print: (line: string) => void,
+  killWhenRunning?: readonly string[],
+): Promise<ProcessOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = forkSibling('demoProcess', [JSON.stringify(settings)]);
+    const outcome: ProcessOutcome = { pid: child.pid, signal: null, states: [], messages: [] };
+    const running = new Set<string>();
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('message', (message: DemoProcessMessage) => {
+      switch (message.type) {
+        case 'print':
+          return print(message.line);
+        case 'state':
+          outcome.states.push(message.state);
+          return;
+        case 'running':
+          running.add(message.tool);
+          if (killWhenRunning?.every((tool) => running.has(tool))) child.kill('SIGKILL');
+          return;
+        case 'finished':
+          outcome.messages = message.messages;
+          return;
       }
-    })
-    .join(' · ');
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      outcome.signal = signal;
+      const expected = killWhenRunning === undefined ? code === 0 : signal === 'SIGKILL';
+      if (expected) resolve(outcome);
+      else {
+        reject(
+          new Error(
+            `${settings.label} ended with ${signal ?? `exit code ${code}`}${stderr ? `: ${stderr.trim()}` : ''}`,
+          ),
+        );
+      }
+    });
+  });
+}
+
+/**
+ * Starts the module `name` next to this one in a process of its own, with an IPC channel: the
+ * built `.js` file under plain Node, or the `.ts` source through tsx when running from source.
+ */
+function forkSibling(name: string, args: string[]) {
+  const self = fileURLToPath(import.meta.url);
+  const extension = extname(self);
+  const file = join(dirname(self), `${name}${extension}`);
+  const execArgv =
+    extension === '.ts' ? ['--import', pathToFileURL(createRequire(self).resolve('tsx')).href] : [];
+  return fork(file, args, {
+    execArgv,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'json',
+  });
+}
+
+/**
+ * The scripted model, answering by the conversation (so the second process gets the answers the
+ * first would have had): the first call fails with a 529; then it reads and edits hello.txt. Told
+ * its edit may or may not have taken effect, it goes by what the read (run again on resume, so it
+ * shows the file as it is now) says: it edits again only if the edit did not happen.
+ */
+/** Tool inputs stream in larger pieces than text: the demo stays quick, the text still streams. */
+const QUICK_TOOL_INPUT = { jsonChunkSize: 32 };
+
+function demoModel(): (request: MessagesRequestBody) => ScriptedTurn {
+  let overloadedOnce = false;
+  const editHello = {
+    type: 'tool_use' as const,
+    name: 'edit_file',
+    input: { path: 'hello.txt', old_string: 'Hello', new_string: 'Hi' },
+  };
+  return (request) => {
+    const last = request.messages.at(-1);
+    if (typeof last?.content === 'string') {
+      if (!overloadedOnce) {
+        overloadedOnce = true;
+        return overloaded('Overloaded (the demo fails the first call on purpose)');
+      }
+      return reply(
+        [
+          { type: 'text', text: 'I will read hello.txt, then change its greeting.' },
+          { type: 'tool_use', name: 'read_file', input: { path: 'hello.txt' } },
+          editHello,
+        ],
+        QUICK_TOOL_INPUT,
+      );
+    }
+    const results = JSON.stringify(last?.content ?? '');
+    if (!results.includes('may or may not have taken effect')) {
+      return reply('Done: hello.txt now says "Hi, world". The change is committed.');
+    }
+    if (results.includes('Hello, world')) {
+      return reply(
+        [
+          {
+            type: 'text',
+            text: 'My edit was interrupted; the read shows it did not happen. Editing again.',
+          },
+          editHello,
+        ],
+        QUICK_TOOL_INPUT,
+      );
+    }
+    return reply('My edit was interrupted, but the read shows it happened: "Hi, world".');
+  };
 }

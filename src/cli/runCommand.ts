@@ -12,11 +12,18 @@ import { resolve } from 'node:path';
 import type { Agent } from '../agent/agent.js';
 import { createAgent } from '../agent/createAgent.js';
 import { resolveWorkspaceRoot } from '../actors/tools/resolveInWorkspace.js';
+import { type AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import { PERMISSION_MODES, type PermissionMode, type ToolCall } from '../machine/types.js';
+import type { SessionStore } from '../persistence/sessionStore.js';
+import { checkSessionId } from '../persistence/storeRules.js';
 import { startMessagesApiServer } from '../testing/messagesApiServer.js';
 import { type LineRead, LineReader } from './lineReader.js';
+import { describeResume, type ObservedResume, watchResume } from './describeResume.js';
 import { offlineModel } from './offlineModel.js';
+import { parseFlags } from './parseFlags.js';
+import { cliSessionMetadata } from './sessionConfig.js';
 import { showProgress } from './showProgress.js';
+import { openSessionStore } from './workspaceSessionStore.js';
 
 const MODES: readonly PermissionMode[] = PERMISSION_MODES;
 
@@ -44,34 +51,58 @@ export interface RunIo {
 }
 
 /**
- * Parses `run`'s options: `--workspace DIR`, `--mode MODE`, `--model NAME`.
+ * `run`'s options: `--workspace DIR`, `--mode MODE`, `--model NAME`, `--session NAME` (keep the
+ * session in a store, resuming it when it exists) and `--store PATH` (the store's file).
+ *
+ * @example
+ * const options: RunOptions = { workspace: process.cwd(), mode: 'default', session: 'fix-tests' };
+ */
+export interface RunOptions {
+  workspace: string;
+  mode: PermissionMode;
+  model?: string;
+  session?: string;
+  store?: string;
+}
+
+/**
+ * Parses `run`'s options.
  *
  * @example
  * parseRunOptions(['--mode', 'plan']); // { workspace: process.cwd(), mode: 'plan' }
  */
-export function parseRunOptions(argv: string[]): {
-  workspace: string;
-  mode: PermissionMode;
-  model?: string;
-} {
-  let workspace = process.cwd();
-  let mode: PermissionMode = 'default';
-  let model: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const flag = argv[index];
-    const value = argv[index + 1];
-    if (flag === '--workspace' || flag === '--mode' || flag === '--model') {
-      if (value === undefined) throw new Error(`${flag} needs a value`);
-      index++;
-      if (flag === '--workspace') workspace = resolve(value);
-      else if (flag === '--model') model = value;
-      else if ((MODES as string[]).includes(value)) mode = value as PermissionMode;
-      else throw new Error(`--mode must be one of ${MODES.join(', ')}; got '${value}'`);
-    } else {
-      throw new Error(`unknown option '${flag}' for run; expected --workspace, --mode or --model`);
-    }
+export function parseRunOptions(argv: string[]): RunOptions {
+  const { values, positional } = parseFlags(argv, 'run', [
+    '--workspace',
+    '--mode',
+    '--model',
+    '--session',
+    '--store',
+  ]);
+  if (positional.length > 0) {
+    throw new Error(`run takes only options; got '${positional[0]}'`);
   }
-  return model === undefined ? { workspace, mode } : { workspace, mode, model };
+  const mode = values.get('--mode') ?? 'default';
+  if (!(MODES as string[]).includes(mode)) {
+    throw new Error(`--mode must be one of ${MODES.join(', ')}; got '${mode}'`);
+  }
+  const options: RunOptions = {
+    workspace: resolve(values.get('--workspace') ?? process.cwd()),
+    mode: mode as PermissionMode,
+  };
+  for (const [flag, key] of [
+    ['--model', 'model'],
+    ['--session', 'session'],
+    ['--store', 'store'],
+  ] as const) {
+    const value = values.get(flag);
+    if (value !== undefined) options[key] = value;
+  }
+  if (options.store !== undefined && options.session === undefined) {
+    throw new Error('--store names where --session keeps its session; give --session NAME too');
+  }
+  if (options.session !== undefined) checkSessionId(options.session);
+  return options;
 }
 
 /**
@@ -90,19 +121,52 @@ export async function runCommand(
   await resolveWorkspaceRoot(options.workspace);
   const write = (text: string) => io.output.write(text);
   const offline = !io.env.ANTHROPIC_API_KEY;
+  const session = options.session === undefined ? undefined : await openRunSession(options);
   const server = offline ? await startMessagesApiServer({ script: offlineModel }) : null;
+  const resumed = watchResume();
   const agent = createAgent({
     workspace: options.workspace,
     permissions: { mode: options.mode },
     ...(options.model ? { model: options.model } : {}),
     ...(server ? { anthropic: { baseURL: server.baseURL, apiKey: 'offline' } } : {}),
+    ...(session
+      ? {
+          store: session.store,
+          sessionId: session.id,
+          sessionMetadata: cliSessionMetadata(options.workspace, options.mode),
+          inspect: resumed.observer,
+        }
+      : {}),
   });
-  write(
-    `agent-statechart · workspace ${options.workspace} · mode ${options.mode} · ${
-      offline ? 'offline scripted model (no ANTHROPIC_API_KEY)' : 'Claude API'
-    }\ntype a message; /mode <mode>, /quit; Ctrl-C interrupts a turn, twice at the prompt quits\n`,
+  // Listening before the session opens: a resumed session asks again for pending approvals.
+  const approvals: ToolCall[] = [];
+  let wake: () => void = () => undefined;
+  agent.on('approvalRequest', ({ call }) => {
+    approvals.push(call);
+    wake();
+  });
+  agent.on('state', () => wake());
+  const opened = await agent.ready.then(
+    () => true,
+    () => false,
   );
+  if (!opened) {
+    await agent.ready.catch((error: unknown) => write(`${errorMessage(error)}\n`));
+    await server?.close();
+    await session?.store.close();
+    return 1;
+  }
+  write(
+    `agent-statechart · workspace ${options.workspace} · mode ${agent.context.permissionMode} · ${
+      offline ? 'offline scripted model (no ANTHROPIC_API_KEY)' : 'Claude API'
+    }\n`,
+  );
+  if (session !== undefined) write(describeRunSession(agent, session, resumed.result()));
+  // From here on: what the resume restarted is described above, the rest is shown as it happens.
   showProgress(agent, offline ? OFFLINE_MODEL_LABEL : 'claude', write);
+  write(
+    'type a message; /mode <mode>, /quit; Ctrl-C interrupts a turn, twice at the prompt quits\n',
+  );
 
   const reader = new LineReader(io.input);
   // What the user is being asked right now decides what Ctrl-C means.
@@ -137,13 +201,6 @@ export async function runCommand(
   process.on('SIGINT', onCtrlC);
 
   // Approval requests and state changes wake the turn loop, which answers or returns.
-  const approvals: ToolCall[] = [];
-  let wake: () => void = () => undefined;
-  agent.on('approvalRequest', ({ call }) => {
-    approvals.push(call);
-    wake();
-  });
-  agent.on('state', () => wake());
   const changed = () =>
     new Promise<void>((resolveChange) => {
       wake = resolveChange;
@@ -151,6 +208,8 @@ export async function runCommand(
   const askApproval = (call: ToolCall) =>
     ask(`allow ${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o / [a]lways `, 'approval');
   try {
+    // A resumed session may be in the middle of a turn: it finishes before the prompt.
+    await untilIdleAnswering(agent, approvals, askApproval, changed);
     for (;;) {
       const read = await ask('\nyou> ', 'message');
       if (read.kind !== 'line') break;
@@ -169,10 +228,54 @@ export async function runCommand(
   } finally {
     process.off('SIGINT', onCtrlC);
     reader.close();
+    // A stored session stays open: `run --session` with the same name goes on from here.
     await agent.shutdown();
     await server?.close();
+    await session?.store.close();
   }
   return 0;
+}
+
+/** The session `run --session` keeps: its store, and whether it existed before. */
+interface RunSession {
+  id: string;
+  store: SessionStore;
+  path: string;
+  existed: boolean;
+}
+
+async function openRunSession(options: RunOptions): Promise<RunSession> {
+  const id = options.session!;
+  const { store, path } = await openSessionStore(options);
+  const existed = await store.entries(id, { limit: 1 }).then(
+    () => true,
+    (error: unknown) => {
+      if ((error as AgentStatechartError).code === 'SESSION_NOT_FOUND') return false;
+      throw error;
+    },
+  );
+  return { id, store, path, existed };
+}
+
+/** What the session is: new, or resumed — and then what the resume did. */
+function describeRunSession(
+  agent: Agent,
+  session: RunSession,
+  resumed: ObservedResume | undefined,
+): string {
+  if (!session.existed) return `session ${session.id} · new, stored in ${session.path}\n`;
+  const count = agent.context.messages.length;
+  const lines = [
+    `session ${session.id} · resumed from ${session.path} · ${count} message${count === 1 ? '' : 's'}`,
+  ];
+  if (resumed === undefined) {
+    lines.push('  it was at rest: nothing was in flight');
+  } else {
+    lines.push(`  it stopped in ${resumed.before.value}; resuming it:`);
+    for (const item of describeResume(resumed))
+      lines.push(`  ${item.kind.padEnd(12)} ${item.text}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /** Sets the permission mode `/mode` named and says what it now is. */

@@ -45,5 +45,10 @@ export {
   type SanitizeOptions,
   sanitizeForInspection,
 } from './sanitizeForInspection.js';
+export {
+  type InspectStoredSessionOptions,
+  inspectStoredSession,
+  type StoredSessionView,
+} from './inspectStoredSession.js';
 export { type StartedInspectorServer, startInspectorServer } from './startInspectorServer.js';
 export type { SocketConstructor } from './statelySocketAdapter.js';

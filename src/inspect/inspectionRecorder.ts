@@ -71,6 +71,41 @@ interface PendingEvent {
   microsteps: RawState[];
 }
 
+/**
+ * One step of an agent recorded by hand (see {@link InspectionRecorder.recordAgent}): the event,
+ * and the chart's state after each microstep it caused (the last one is where it settled; an
+ * event that changed nothing gives the unchanged state once).
+ *
+ * @example
+ * const step: ExternalStep = {
+ *   event: { type: 'UserInput', message: { role: 'user', content: 'hi' } },
+ *   time: entry.at,
+ *   states: [{ value: 'CallingLlm', status: 'active', context }],
+ * };
+ */
+export interface ExternalStep {
+  event: unknown;
+  /** The id of whoever sent the event (`llm`, a tool call id, …). */
+  source?: string;
+  /** When it happened (ms since the epoch). Default: now. */
+  time?: number;
+  states: Array<{ value: unknown; status?: string; context: unknown }>;
+}
+
+/**
+ * Where the steps of an agent recorded by hand go.
+ *
+ * @example
+ * const writer = recorder.recordAgent({ id: 'stored:alice-1', name: 'alice-1', machine: agentMachine });
+ * writer.step({ event: { type: 'xstate.init' }, states: [initial] });
+ */
+export interface ExternalAgentWriter {
+  /** The agent's id in the recorder (and the page). */
+  readonly agentId: string;
+  /** Records one step; ignored once the agent was dropped (over `maxAgents`). */
+  step(step: ExternalStep): void;
+}
+
 /** One agent's record. Mutable on purpose: it is private and updated once per inspection event. */
 interface AgentRecord {
   summary: AgentSummary;
@@ -219,7 +254,7 @@ export class InspectionRecorder {
     if (event.rootId !== actor.sessionId) return;
     switch (event.type) {
       case '@xstate.actor':
-        return this.#register(actor, name);
+        return this.#register(actor.sessionId, (actor as { logic?: unknown }).logic, name);
       case '@xstate.event': {
         const record = this.#agents.get(actor.sessionId);
         if (record === undefined) return;
@@ -244,16 +279,58 @@ export class InspectionRecorder {
     }
   }
 
-  #register(actor: InspectionEvent['actorRef'], name: string | undefined): void {
-    if (this.#agents.has(actor.sessionId)) return;
-    const logic = (actor as { logic?: unknown }).logic;
+  /**
+   * Records an agent whose steps are handed over one by one instead of read off an inspection
+   * stream: a stored session replayed from its log, for example. An agent already recorded under
+   * `id` is replaced.
+   *
+   * @example
+   * const writer = recorder.recordAgent({ id: 'stored:alice-1', name: 'alice-1', machine: agentMachine });
+   * writer.step({ event: { type: 'xstate.init' }, states: [{ value: 'WaitingForUserInput', context }] });
+   */
+  recordAgent(options: {
+    id: string;
+    name?: string;
+    machine?: AnyStateMachine;
+    startedAt?: number;
+  }): ExternalAgentWriter {
+    if (this.#agents.delete(options.id)) this.#emit({ type: 'removed', agentId: options.id });
+    this.#register(options.id, options.machine, options.name, options.startedAt);
+    const record = this.#agents.get(options.id);
+    return {
+      agentId: options.id,
+      step: (step) => {
+        try {
+          if (record === undefined || this.#agents.get(options.id) !== record) return;
+          const states = step.states.map(rawState);
+          const final = states.pop();
+          record.pending = {
+            event: sanitizeWith(step.event, this.#limits),
+            source: step.source,
+            microsteps: states,
+          };
+          this.#flush(record, final ?? record.last, step.time);
+        } catch (error) {
+          this.reportError(error);
+        }
+      },
+    };
+  }
+
+  #register(
+    id: string,
+    logic: unknown,
+    name: string | undefined,
+    startedAt: number = Date.now(),
+  ): void {
+    if (this.#agents.has(id)) return;
     const record: AgentRecord = {
       registeredSeq: (this.#seq += 1),
       summary: {
-        id: actor.sessionId,
+        id,
         name: this.#uniqueName(name),
         chartId: logic instanceof StateMachine ? this.#chartIdOf(logic) : null,
-        startedAt: Date.now(),
+        startedAt,
         value: null,
         status: 'active',
       },
@@ -262,9 +339,9 @@ export class InspectionRecorder {
       last: { value: undefined, status: 'active', context: undefined },
       pending: null,
     };
-    this.#agents.set(actor.sessionId, record);
+    this.#agents.set(id, record);
     this.#evictAgents();
-    this.#emit({ type: 'agent', agentId: actor.sessionId, seq: record.registeredSeq });
+    this.#emit({ type: 'agent', agentId: id, seq: record.registeredSeq });
   }
 
   /**
@@ -272,7 +349,7 @@ export class InspectionRecorder {
    * changed no state. The final snapshot replaces the last microstep, as it carries the actor's
    * status (`done` once `ShuttingDown` is reached).
    */
-  #flush(record: AgentRecord, final: RawState | null): void {
+  #flush(record: AgentRecord, final: RawState | null, time?: number): void {
     const pending = record.pending;
     record.pending = null;
     const states = pending?.microsteps ?? [];
@@ -283,7 +360,7 @@ export class InspectionRecorder {
     states.forEach((state, index) => {
       const step: RecordedStep = {
         seq: (this.#seq += 1),
-        time: Date.now(),
+        time: time ?? Date.now(),
         value: sanitizeWith(state.value, this.#limits),
         status: toStatus(state.status),
       };

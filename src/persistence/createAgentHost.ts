@@ -24,6 +24,17 @@ export interface AgentHostOptions extends Omit<
   store: SessionStore;
   /** How long a session may be idle before it leaves memory. Default 5 minutes. */
   idleMs?: number;
+  /**
+   * Options of one session's agent over the shared ones, asked each time the session is loaded:
+   * its own workspace, for example. They must be the same at every load (the store keeps what
+   * came from outside the chart, not how the agent was configured).
+   *
+   * @example
+   * createAgentHost({ store, sessionOptions: (sessionId) => ({ workspace: join(root, sessionId) }) });
+   */
+  sessionOptions?: (
+    sessionId: string,
+  ) => Omit<CreateAgentOptions, 'store' | 'sessionId' | 'sessionMetadata' | 'messages'>;
 }
 
 /**
@@ -92,7 +103,7 @@ interface LiveSession {
  * await store.close();
  */
 export function createAgentHost(options: AgentHostOptions): AgentHost {
-  const { store, idleMs = 5 * 60_000, ...agentOptions } = options;
+  const { store, idleMs = 5 * 60_000, sessionOptions, ...agentOptions } = options;
   if (!Number.isFinite(idleMs) || idleMs < 0) {
     throw new AgentStatechartError(
       'INVALID_OPTION',
@@ -136,7 +147,12 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   const load = (sessionId: string): LiveSession => {
     let live = sessions.get(sessionId);
     if (live !== undefined) return live;
-    const agent = createAgent({ ...agentOptions, store, sessionId });
+    const agent = createAgent({
+      ...agentOptions,
+      ...sessionOptions?.(sessionId),
+      store,
+      sessionId,
+    });
     live = { agent, forwarding: new Map(), idleTimer: undefined, lane: agent.ready };
     sessions.set(sessionId, live);
     for (const name of listeners.keys()) forward(sessionId, live, name);

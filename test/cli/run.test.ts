@@ -72,7 +72,7 @@ describe('agent-statechart run', () => {
 
   it('refuses unknown options with a message that says what is expected', () => {
     expect(() => parseRunOptions(['--mood', 'happy'])).toThrow(
-      "unknown option '--mood' for run; expected --workspace, --mode or --model",
+      "unknown option '--mood' for run; expected --workspace, --mode, --model, --session or --store",
     );
     expect(() => parseRunOptions(['--mode', 'yolo'])).toThrow(
       "--mode must be one of plan, default, acceptEdits, bypassPermissions; got 'yolo'",

@@ -1,7 +1,10 @@
 /**
  * The HTTP service example, end to end: real agents behind a real HTTP server, talking to the
- * local Messages API server, watched through Server-Sent Events.
+ * local Messages API server, watched through Server-Sent Events, their sessions in a real SQLite
+ * file — which a new process of the service goes on from after the first one is killed.
  */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +13,7 @@ import {
   type AgentService,
   createAgentService,
 } from '../../examples/http-service/createAgentService.js';
+import { createSqliteSessionStore, type SessionStore } from '../../src/index.js';
 import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
 
 interface SseEvent {
@@ -90,6 +94,7 @@ let api: MessagesApiServer;
 let service: AgentService;
 let baseUrl: string;
 let workspaceRoot: string;
+let store: SessionStore;
 
 async function post(path: string, body: unknown = {}): Promise<Response> {
   return fetch(`${baseUrl}${path}`, {
@@ -124,8 +129,10 @@ beforeEach(async () => {
       }),
     ],
   });
+  store = createSqliteSessionStore({ path: join(workspaceRoot, 'sessions.db') });
   service = createAgentService({
     workspaceRoot,
+    store,
     anthropic: { baseURL: api.baseURL, apiKey: 'test-key' },
     agentOptions: { autoCommit: false, retryDelayScale: 0.01 },
   });
@@ -134,6 +141,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await service.close();
+  await store.close();
   await api.close();
   await rm(workspaceRoot, { recursive: true, force: true });
 });
@@ -185,12 +193,13 @@ describe('the HTTP service example', () => {
     });
     expect(api.requests).toHaveLength(3);
 
-    // Shut down: the stream says so and ends; the agent is gone.
+    // Delete: the stream says so and ends; the agent is gone, from the store too.
     const deleted = await fetch(`${baseUrl}/agents/${id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);
     expect((await stream.next('closed')).data).toEqual({ state: 'ShuttingDown' });
     await expect(stream.next('anything')).rejects.toThrow(/stream ended/);
     expect((await fetch(`${baseUrl}/agents/${id}`)).status).toBe(404);
+    expect(await store.list()).toEqual([]);
   });
 
   it('hosts several agents, each in its own workspace, and replays events on reconnect', async () => {
@@ -238,4 +247,100 @@ describe('the HTTP service example', () => {
       expect(((await response.json()) as { error: string }).error).toMatch(message);
     }
   });
+});
+
+/** `examples/http-service/main.ts` in a process of its own, as it is deployed. */
+async function startServiceProcess(env: NodeJS.ProcessEnv) {
+  const root = join(import.meta.dirname, '../..');
+  // Node itself with tsx's loader (not the tsx command, which would run it in a grandchild that
+  // outlives a SIGKILL of its parent).
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'examples/http-service/main.ts')],
+    { cwd: root, env: { ...process.env, PORT: '0', ...env } },
+  );
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /listening on (http:\S+)/.exec(output)?.[1];
+      if (found !== undefined) resolve(found);
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', (code) => reject(new Error(`the service exited (${code}): ${output}`)));
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  return { url, child, exited, output: () => output };
+}
+
+describe('the HTTP service example, restarted', () => {
+  it('loses no session when its process is killed: a new process goes on from the store, asks again for the pending approval and finishes the turn', async () => {
+    const env = {
+      WORKSPACE_ROOT: join(workspaceRoot, 'service'),
+      ANTHROPIC_BASE_URL: api.baseURL,
+      ANTHROPIC_API_KEY: 'test-key',
+    };
+    const first = await startServiceProcess(env);
+    let current = first;
+    try {
+      baseUrl = first.url;
+      const created = (await (await post('/agents', { permissionMode: 'default' })).json()) as {
+        id: string;
+        workspace: string;
+      };
+      const { id } = created;
+      const stream = await events(id);
+      await post(`/agents/${id}/messages`, { text: 'Write hello.txt' });
+      const asked = await stream.next('approvalRequest');
+      const callId = (asked.data.call as { id: string }).id;
+
+      // A crash, not a shutdown: nothing is flushed, nothing is closed.
+      first.child.kill('SIGKILL');
+      expect((await first.exited)[1]).toBe('SIGKILL');
+      await expect(stream.next('anything')).rejects.toThrow(/stream ended|terminated/);
+
+      const second = await startServiceProcess(env);
+      current = second;
+      baseUrl = second.url;
+      const status = (await (await fetch(`${baseUrl}/agents/${id}`)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(status).toEqual({
+        id,
+        state: 'ExecutingTools',
+        messages: 2,
+        pendingApprovals: [callId],
+      });
+      // The client reconnects where it was: the resumed session asks again, under a newer id.
+      const resumed = await fetch(`${baseUrl}/agents/${id}/events`, {
+        headers: { 'last-event-id': String(asked.id) },
+      });
+      if (resumed.body === null) throw new Error('no event stream');
+      const reader = new EventReader(resumed.body);
+      const askedAgain = await reader.next('approvalRequest');
+      expect(askedAgain.id).toBeGreaterThan(asked.id);
+      expect((askedAgain.data.call as { id: string }).id).toBe(callId);
+
+      expect((await post(`/agents/${id}/approvals/${callId}`, { decision: 'allow' })).status).toBe(
+        202,
+      );
+      expect((await reader.next('toolEnd')).data.outcome).toMatchObject({ status: 'success' });
+      await reader.next('turnEnd');
+      await reader.cancel();
+      expect(await readFile(join(created.workspace, 'hello.txt'), 'utf8')).toBe('hi\n');
+      // The model's second call, made by the second process, carries the whole conversation.
+      expect(api.requests).toHaveLength(2);
+      const messages = api.requests[1]?.body.messages ?? [];
+      expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+      expect(messages[0]?.content).toBe('Write hello.txt');
+
+      // A graceful stop keeps the session too.
+      second.child.kill('SIGTERM');
+      expect((await second.exited)[0]).toBe(0);
+    } finally {
+      current.child.kill('SIGKILL');
+    }
+  }, 60_000);
 });

@@ -65,3 +65,32 @@ export async function recordLitStates(page: Page): Promise<void> {
 export async function litStates(page: Page): Promise<string[]> {
   return page.evaluate<string[]>('window.__litStates');
 }
+
+/**
+ * Scrolls the (virtualised) event log from the top until a row containing `text` is rendered;
+ * returns the earliest such row, or `undefined` after the last row. Rows are recycled, so DOM
+ * order is not step order: `data-index` is.
+ */
+export async function findLogRow(page: Page, text: string) {
+  await page.evaluate(`document.querySelector('[data-testid="event-log"]').scrollTop = 0`);
+  for (;;) {
+    await page.evaluate(
+      'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))',
+    );
+    const indexes = await page.evaluate<number[]>(
+      `Array.from(document.querySelectorAll('[data-testid="event-log"] .row:not([hidden])'))
+        .filter((row) => row.textContent.includes(${JSON.stringify(text)}))
+        .map((row) => Number(row.getAttribute('data-index')))`,
+    );
+    if (indexes.length > 0) {
+      return page.locator(`[data-testid="event-log"] .row[data-index="${Math.min(...indexes)}"]`);
+    }
+    const atEnd = await page.evaluate<boolean>(`(() => {
+      const log = document.querySelector('[data-testid="event-log"]');
+      const before = log.scrollTop;
+      log.scrollTop += log.clientHeight - 22;
+      return log.scrollTop === before;
+    })()`);
+    if (atEnd) return undefined;
+  }
+}

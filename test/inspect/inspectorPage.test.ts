@@ -19,7 +19,14 @@ import { type StartedInspectorServer, startInspectorServer } from '../../src/ins
 import { overloaded, reply, type Script, startMessagesApiServer } from '../../src/testing/index.js';
 import { captureDocsScreenshots } from '../../scripts/docsScreenshots.js';
 import { gitWorkspace } from '../agent/harness.js';
-import { ARTIFACTS, launchChromium, litStates, recordLitStates, screenshot } from './browser.js';
+import {
+  ARTIFACTS,
+  findLogRow,
+  launchChromium,
+  litStates,
+  recordLitStates,
+  screenshot,
+} from './browser.js';
 import { AGENT_STATE_NAMES } from '../../src/index.js';
 
 const SEVEN_STATES: readonly AgentStateName[] = AGENT_STATE_NAMES;
@@ -88,35 +95,6 @@ afterAll(async () => {
 
 const text = async (testId: string) => (await page.getByTestId(testId).textContent()) ?? '';
 const viewedState = () => page.locator('body').getAttribute('data-view-state');
-/**
- * Scrolls the (virtualised) event log from the top until a row containing `text` is rendered;
- * returns the earliest such row, or `undefined` after the last row. Rows are recycled, so DOM
- * order is not step order: `data-index` is.
- */
-async function findLogRow(text: string) {
-  await page.evaluate(`document.querySelector('[data-testid="event-log"]').scrollTop = 0`);
-  for (;;) {
-    await page.evaluate(
-      'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))',
-    );
-    const indexes = await page.evaluate<number[]>(
-      `Array.from(document.querySelectorAll('[data-testid="event-log"] .row:not([hidden])'))
-        .filter((row) => row.textContent.includes(${JSON.stringify(text)}))
-        .map((row) => Number(row.getAttribute('data-index')))`,
-    );
-    if (indexes.length > 0) {
-      return page.locator(`[data-testid="event-log"] .row[data-index="${Math.min(...indexes)}"]`);
-    }
-    const atEnd = await page.evaluate<boolean>(`(() => {
-      const log = document.querySelector('[data-testid="event-log"]');
-      const before = log.scrollTop;
-      log.scrollTop += log.clientHeight - 22;
-      return log.scrollTop === before;
-    })()`);
-    if (atEnd) return undefined;
-  }
-}
-
 describe.runIf(chromiumPath)('the inspector page', () => {
   it('loads offline, with every request on its own server, and draws the seven states', async () => {
     const foreign: string[] = [];
@@ -201,7 +179,7 @@ describe.runIf(chromiumPath)('the inspector page', () => {
       'LlmTextDelta',
       'ShutdownRequested',
     ]) {
-      expect(await findLogRow(type), type).toBeDefined();
+      expect(await findLogRow(page, type), type).toBeDefined();
     }
     const conversation = page.getByTestId('conversation');
     expect(await conversation.locator('.message.user').first().textContent()).toContain(
@@ -215,7 +193,7 @@ describe.runIf(chromiumPath)('the inspector page', () => {
       FINAL_ANSWER,
     );
 
-    await (await findLogRow('LlmError'))?.click();
+    await (await findLogRow(page, 'LlmError'))?.click();
     await expect.poll(() => text('payload')).toContain('"type": "LlmError"');
     const payload = await text('payload');
     expect(payload).toContain('"kind": "overloaded"');
@@ -239,14 +217,14 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     await expect.poll(() => viewedState()).toBe('Error');
 
     // The response has just arrived: the call is known but not started yet.
-    await (await findLogRow('→ ProcessingLlmResponse'))?.click();
+    await (await findLogRow(page, '→ ProcessingLlmResponse'))?.click();
     await expect.poll(() => viewedState()).toBe('ProcessingLlmResponse');
     await expect
       .poll(() => page.locator('[data-tool-call]').getAttribute('data-status'))
       .toBe('pending');
 
     // The step that entered ExecutingTools: the call is running.
-    await (await findLogRow('→ ExecutingTools'))?.click();
+    await (await findLogRow(page, '→ ExecutingTools'))?.click();
     await expect.poll(() => viewedState()).toBe('ExecutingTools');
     await expect
       .poll(() => page.locator('[data-tool-call]').getAttribute('data-status'))

@@ -119,7 +119,9 @@ async function commitIfChanged(options: GitAutoCommitOptions): Promise<GitAutoCo
     ),
   ];
   if (tools.length === 0) return { actionTaken: false, skipped: 'no-mutation' };
-  const changed = options.changedPaths.filter(isWorkspaceRelative);
+  const changed = options.changedPaths.filter(
+    (path) => isWorkspaceRelative(path) && !isAgentStatechartFolder(path),
+  );
   if (changed.length === 0) return { actionTaken: false, skipped: 'no-changes' };
 
   const { workspace } = options;
@@ -175,6 +177,17 @@ async function commitIfChanged(options: GitAutoCommitOptions): Promise<GitAutoCo
   const head = await git(['rev-parse', 'HEAD']);
   if (!head.ok) return { actionTaken: false, error: head.message };
   return { actionTaken: true, commit: { sha: head.stdout.trim(), message, files } };
+}
+
+/**
+ * The folder where the command line keeps a workspace's sessions (`.agent-statechart/`). It
+ * ignores itself in git; this keeps the auto-commit away from it even when that `.gitignore` is
+ * gone.
+ */
+export const AGENT_STATECHART_FOLDER = '.agent-statechart';
+
+function isAgentStatechartFolder(path: string): boolean {
+  return path === AGENT_STATECHART_FOLDER || path.startsWith(`${AGENT_STATECHART_FOLDER}/`);
 }
 
 /** A path a tool reported: relative, inside the workspace, in the canonical form git prints. */

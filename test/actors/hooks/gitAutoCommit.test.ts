@@ -64,6 +64,18 @@ describe('gitAutoCommit', () => {
     ]);
   });
 
+  it('never commits the session store folder, even when its own .gitignore is gone', async () => {
+    const { workspace, hook, git } = await repo();
+    await writeFile(join(workspace, 'a.txt'), 'changed\n');
+    await mkdir(join(workspace, '.agent-statechart'));
+    await writeFile(join(workspace, '.agent-statechart', 'sessions.db'), 'a database\n');
+
+    const result = await hook({ changedPaths: ['a.txt', '.agent-statechart/sessions.db'] });
+
+    expect(result.commit?.files).toEqual(['a.txt']);
+    expect(git('status', '--porcelain')).toBe('?? .agent-statechart/\n');
+  });
+
   it('commits deletions too', async () => {
     const { workspace, hook, git } = await repo();
     await rm(join(workspace, 'a.txt'));

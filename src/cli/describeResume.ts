@@ -1,0 +1,146 @@
+/**
+ * What resuming a stored session did, in words: the chart as it was restored, the `Resume` it
+ * took, and the chart after it say which model call was sent again, which tool calls were run
+ * again (and why that was safe) and which were reported to the model as interrupted.
+ */
+import type { InspectionEvent } from 'xstate';
+import type { AgentContext } from '../machine/context.js';
+import { isMutatingTool } from '../machine/toolSpecs.js';
+import type { AgentStateName, ResumeEvent, ToolCall } from '../machine/types.js';
+
+/** The part of a chart snapshot a description reads. */
+export interface ChartState {
+  value: AgentStateName;
+  context: AgentContext;
+}
+
+/**
+ * A resume as it happened: the chart before and after its `Resume`.
+ *
+ * @example
+ * const resumed: ObservedResume = { before, resume: { type: 'Resume' }, after };
+ */
+export interface ObservedResume {
+  before: ChartState;
+  resume: ResumeEvent;
+  after: ChartState;
+}
+
+/**
+ * One thing the resume did.
+ *
+ * - `sent again`: the model call in flight, sent again (its partial text dropped);
+ * - `re-run`: a tool call run again, with why that is safe;
+ * - `interrupted`: a tool call the model is told may or may not have taken effect;
+ * - `asked again`: an approval that was pending;
+ * - `hook re-run`, `backoff`, `queued`: the post-tools hook, a retry's backoff, queued input.
+ *
+ * @example
+ * const item: ResumeItem = { kind: 're-run', text: 'read_file {"path":"a.txt"} (read-only)' };
+ */
+export interface ResumeItem {
+  kind:
+    'sent again' | 're-run' | 'interrupted' | 'asked again' | 'hook re-run' | 'backoff' | 'queued';
+  text: string;
+}
+
+/**
+ * An inspection observer that catches the `Resume` a restored agent takes first; `result()`
+ * returns it once the chart has handled it (`undefined` for a session that was at rest).
+ *
+ * @example
+ * const watch = watchResume();
+ * const agent = createAgent({ store, sessionId, inspect: watch.observer });
+ * await agent.ready;
+ * watch.result(); // { before, resume, after }
+ */
+export function watchResume(): {
+  observer: (event: InspectionEvent) => void;
+  result: () => ObservedResume | undefined;
+} {
+  let pending: Omit<ObservedResume, 'after'> | undefined;
+  let seen: ObservedResume | undefined;
+  let done = false;
+  return {
+    observer(inspection) {
+      if (done || inspection.rootId !== inspection.actorRef.sessionId) return;
+      if (inspection.type === '@xstate.event') {
+        const event = inspection.event as { type: string };
+        if (event.type.startsWith('xstate.')) return;
+        // Only the first event the chart takes can be a restored session's Resume.
+        if (event.type !== 'Resume') {
+          done = true;
+          return;
+        }
+        pending = {
+          before: inspection.actorRef.getSnapshot() as ChartState,
+          resume: event as ResumeEvent,
+        };
+      } else if (inspection.type === '@xstate.snapshot' && pending !== undefined) {
+        seen = { ...pending, after: inspection.snapshot as unknown as ChartState };
+        done = true;
+      }
+    },
+    result: () => seen,
+  };
+}
+
+/**
+ * The things a resume did, in the order a reader wants them.
+ *
+ * @example
+ * for (const item of describeResume(resumed)) console.log(item.kind, item.text);
+ */
+export function describeResume({ before, resume, after }: ObservedResume): ResumeItem[] {
+  const items: ResumeItem[] = [];
+  const specs = after.context.config.tools;
+  const started = resume.startedToolCallIds;
+  switch (before.value) {
+    case 'CallingLlm':
+      items.push({ kind: 'sent again', text: 'the model call (its partial answer dropped)' });
+      break;
+    case 'PostToolsHook':
+      items.push({ kind: 'hook re-run', text: 'the post-tools hook (git auto-commit)' });
+      break;
+    case 'Error':
+      items.push({
+        kind: 'backoff',
+        text: `the retry's backoff resumes with ${after.context.retryDelayMs} ms left`,
+      });
+      break;
+    default:
+      break;
+  }
+  for (const run of before.context.toolRuns) {
+    if (run.status === 'done') continue;
+    const now = after.context.toolRuns.find((candidate) => candidate.call.id === run.call.id);
+    const call = describeCall(run.call);
+    if (run.status === 'awaitingApproval') {
+      items.push({ kind: 'asked again', text: `${call} waits for approval again` });
+    } else if (now?.status === 'running') {
+      const reason =
+        started !== undefined && !started.includes(run.call.id)
+          ? 'it had not started'
+          : !isMutatingTool(run.call.name, specs)
+            ? 'read-only'
+            : 'idempotent';
+      items.push({ kind: 're-run', text: `${call} (${reason})` });
+    } else if (now?.outcome?.status === 'error') {
+      const told = now.outcome.error.message.replace(/^interrupted: /, '');
+      items.push({ kind: 'interrupted', text: `${call}: ${told}` });
+    }
+  }
+  if (after.context.queue.length > 0) {
+    const count = after.context.queue.length;
+    items.push({
+      kind: 'queued',
+      text: `${count} queued message${count === 1 ? '' : 's'} kept for the next turn`,
+    });
+  }
+  return items;
+}
+
+/** A tool call as one line: its name and input. */
+export function describeCall(call: ToolCall): string {
+  return `${call.name} ${JSON.stringify(call.input)}`;
+}

@@ -1,0 +1,102 @@
+/**
+ * A stored session in words, for the terminal: a message of the transcript on one line, and an
+ * entry of the log on one line (what came in, or which side effect was about to start).
+ */
+import type { EffectStart } from '../machine/actorInputs.js';
+import type { AgentEvent, ContentBlock, Message } from '../machine/types.js';
+import type { StoredEntry } from '../persistence/sessionStore.js';
+
+/** Long text is cut to this many characters on a line. */
+const MAX_TEXT = 160;
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+/**
+ * A message's content on one line: text quoted, tool calls and results named.
+ *
+ * @example
+ * describeContent({ role: 'user', content: 'hi' }); // 'hi'
+ */
+export function describeContent(message: Message): string {
+  if (typeof message.content === 'string') return clip(message.content);
+  return message.content.map(describeBlock).join(' · ');
+}
+
+function describeBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return clip(JSON.stringify(block.text));
+    case 'tool_use':
+      return `tool_use ${String(block.name)} ${clip(JSON.stringify(block.input))}`;
+    case 'tool_result':
+      return `tool_result ${clip(JSON.stringify(block.content))}${block.is_error ? ' (error)' : ''}`;
+    default:
+      return block.type;
+  }
+}
+
+/**
+ * A log entry on one line: the event's type and what it carried, or the side effect that was
+ * about to start.
+ *
+ * @example
+ * describeEntry({ seq: 2, at: 0, kind: 'started', data: { effect: 'llm' } }); // 'started  the model call'
+ */
+export function describeEntry(entry: StoredEntry): string {
+  if (entry.kind === 'started') return `started  ${describeStart(entry.data as EffectStart)}`;
+  const event = entry.data as AgentEvent;
+  const detail = describeEvent(event);
+  return detail === '' ? event.type : `${event.type}  ${detail}`;
+}
+
+function describeStart(start: EffectStart): string {
+  switch (start.effect) {
+    case 'llm':
+      return 'the model call';
+    case 'tool':
+      return `${start.name} ${start.callId} (${start.mutating ? 'mutating' : 'read-only'})`;
+    case 'hook':
+      return 'the post-tools hook';
+    default:
+      return JSON.stringify(start);
+  }
+}
+
+function describeEvent(event: AgentEvent): string {
+  switch (event.type) {
+    case 'UserInput':
+      return describeContent(event.message);
+    case 'LlmCompleted':
+      return describeContent(event.response.message);
+    case 'LlmError':
+      return `${event.error.kind}: ${clip(event.error.message)}`;
+    case 'LlmTextDelta':
+      return `(streamed before it stopped) ${clip(JSON.stringify(event.content))}`;
+    case 'LlmToolCallDelta':
+      return `(streamed before it stopped) ${event.toolName} ${event.callId}`;
+    case 'ToolCompleted':
+      return `${event.callId} ${
+        event.outcome.status === 'success'
+          ? `success ${clip(JSON.stringify(event.outcome.output))}`
+          : `error ${clip(event.outcome.error.message)}`
+      }`;
+    case 'ToolApproval':
+      return `${event.callId} ${event.decision}${event.remember ? ' (remembered)' : ''}`;
+    case 'PostToolsHookCompleted':
+      return event.actionTaken ? 'committed' : 'nothing to do';
+    case 'SetPermissionMode':
+      return event.mode;
+    case 'Resume': {
+      const parts: string[] = [];
+      if (event.startedToolCallIds !== undefined) {
+        parts.push(`tool calls that had started: ${event.startedToolCallIds.join(', ') || 'none'}`);
+      }
+      if (event.retryDelayMs !== undefined) parts.push(`${event.retryDelayMs} ms of backoff left`);
+      return parts.join('; ');
+    }
+    default:
+      return '';
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * `agent-statechart sessions list | show ID | rm ID`: the sessions a workspace keeps (or those of
+ * the store named by `--store`), one session's transcript and log in words, and removing one.
+ */
+import { AgentCore } from '../machine/agentCore.js';
+import type { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { errorMessage } from '../machine/agentStatechartError.js';
+import type { AgentConfig } from '../machine/types.js';
+import { openSession } from '../persistence/openSession.js';
+import type { SessionStore, SessionSummary } from '../persistence/sessionStore.js';
+import { describeResume } from './describeResume.js';
+import { describeContent, describeEntry } from './describeSession.js';
+import { parseFlags } from './parseFlags.js';
+import { cliChartConfig } from './sessionConfig.js';
+import { openExistingSessionStore, sessionStorePath } from './workspaceSessionStore.js';
+
+/**
+ * Where `sessions` prints.
+ *
+ * @example
+ * const io: SessionsIo = { out: (line) => console.log(line), err: (line) => console.error(line) };
+ */
+export interface SessionsIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const SUBCOMMANDS = 'list, show ID or rm ID';
+
+/**
+ * Runs `sessions` with its arguments; resolves with the exit code.
+ *
+ * @example
+ * process.exitCode = await runSessionsCommand(['list', '--workspace', '.'], io);
+ */
+export async function runSessionsCommand(argv: string[], io: SessionsIo): Promise<number> {
+  const parsed = parseFlags(argv, 'sessions', ['--workspace', '--store']);
+  const [subcommand, sessionId, ...extra] = parsed.positional;
+  const where = {
+    workspace: parsed.values.get('--workspace') ?? process.cwd(),
+    ...(parsed.values.has('--store') ? { store: parsed.values.get('--store')! } : {}),
+  };
+  const needsId = subcommand === 'show' || subcommand === 'rm';
+  if (subcommand !== 'list' && !needsId) {
+    io.err(
+      `sessions takes ${SUBCOMMANDS}; got ${subcommand === undefined ? 'nothing' : `'${subcommand}'`}`,
+    );
+    return 1;
+  }
+  if ((needsId && sessionId === undefined) || extra.length > 0 || (!needsId && sessionId)) {
+    io.err(
+      `usage: agent-statechart sessions ${needsId ? `${subcommand} ID` : 'list'} [--workspace DIR | --store PATH]`,
+    );
+    return 1;
+  }
+  let opened: { store: SessionStore; path: string };
+  try {
+    opened = openExistingSessionStore(where);
+  } catch (error) {
+    if (subcommand === 'list' && (error as AgentStatechartError).code === 'SESSION_NOT_FOUND') {
+      io.out(`no sessions (there is no store at ${sessionStorePath(where)})`);
+      return 0;
+    }
+    throw error;
+  }
+  const { store, path } = opened;
+  try {
+    if (subcommand === 'list') return await list(store, path, io);
+    if (subcommand === 'rm') {
+      if (await store.delete(sessionId!)) {
+        io.out(`removed session ${sessionId} from ${path}`);
+        return 0;
+      }
+      io.err(`there is no session '${sessionId}' in ${path}`);
+      return 1;
+    }
+    return await show(store, path, sessionId!, io);
+  } finally {
+    await store.close();
+  }
+}
+
+async function list(store: SessionStore, path: string, io: SessionsIo): Promise<number> {
+  const sessions = await store.list();
+  if (sessions.length === 0) {
+    io.out(`no sessions in ${path}`);
+    return 0;
+  }
+  io.out(`sessions in ${path} (state and messages as of each one's last checkpoint)`);
+  const rows = [
+    ['ID', 'STATE', 'MESSAGES', 'ENTRIES', 'UPDATED'],
+    ...sessions.map((session: SessionSummary) => [
+      session.sessionId,
+      session.state ?? '(new)',
+      String(session.messageCount),
+      String(session.head),
+      new Date(session.updatedAt).toISOString(),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) {
+    io.out(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
+  return 0;
+}
+
+async function show(
+  store: SessionStore,
+  path: string,
+  sessionId: string,
+  io: SessionsIo,
+): Promise<number> {
+  const stored = await store.load(sessionId);
+  if (stored === undefined) {
+    io.err(`there is no session '${sessionId}' in ${path}`);
+    return 1;
+  }
+  const { header } = stored;
+  io.out(`session ${sessionId}`);
+  io.out(`  store     ${path}`);
+  io.out(`  created   ${new Date(header.createdAt).toISOString()}`);
+  io.out(`  chart     ${header.chartVersion}`);
+  if (header.metadata !== undefined) io.out(`  metadata  ${JSON.stringify(header.metadata)}`);
+
+  const config = cliChartConfig(header.metadata);
+  try {
+    showChart(await openSession(store, sessionId, { config, mustExist: true }), config, io);
+  } catch (error) {
+    const code = (error as AgentStatechartError).code;
+    if (code !== 'SESSION_VERSION_MISMATCH' && code !== 'SESSION_CORRUPT') throw error;
+    // The log is still worth reading when the chart cannot rebuild the session from it.
+    io.out(`  (the transcript cannot be rebuilt here: ${errorMessage(error)})`);
+  }
+
+  const entries = await store.entries(sessionId);
+  io.out('');
+  io.out(`log (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'})`);
+  const width = String(entries.at(-1)?.seq ?? 0).length;
+  for (const entry of entries) {
+    const offset = ((entry.at - header.createdAt) / 1000).toFixed(3);
+    io.out(`  ${String(entry.seq).padStart(width)}  +${offset} s  ${describeEntry(entry)}`);
+  }
+  return 0;
+}
+
+/** The session as a resume would find it: its state, what is in flight, and the transcript. */
+function showChart(
+  opened: Awaited<ReturnType<typeof openSession>>,
+  config: AgentConfig,
+  io: SessionsIo,
+): void {
+  const { core, resume } = opened;
+  io.out(`  state     ${core.state}`);
+  if (resume !== undefined) {
+    // What resuming would do, worked out on a copy: nothing is written.
+    const copy = AgentCore.fromSnapshot(core.snapshot(), config);
+    const before = { value: copy.state, context: copy.context };
+    copy.handleEvent(resume);
+    const items = describeResume({
+      before,
+      resume,
+      after: { value: copy.state, context: copy.context },
+    });
+    io.out('  in flight when its process stopped; resuming it would:');
+    if (items.length === 0) io.out('    go on from where it stopped');
+    for (const item of items) io.out(`    ${item.kind.padEnd(12)} ${item.text}`);
+  }
+  const messages = core.context.messages;
+  io.out('');
+  io.out(`transcript (${messages.length} message${messages.length === 1 ? '' : 's'})`);
+  messages.forEach((message, index) => {
+    io.out(
+      `  ${String(index + 1).padStart(3)}  ${message.role.padEnd(9)}  ${describeContent(message)}`,
+    );
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * Where the command line keeps sessions: by default one SQLite file per workspace,
+ * `.agent-statechart/sessions.db`, in a folder that ignores itself in git (its own `.gitignore`
+ * says `*`), so neither a person's `git add -A` nor the agent's auto-commit ever picks it up.
+ * `--store PATH` names another file.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { AGENT_STATECHART_FOLDER } from '../actors/hooks/gitAutoCommit.js';
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import type { SessionStore } from '../persistence/sessionStore.js';
+import { createSqliteSessionStore } from '../persistence/sqliteSessionStore.js';
+
+/** The folder, inside the workspace, that holds the default store. */
+export const SESSIONS_FOLDER = AGENT_STATECHART_FOLDER;
+
+/** The default store's file name inside {@link SESSIONS_FOLDER}. */
+export const SESSIONS_FILE = 'sessions.db';
+
+const GITIGNORE = `# Written by agent-statechart: its session store stays out of git.\n*\n`;
+
+/**
+ * Where the sessions are: `--store PATH` when given, else the workspace's default file.
+ *
+ * @example
+ * sessionStorePath({ workspace: '/repo' }); // '/repo/.agent-statechart/sessions.db'
+ */
+export function sessionStorePath(options: { workspace: string; store?: string }): string {
+  return options.store === undefined
+    ? join(options.workspace, SESSIONS_FOLDER, SESSIONS_FILE)
+    : resolve(options.store);
+}
+
+/**
+ * Opens the store a command writes to, creating it if needed. The default folder gets its
+ * `.gitignore` first, before the database exists.
+ *
+ * @example
+ * const { store, path } = await openSessionStore({ workspace: process.cwd() });
+ */
+export async function openSessionStore(options: {
+  workspace: string;
+  store?: string;
+}): Promise<{ store: SessionStore; path: string }> {
+  const path = sessionStorePath(options);
+  if (options.store === undefined) {
+    const folder = join(options.workspace, SESSIONS_FOLDER);
+    await mkdir(folder, { recursive: true });
+    // `wx`: an existing .gitignore (perhaps edited by its owner) is left alone.
+    await writeFile(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx' }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      },
+    );
+  }
+  return { store: createSqliteSessionStore({ path }), path };
+}
+
+/**
+ * Opens a store a command only reads: refused with `SESSION_NOT_FOUND` when the file does not
+ * exist, rather than creating an empty database.
+ *
+ * @example
+ * const { store } = openExistingSessionStore({ workspace: process.cwd() });
+ */
+export function openExistingSessionStore(options: { workspace: string; store?: string }): {
+  store: SessionStore;
+  path: string;
+} {
+  const path = sessionStorePath(options);
+  if (!existsSync(path)) {
+    throw new AgentStatechartError(
+      'SESSION_NOT_FOUND',
+      `there is no session store at ${path} (sessions are kept there by \`agent-statechart run --session NAME\`${options.store === undefined ? ' in this workspace; pass --workspace DIR or --store PATH to look elsewhere' : ''})`,
+    );
+  }
+  return { store: createSqliteSessionStore({ path }), path };
+}

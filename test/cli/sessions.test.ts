@@ -1,0 +1,166 @@
+/**
+ * Stored sessions on the command line, each command a real process: `run --session NAME` keeps
+ * the session in the workspace's git-ignored store and resumes it — after a quit, and after the
+ * process was killed with SIGKILL while a tool ran — and `sessions list | show | rm` read it.
+ */
+import { execFile } from 'node:child_process';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
+import { findTranscriptViolations } from '../../src/index.js';
+import { cliChartConfig } from '../../src/cli/sessionConfig.js';
+import { openSession } from '../../src/persistence/openSession.js';
+import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
+import { runCli, startCli } from './cliProcess.js';
+
+const exec = promisify(execFile);
+
+/** A git workspace with one commit, deleted when the test ends. */
+async function gitWorkspace(onTestFinished: (cleanup: OnTestFinishedHandler) => void) {
+  const workspace = await mkdtemp(join(tmpdir(), 'cli-sessions-'));
+  onTestFinished(() => rm(workspace, { recursive: true, force: true }));
+  for (const args of [
+    ['init', '-q'],
+    ['config', 'user.name', 'Test'],
+    ['config', 'user.email', 'test@example.com'],
+    ['commit', '-q', '--allow-empty', '-m', 'initial'],
+  ]) {
+    await exec('git', args, { cwd: workspace });
+  }
+  return workspace;
+}
+
+async function waitForFile(path: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await access(path).then(
+      () => true,
+      () => false,
+    );
+    if (found) return;
+    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () => {
+  it('keeps the session in the workspace, out of git, and goes on from it in a new process; sessions list, show and rm read it', async ({
+    onTestFinished,
+  }) => {
+    const workspace = await gitWorkspace(onTestFinished);
+    const run = ['run', '--workspace', workspace, '--mode', 'acceptEdits', '--session', 'notes'];
+    const first = await runCli(run, ['write notes.txt buy milk']);
+    expect(first.code, first.stderr).toBe(0);
+    const database = join(workspace, '.agent-statechart', 'sessions.db');
+    expect(first.stdout).toContain(`session notes · new, stored in ${database}`);
+    expect(first.stdout).toMatch(/⎇ committed [0-9a-f]{7}: notes\.txt/);
+    // The store ignores itself: neither the auto-commit nor `git status` sees it.
+    expect(await readFile(join(workspace, '.agent-statechart', '.gitignore'), 'utf8')).toMatch(
+      /^\*$/m,
+    );
+    const { stdout: status } = await exec('git', ['status', '--porcelain', '--ignored=no'], {
+      cwd: workspace,
+    });
+    expect(status).toBe('');
+    const { stdout: tracked } = await exec('git', ['ls-files'], { cwd: workspace });
+    expect(tracked.trim()).toBe('notes.txt');
+
+    const second = await runCli(run, ['read notes.txt']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain(`session notes · resumed from ${database} · 4 messages`);
+    expect(second.stdout).toContain('it was at rest: nothing was in flight');
+    expect(second.stdout).toContain('offline model> Result:\nbuy milk');
+
+    const listed = await runCli(['sessions', 'list', '--workspace', workspace]);
+    expect(listed.stdout).toContain(`sessions in ${database}`);
+    expect(listed.stdout).toMatch(/^ID +STATE +MESSAGES +ENTRIES +UPDATED$/m);
+    expect(listed.stdout).toMatch(/^notes +WaitingForUserInput +8 +\d+ +\d{4}-\d\d-\d\dT/m);
+
+    const shown = await runCli(['sessions', 'show', 'notes', '--store', database]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('  state     WaitingForUserInput');
+    expect(shown.stdout).toContain(`"mode":"acceptEdits"`);
+    expect(shown.stdout).toContain('transcript (8 messages)');
+    expect(shown.stdout).toMatch(/^ +1 {2}user {7}write notes\.txt buy milk$/m);
+    expect(shown.stdout).toMatch(
+      /^ +\d+ {2}\+\d+\.\d{3} s {2}UserInput {2}write notes\.txt buy milk$/m,
+    );
+    expect(shown.stdout).toMatch(/started {2}write_file toolu_\w+ \(mutating\)/);
+    expect(shown.stdout).toMatch(/PostToolsHookCompleted {2}committed/);
+    expect(shown.stdout).toMatch(/started {2}read_file toolu_\w+ \(read-only\)/);
+
+    const missing = await runCli(['sessions', 'show', 'nope', '--workspace', workspace]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`there is no session 'nope' in ${database}`);
+
+    const unknownRm = await runCli(['sessions', 'rm', 'nope', '--workspace', workspace]);
+    expect(unknownRm.code).toBe(1);
+    expect(unknownRm.stderr).toContain(`there is no session 'nope' in ${database}`);
+
+    const removed = await runCli(['sessions', 'rm', 'notes', '--workspace', workspace]);
+    expect(removed.stdout).toContain(`removed session notes from ${database}`);
+    expect((await runCli(['sessions', 'list', '--workspace', workspace])).stdout).toContain(
+      `no sessions in ${database}`,
+    );
+  });
+
+  it('resumes a session whose process was killed with SIGKILL while a command ran: the command is reported interrupted, never run again', async ({
+    onTestFinished,
+  }) => {
+    const workspace = await gitWorkspace(onTestFinished);
+    const run = ['run', '--workspace', workspace, '--session', 'build'];
+    const command = 'echo once >> runs.txt && sleep 4';
+    const first = await startCli(run);
+    onTestFinished(() => first.crash());
+    await first.expect('you> ');
+    first.type(`run ${command}`);
+    await first.expect(`allow bash ${JSON.stringify({ command })}?`);
+    first.type('y');
+    // The command has started: its start was stored before it ran.
+    await waitForFile(join(workspace, 'runs.txt'));
+    first.crash();
+    expect((await first.exited).signal).toBe('SIGKILL');
+
+    const second = await runCli(run, ['/quit']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('session build · resumed from');
+    expect(second.stdout).toContain('it stopped in ExecutingTools; resuming it:');
+    expect(second.stdout).toContain(
+      `  interrupted  bash ${JSON.stringify({ command })}: the process stopped while this call was running; it may or may not have taken effect`,
+    );
+    // The turn goes on: the model is told, and answers.
+    expect(second.stdout).toContain('offline model> That failed: interrupted: the process stopped');
+    expect(await readFile(join(workspace, 'runs.txt'), 'utf8')).toBe('once\n');
+
+    const store = createSqliteSessionStore({
+      path: join(workspace, '.agent-statechart', 'sessions.db'),
+    });
+    onTestFinished(() => store.close());
+    const entries = await store.entries('build');
+    const types = entries.map((entry) =>
+      entry.kind === 'started' ? 'started' : (entry.data as { type: string }).type,
+    );
+    expect(types.filter((type) => type === 'Resume')).toHaveLength(1);
+    expect(types.at(-1)).not.toBe('ShutdownRequested');
+    const shown = await runCli(['sessions', 'show', 'build', '--workspace', workspace]);
+    expect(shown.stdout).toMatch(/Resume {2}tool calls that had started: toolu_\w+/);
+    expect(shown.stdout).toContain('transcript (4 messages)');
+    const { core } = await openSession(store, 'build', {
+      config: cliChartConfig({ mode: 'default' }),
+      mustExist: true,
+    });
+    expect(core.state).toBe('WaitingForUserInput');
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+  });
+
+  it('refuses a bad session name and --store without --session, before starting anything', async () => {
+    const badName = await runCli(['run', '--session', 'a\u0007b']);
+    expect(badName.code).toBe(1);
+    expect(badName.stderr).toContain('a session id must be 1 to 200 characters');
+    const storeAlone = await runCli(['run', '--store', 'x.db']);
+    expect(storeAlone.code).toBe(1);
+    expect(storeAlone.stderr).toContain('--store names where --session keeps its session');
+  });
+});
