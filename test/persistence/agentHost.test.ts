@@ -51,6 +51,22 @@ async function idle(h: AgentHost, sessionId: string): Promise<void> {
 }
 
 describe('an agent host', () => {
+  it('gives each session the options sessionOptions names for it, over the shared ones', async () => {
+    const h = createAgentHost({
+      store,
+      workspace: directory,
+      autoCommit: false,
+      system: 'shared',
+      anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
+      sessionOptions: (sessionId) => ({ system: `You serve ${sessionId}.` }),
+    });
+    hosts.push(h);
+    await Promise.all([h.send('alice', 'hello'), h.send('bob', 'hi')]);
+    await Promise.all([idle(h, 'alice'), idle(h, 'bob')]);
+    const systems = server.requests.map((request) => request.body.system).sort();
+    expect(systems).toEqual(['You serve alice.', 'You serve bob.']);
+  });
+
   it('loads sessions on their first event and tells listeners which session spoke', async () => {
     const h = host();
     const heard: string[] = [];
