@@ -1,47 +1,54 @@
 /**
  * Batches a model call's streamed deltas so the chart takes one transition per batch instead of
- * one per token. A batch leaves one display frame after its first delta (16 ms by default), or
- * once per turn of the event loop with a window of 0 (`setImmediate`, after the I/O phase). The
- * model sends tokens one per network read, so a tick rarely holds more than one; a frame holds
- * several, and no reader can tell text shown a frame later. Order is kept, and `flush()` runs
- * before the stream's final event, so the chart sees the same text in the same order, only in
- * fewer pieces. What has not left when the call is cancelled was never shown and is dropped.
+ * one per token, with at most one batch per window (16 ms, a display frame, by default). A delta
+ * that arrives after a quiet window goes at once; those that follow within the window wait for
+ * its end and leave together. So a slow stream costs one transition per delta and no timer, a
+ * fast one a transition per frame, and no text is ever more than one window behind the stream.
+ * With a window of 0, deltas leave once per turn of the event loop (`setImmediate`, after the I/O
+ * phase). Order is kept, and `flush()` runs before the stream's final event, so the chart sees the
+ * same text in the same order, only in fewer pieces. What has not left when the call is cancelled
+ * was never shown and is dropped.
  */
 import type { LlmStreamDelta } from '../machine/types.js';
 import { DeltaBatch } from './deltaBatch.js';
 
 /**
- * How the coalescer defers a flush: it is given the flush and returns a cancel function.
+ * How the coalescer defers a flush by `delayMs` (0: the next turn of the event loop); returns a
+ * cancel function.
  *
  * @example
- * const eachTick: FlushScheduler = (flush) => {
- *   const handle = setImmediate(flush);
- *   return () => clearImmediate(handle);
+ * const schedule: FlushScheduler = (flush, delayMs) => {
+ *   const handle = setTimeout(flush, delayMs);
+ *   return () => clearTimeout(handle);
  * };
  */
-export type FlushScheduler = (flush: () => void) => () => void;
+export type FlushScheduler = (flush: () => void, delayMs: number) => () => void;
 
 /** The default window: one display frame. */
 export const DEFAULT_DELTA_WINDOW_MS = 16;
 
+const timers: FlushScheduler = (flush, delayMs) => {
+  if (delayMs <= 0) {
+    const handle = setImmediate(flush);
+    return () => clearImmediate(handle);
+  }
+  const handle = setTimeout(flush, delayMs);
+  return () => clearTimeout(handle);
+};
+
 /**
- * A scheduler that flushes `windowMs` after a batch's first delta, or on the next turn of the
- * event loop when `windowMs` is 0.
+ * Options of a {@link DeltaCoalescer}.
  *
  * @example
- * const coalescer = new DeltaCoalescer(send, afterWindow(50));
+ * const options: DeltaCoalescerOptions = { windowMs: 50 };
  */
-export function afterWindow(windowMs: number): FlushScheduler {
-  if (windowMs <= 0) {
-    return (flush) => {
-      const handle = setImmediate(flush);
-      return () => clearImmediate(handle);
-    };
-  }
-  return (flush) => {
-    const handle = setTimeout(flush, windowMs);
-    return () => clearTimeout(handle);
-  };
+export interface DeltaCoalescerOptions {
+  /** At most one batch per this many milliseconds (default 16); 0: one per event-loop tick. */
+  windowMs?: number;
+  /** Defers flushes (default: `setTimeout`, or `setImmediate` for 0). */
+  schedule?: FlushScheduler;
+  /** The clock windows are measured with (default `Date.now`). */
+  now?: () => number;
 }
 
 /**
@@ -49,41 +56,64 @@ export function afterWindow(windowMs: number): FlushScheduler {
  *
  * @example
  * const coalescer = new DeltaCoalescer((event) => sendBack(event));
- * coalescer.push({ type: 'LlmTextDelta', content: 'Hel' });
+ * coalescer.push({ type: 'LlmTextDelta', content: 'Hel' }); // sent at once
  * coalescer.push({ type: 'LlmTextDelta', content: 'lo' });
- * // a frame later: sendBack({ type: 'LlmTextDelta', content: 'Hello' })
+ * coalescer.push({ type: 'LlmTextDelta', content: '!' });
+ * // when the window ends: sendBack({ type: 'LlmTextDelta', content: 'lo!' })
  */
 export class DeltaCoalescer {
   readonly #batch = new DeltaBatch();
   readonly #send: (event: LlmStreamDelta) => void;
+  readonly #windowMs: number;
   readonly #schedule: FlushScheduler;
+  readonly #now: () => number;
+  #pending = false;
   #cancel: (() => void) | null = null;
+  /** Before this time a delta waits for the window's end; from it on, one goes at once. */
+  #windowEnd = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    send: (event: LlmStreamDelta) => void,
-    schedule: FlushScheduler = afterWindow(DEFAULT_DELTA_WINDOW_MS),
-  ) {
+  constructor(send: (event: LlmStreamDelta) => void, options: DeltaCoalescerOptions = {}) {
     this.#send = send;
-    this.#schedule = schedule;
+    this.#windowMs = Math.max(0, options.windowMs ?? DEFAULT_DELTA_WINDOW_MS);
+    this.#schedule = options.schedule ?? timers;
+    this.#now = options.now ?? Date.now;
   }
 
-  /** Adds one delta; it leaves with the next batch. */
+  /** Adds one delta; it leaves at once after a quiet window, else with the window's batch. */
   push(event: LlmStreamDelta): void {
+    if (this.#windowMs > 0 && !this.#pending) {
+      const now = this.#now();
+      if (now >= this.#windowEnd) {
+        this.#windowEnd = now + this.#windowMs;
+        this.#send(event);
+        return;
+      }
+    }
     this.#batch.push(event);
-    this.#cancel ??= this.#schedule(() => this.flush());
+    if (this.#pending) return;
+    this.#pending = true;
+    // Clamped, so a clock set back cannot hold text longer than one window.
+    const delay =
+      this.#windowMs > 0 ? Math.min(this.#windowMs, Math.max(0, this.#windowEnd - this.#now())) : 0;
+    this.#cancel = this.#schedule(() => this.flush(), delay);
   }
 
   /** Sends whatever is pending now (call it before the final event of a stream). */
   flush(): void {
     this.#cancel?.();
     this.#cancel = null;
-    for (const event of this.#batch.drain()) this.#send(event);
+    this.#pending = false;
+    const events = this.#batch.drain();
+    if (events.length === 0) return;
+    if (this.#windowMs > 0) this.#windowEnd = this.#now() + this.#windowMs;
+    for (const event of events) this.#send(event);
   }
 
   /** Drops whatever is pending (the stream was cancelled). */
   discard(): void {
     this.#cancel?.();
     this.#cancel = null;
+    this.#pending = false;
     this.#batch.clear();
   }
 }

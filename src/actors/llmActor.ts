@@ -9,7 +9,7 @@ import { type EventObject, fromCallback } from 'xstate';
 import type { BeforeEffect, LlmActorInput } from '../machine/actorInputs.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
-import { afterWindow, DEFAULT_DELTA_WINDOW_MS, DeltaCoalescer } from './deltaCoalescer.js';
+import { DEFAULT_DELTA_WINDOW_MS, DeltaCoalescer } from './deltaCoalescer.js';
 import type { InFlightWork } from './inFlightWork.js';
 import { streamLlmResponse } from './llm/streamLlmResponse.js';
 
@@ -32,8 +32,8 @@ export interface LlmActorOptions {
    */
   coalesceDeltas?: boolean;
   /**
-   * How long a batch of deltas waits for more before it goes to the chart, in milliseconds
-   * (default 16, one display frame; 0: once per turn of the event loop).
+   * At most one batch of deltas goes to the chart per this many milliseconds (default 16, one
+   * display frame; a delta after a quiet window goes at once); 0: once per turn of the event loop.
    */
   deltaWindowMs?: number;
   /** No stream event for this long is a `timeout` error (default 5 minutes). */
@@ -67,7 +67,7 @@ export function createLlmActor(options: LlmActorOptions) {
     const coalescer =
       options.coalesceDeltas === false
         ? null
-        : new DeltaCoalescer(send, afterWindow(options.deltaWindowMs ?? DEFAULT_DELTA_WINDOW_MS));
+        : new DeltaCoalescer(send, { windowMs: options.deltaWindowMs ?? DEFAULT_DELTA_WINDOW_MS });
 
     const work = (async () => {
       try {

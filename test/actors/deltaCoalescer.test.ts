@@ -1,10 +1,6 @@
 /** The coalescer between a model stream and the chart: fewer events, same text, same order. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  afterWindow,
-  DeltaCoalescer,
-  type FlushScheduler,
-} from '../../src/actors/deltaCoalescer.js';
+import { DeltaCoalescer, type FlushScheduler } from '../../src/actors/deltaCoalescer.js';
 import { AgentCore, type LlmTextDeltaEvent, type LlmToolCallDeltaEvent } from '../../src/index.js';
 
 type Delta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
@@ -44,7 +40,10 @@ describe('DeltaCoalescer', () => {
   it('sends one batch per tick, in order, and schedules once per batch', () => {
     const sent: Delta[] = [];
     const ticks = manual();
-    const coalescer = new DeltaCoalescer((event) => sent.push(event), ticks.schedule);
+    const coalescer = new DeltaCoalescer((event) => sent.push(event), {
+      windowMs: 0,
+      schedule: ticks.schedule,
+    });
     for (const piece of ['Hel', 'lo', ', ', 'world']) coalescer.push(text(piece));
     expect(sent).toEqual([]);
     expect(ticks.scheduled).toBe(1);
@@ -58,7 +57,10 @@ describe('DeltaCoalescer', () => {
 
   it('keeps the order across kinds and calls', () => {
     const sent: Delta[] = [];
-    const coalescer = new DeltaCoalescer((event) => sent.push(event), manual().schedule);
+    const coalescer = new DeltaCoalescer((event) => sent.push(event), {
+      windowMs: 0,
+      schedule: manual().schedule,
+    });
     coalescer.push(text('Let me look.'));
     coalescer.push(tool('t1', '{"comm'));
     coalescer.push(tool('t1', 'and":"ls"}'));
@@ -76,7 +78,10 @@ describe('DeltaCoalescer', () => {
   it('drops what is pending on discard, and a cancelled tick sends nothing', () => {
     const sent: Delta[] = [];
     const ticks = manual();
-    const coalescer = new DeltaCoalescer((event) => sent.push(event), ticks.schedule);
+    const coalescer = new DeltaCoalescer((event) => sent.push(event), {
+      windowMs: 0,
+      schedule: ticks.schedule,
+    });
     coalescer.push(text('never seen'));
     coalescer.discard();
     ticks.tick();
@@ -101,11 +106,14 @@ describe('DeltaCoalescer', () => {
     for (const piece of pieces) oneByOne.handleEvent(piece);
     const batched = start();
     const displayed: string[] = [];
-    const coalescer = new DeltaCoalescer((event) => {
-      for (const action of batched.handleEvent(event)) {
-        if (action.type === 'DisplayMessage') displayed.push(action.text);
-      }
-    }, manual().schedule);
+    const coalescer = new DeltaCoalescer(
+      (event) => {
+        for (const action of batched.handleEvent(event)) {
+          if (action.type === 'DisplayMessage') displayed.push(action.text);
+        }
+      },
+      { windowMs: 0, schedule: manual().schedule },
+    );
     for (const piece of pieces) coalescer.push(piece);
     coalescer.flush();
     expect(batched.context).toEqual(oneByOne.context);
@@ -117,7 +125,7 @@ describe('DeltaCoalescer', () => {
       vi.useRealTimers();
     });
 
-    it('sends a batch one frame after its first delta, whatever arrives in between', () => {
+    it('sends a delta after a quiet frame at once, and what follows within the frame at its end', () => {
       vi.useFakeTimers();
       const sent: Array<{ at: number; event: Delta }> = [];
       const coalescer = new DeltaCoalescer((event) => sent.push({ at: Date.now(), event }));
@@ -128,19 +136,28 @@ describe('DeltaCoalescer', () => {
       vi.advanceTimersByTime(5);
       coalescer.push(text('c'));
       vi.advanceTimersByTime(5);
-      expect(sent).toEqual([]);
+      expect(sent).toEqual([{ at: start, event: text('a') }]);
       vi.advanceTimersByTime(1);
       coalescer.push(text('d'));
       vi.advanceTimersByTime(16);
+      // A slow stream: every delta at once, no timer.
+      vi.advanceTimersByTime(100);
+      coalescer.push(text('e'));
+      vi.advanceTimersByTime(40);
+      coalescer.push(text('f'));
       expect(sent).toEqual([
-        { at: start + 16, event: text('abc') },
+        { at: start, event: text('a') },
+        { at: start + 16, event: text('bc') },
         { at: start + 32, event: text('d') },
+        { at: start + 132, event: text('e') },
+        { at: start + 172, event: text('f') },
       ]);
+      expect(vi.getTimerCount()).toBe(0);
     });
 
     it('sends once per turn of the event loop with a window of 0', async () => {
       const sent: Delta[] = [];
-      const coalescer = new DeltaCoalescer((event) => sent.push(event), afterWindow(0));
+      const coalescer = new DeltaCoalescer((event) => sent.push(event), { windowMs: 0 });
       coalescer.push(text('a'));
       coalescer.push(text('b'));
       await new Promise((resolve) => setImmediate(resolve));

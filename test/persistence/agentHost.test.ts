@@ -69,13 +69,14 @@ describe('an agent host', () => {
 
   it('loads sessions on their first event and tells listeners which session spoke', async () => {
     const h = host();
-    const heard: string[] = [];
-    h.on('text', ({ sessionId, text }) => heard.push(`${sessionId}: ${text}`));
+    const heard = new Map<string, string>();
+    h.on('text', ({ sessionId, text }) =>
+      heard.set(sessionId, (heard.get(sessionId) ?? '') + text),
+    );
     await Promise.all([h.send('alice', 'hello'), h.send('bob', 'hi')]);
     await Promise.all([idle(h, 'alice'), idle(h, 'bob')]);
     expect(h.live().sort()).toEqual(['alice', 'bob']);
-    expect(heard.join('\n')).toMatch(/alice: you said: hello/);
-    expect(heard.join('\n')).toMatch(/bob: you said: hi/);
+    expect(Object.fromEntries(heard)).toEqual({ alice: 'you said: hello', bob: 'you said: hi' });
   });
 
   it('drops idle sessions from memory, and their next event loads them where they were', async () => {
