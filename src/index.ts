@@ -159,3 +159,14 @@ export {
   DEFAULT_SANDBOX_DENY_READ,
   type SandboxOptions,
 } from './actors/tools/sandbox/sandboxOptions.js';
+
+// Session stores.
+export {
+  createPostgresSessionStore,
+  type PostgresSessionStoreOptions,
+} from './persistence/postgresSessionStore.js';
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryResult,
+} from './persistence/postgresPool.js';

@@ -147,7 +147,7 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
       const lost = outcomes.filter((outcome) => outcome.status === 'rejected');
       expect(won).toHaveLength(1);
       for (const outcome of lost) {
-        expect((outcome).reason).toMatchObject({
+        expect(outcome.reason).toMatchObject({
           code: 'SESSION_CONFLICT',
         });
       }

@@ -8,7 +8,10 @@ import { findPostgres, POSTGRES_HINT, type PostgresInstallation } from './findPo
 import { isCi } from './isCi.js';
 
 /** The files whose tests start a PostgreSQL server, named in the skip line. */
-export const POSTGRES_TEST_FILES = ['test/support/postgresServer.test.ts'];
+export const POSTGRES_TEST_FILES = [
+  'test/support/postgresServer.test.ts',
+  'test/persistence/postgresSessionStore.test.ts',
+];
 
 declare module 'vitest' {
   export interface ProvidedContext {
