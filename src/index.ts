@@ -27,6 +27,8 @@ export type { InspectorOption } from './agent/inspectorOption.js';
 
 // The chart and pure mode.
 export type {
+  BeforeEffect,
+  EffectStart,
   LlmActorInput,
   PostToolsHookInput,
   RetryTimerInput,
@@ -106,6 +108,38 @@ export {
 } from './machine/types.js';
 export { validateEvent } from './machine/validateEvent.js';
 
+// Durable sessions.
+export { CHART_VERSION } from './persistence/chartVersion.js';
+export {
+  createMemorySessionStore,
+  type MemorySessionStoreOptions,
+} from './persistence/memorySessionStore.js';
+export { type OpenSessionOptions } from './persistence/openSession.js';
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryResult,
+} from './persistence/postgresPool.js';
+export {
+  createPostgresSessionStore,
+  type PostgresSessionStoreOptions,
+} from './persistence/postgresSessionStore.js';
+export { SessionCore } from './persistence/sessionCore.js';
+export type {
+  Checkpoint,
+  SessionHeader,
+  SessionStore,
+  SessionSummary,
+  SessionWrite,
+  StoredEntry,
+  StoredSession,
+  TranscriptRecord,
+} from './persistence/sessionStore.js';
+export {
+  createSqliteSessionStore,
+  type SqliteSessionStoreOptions,
+} from './persistence/sqliteSessionStore.js';
+
 // The invoked actors, and the I/O they run for pure-mode callers.
 export { createLlmActor, type LlmActorOptions } from './actors/llmActor.js';
 export { createToolActor, type ToolActorOptions } from './actors/toolActor.js';
@@ -159,14 +193,3 @@ export {
   DEFAULT_SANDBOX_DENY_READ,
   type SandboxOptions,
 } from './actors/tools/sandbox/sandboxOptions.js';
-
-// Session stores.
-export {
-  createPostgresSessionStore,
-  type PostgresSessionStoreOptions,
-} from './persistence/postgresSessionStore.js';
-export type {
-  PostgresPool,
-  PostgresPoolClient,
-  PostgresQueryResult,
-} from './persistence/postgresPool.js';

@@ -6,7 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { type EventObject, fromCallback } from 'xstate';
-import type { LlmActorInput } from '../machine/actorInputs.js';
+import type { BeforeEffect, LlmActorInput } from '../machine/actorInputs.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
 import { DeltaCoalescer } from './deltaCoalescer.js';
@@ -35,6 +35,8 @@ export interface LlmActorOptions {
   idleTimeoutMs?: number;
   /** Where the actor registers its request, so a graceful shutdown can wait for it. */
   inFlight?: InFlightWork;
+  /** Awaited before the request is sent (a durable session records the call first). */
+  beforeStart?: BeforeEffect;
 }
 
 /**
@@ -60,6 +62,16 @@ export function createLlmActor(options: LlmActorOptions) {
     const coalescer = options.coalesceDeltas === false ? null : new DeltaCoalescer(send);
 
     const work = (async () => {
+      try {
+        await options.beforeStart?.({ effect: 'llm' });
+      } catch (error) {
+        send({
+          type: 'LlmError',
+          error: { kind: 'unknown', message: `not sent: ${errorMessage(error)}` },
+        });
+        return;
+      }
+      if (controller.signal.aborted) return;
       let sdk: Anthropic;
       try {
         sdk = getClient();

@@ -4,8 +4,8 @@
  * goes on; a failure is reported through `onResult`, never thrown.
  */
 import { type EventObject, fromCallback } from 'xstate';
-import type { PostToolsHookInput } from '../machine/actorInputs.js';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import type { BeforeEffect, PostToolsHookInput } from '../machine/actorInputs.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
 import { type GitAutoCommitResult, gitAutoCommit } from './hooks/gitAutoCommit.js';
 import type { InFlightWork } from './inFlightWork.js';
@@ -24,6 +24,8 @@ export interface GitAutoCommitActorOptions {
   onResult?: (result: GitAutoCommitResult) => void;
   /** Where the actor registers its work, so a graceful shutdown can wait for it. */
   inFlight?: InFlightWork;
+  /** Awaited before the hook runs (a durable session records it first). */
+  beforeStart?: BeforeEffect;
 }
 
 /**
@@ -35,12 +37,20 @@ export interface GitAutoCommitActorOptions {
 export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
   return fromCallback<EventObject, PostToolsHookInput>(({ input, sendBack }) => {
     const controller = new AbortController();
-    const work = gitAutoCommit({
-      workspace: options.workspace,
-      completedTools: input.completedTools,
-      signal: controller.signal,
-      ...(options.isMutating ? { isMutating: options.isMutating } : {}),
-    }).then((result) => {
+    const run = async (): Promise<GitAutoCommitResult> => {
+      try {
+        await options.beforeStart?.({ effect: 'hook' });
+      } catch (error) {
+        return { actionTaken: false, error: `not run: ${errorMessage(error)}` };
+      }
+      return gitAutoCommit({
+        workspace: options.workspace,
+        completedTools: input.completedTools,
+        signal: controller.signal,
+        ...(options.isMutating ? { isMutating: options.isMutating } : {}),
+      });
+    };
+    const work = run().then((result) => {
       if (controller.signal.aborted) return;
       try {
         options.onResult?.(result);

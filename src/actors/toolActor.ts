@@ -5,9 +5,9 @@
  * ended; stopping the actor (a shutdown) aborts it and drops its late result.
  */
 import { type EventObject, fromCallback } from 'xstate';
-import type { ToolActorInput } from '../machine/actorInputs.js';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
-import type { AgentEvent } from '../machine/types.js';
+import type { BeforeEffect, ToolActorInput } from '../machine/actorInputs.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import type { AgentEvent, ToolOutcome } from '../machine/types.js';
 import type { InFlightWork } from './inFlightWork.js';
 import type { ToolRegistry } from './tools/createToolRegistry.js';
 import { runToolCall } from './tools/runToolCall.js';
@@ -26,6 +26,8 @@ export interface ToolActorOptions {
   timeoutMs?: number;
   /** Where the actor registers its call, so a graceful shutdown can wait for it. */
   inFlight?: InFlightWork;
+  /** Awaited before the call starts (a durable session records it first). */
+  beforeStart?: BeforeEffect;
 }
 
 /**
@@ -46,15 +48,30 @@ export function createToolActor(options: ToolActorOptions) {
         controller.abort(new AgentStatechartError('CANCELLED', 'the user interrupted the turn'));
       }
     });
-    const work = runToolCall(options.registry, call, {
-      workspace: options.workspace,
-      signal: controller.signal,
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      onProgress: (progress) => {
-        if (!controller.signal.aborted)
-          sendBack({ type: 'ToolProgress', callId: call.id, progress });
-      },
-    }).then((outcome) => {
+    const run = async (): Promise<ToolOutcome> => {
+      try {
+        await options.beforeStart?.({
+          effect: 'tool',
+          callId: call.id,
+          name: call.name,
+          mutating: options.registry.isMutating(call.name),
+        });
+      } catch (error) {
+        return { status: 'error', error: { message: `not run: ${errorMessage(error)}` } };
+      }
+      if (stopped) return { status: 'error', error: { message: 'cancelled before it started' } };
+      return runToolCall(options.registry, call, {
+        workspace: options.workspace,
+        signal: controller.signal,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        onProgress: (progress) => {
+          if (!controller.signal.aborted) {
+            sendBack({ type: 'ToolProgress', callId: call.id, progress });
+          }
+        },
+      });
+    };
+    const work = run().then((outcome) => {
       if (!stopped)
         sendBack({ type: 'ToolCompleted', callId: call.id, outcome } satisfies AgentEvent);
     });

@@ -34,23 +34,43 @@ export interface ShutdownOptions {
   drain?: boolean;
   /** How long to wait for the turn and for cancelled work to wind down. Default 10 s. */
   timeoutMs?: number;
+  /**
+   * For an agent with a session store: end the session itself (the chart's `ShutdownRequested` is
+   * recorded, and the session is over). Default false: only this process stops driving it, and an
+   * agent created again on the session goes on where it stopped.
+   */
+  endSession?: boolean;
 }
 
-/** What `createAgent` hands the handle. */
-export interface AgentParts {
-  actor: Actor<AgentMachine>;
+/** What the handle keeps from the start, whether its chart is running yet or not. */
+export interface AgentShell {
   hub: NotificationHub;
   inFlight: InFlightWork;
   inspector: InspectorServer | undefined;
   /** Called on shutdown: closes an inspector page started for this agent alone. */
   releaseInspector: () => Promise<void>;
+  /** The stored session this agent runs, when it runs one. */
+  sessionId: string | undefined;
+}
+
+/** The running chart, handed over once it exists (at once, or once a stored session is open). */
+export interface AgentParts {
+  actor: Actor<AgentMachine>;
   /** Switches on the notifications read off microsteps (`state`, `toolEnd`). */
   followMicrosteps: () => void;
+  /** Sent right after the chart starts: a restored session's `Resume`. */
+  firstEvent?: AgentEvent;
+  /** Resolves once everything recorded so far is stored (a durable session). */
+  recorded?: () => Promise<void>;
 }
 
 /**
  * An agent running in actor mode. Everything it does is observable through `on`; nothing it does
  * can throw into the host or leave an unhandled rejection behind.
+ *
+ * An agent with a session store opens its session first: `ready` resolves once it has (what is
+ * sent meanwhile is delivered then, in order), and `actor`, `state`, `context` and `snapshot()`
+ * are available from then on.
  *
  * @example
  * const agent = createAgent({ workspace: process.cwd() });
@@ -60,33 +80,61 @@ export interface AgentParts {
  * await agent.shutdown();
  */
 export class Agent {
-  /** The underlying XState actor, for `subscribe`, `getSnapshot` and inspection. */
-  readonly actor: Actor<AgentMachine>;
   /** The inspector page showing this agent, when `createAgent({ inspector })` asked for one. */
   readonly inspector: InspectorServer | undefined;
+  /** The stored session this agent runs, when it was created with a store. */
+  readonly sessionId: string | undefined;
+  /**
+   * Resolves once the chart runs: at once, or, with a session store, once the session is open.
+   * Rejects if the session cannot be opened (the reason is also an `error` notification).
+   */
+  readonly ready: Promise<void>;
   readonly #hub: NotificationHub;
   readonly #inFlight: InFlightWork;
-  readonly #followMicrosteps: () => void;
   readonly #releaseInspector: () => Promise<void>;
+  #parts: AgentParts | undefined;
+  /** Events sent before the chart runs, delivered in order once it does. */
+  #early: AgentEvent[] = [];
+  #followsMicrosteps = false;
+  #openFailure: unknown = undefined;
   #failure: unknown = undefined;
 
   /** @internal Use `createAgent`. */
-  constructor(parts: AgentParts) {
-    this.actor = parts.actor;
-    this.inspector = parts.inspector;
-    this.#hub = parts.hub;
-    this.#inFlight = parts.inFlight;
-    this.#followMicrosteps = parts.followMicrosteps;
-    this.#releaseInspector = parts.releaseInspector;
-    this.actor.subscribe({
-      error: (error) => {
-        this.#failure = error;
-        this.#hub.emit('error', {
-          message: `the agent stopped on an internal error: ${errorMessage(error)}`,
-          source: 'agent',
-        });
-      },
-    });
+  constructor(shell: AgentShell, parts: AgentParts | Promise<AgentParts>) {
+    this.inspector = shell.inspector;
+    this.sessionId = shell.sessionId;
+    this.#hub = shell.hub;
+    this.#inFlight = shell.inFlight;
+    this.#releaseInspector = shell.releaseInspector;
+    if (parts instanceof Promise) {
+      this.ready = parts.then(
+        (running) => this.#attach(running),
+        (error: unknown) => {
+          this.#openFailure = error;
+          this.#hub.emit('error', {
+            message: `the session could not be opened: ${errorMessage(error)}`,
+            source: 'agent',
+          });
+          throw error;
+        },
+      );
+      // Awaiting `ready` is optional: a failure is reported as a notification either way.
+      this.ready.catch(() => undefined);
+    } else {
+      this.#attach(parts);
+      this.ready = Promise.resolve();
+    }
+  }
+
+  /** The underlying XState actor, for `subscribe`, `getSnapshot` and inspection. */
+  get actor(): Actor<AgentMachine> {
+    if (this.#parts === undefined) {
+      throw new AgentStatechartError(
+        'AGENT_NOT_READY',
+        'the agent is still opening its session; await agent.ready first',
+      );
+    }
+    return this.#parts.actor;
   }
 
   /** The current top-level state. */
@@ -101,7 +149,6 @@ export class Agent {
   get context(): AgentContext {
     return this.actor.getSnapshot().context;
   }
-
   /**
    * Sends the user's message. During a turn it is queued and starts the next one.
    *
@@ -165,7 +212,18 @@ export class Agent {
   dispatch(event: AgentEvent): void {
     const problem = validateEvent(event);
     if (problem !== null) return this.#diagnose('MALFORMED_EVENT', problem, event);
-    const snapshot = this.actor.getSnapshot();
+    if (this.#parts === undefined) {
+      if (this.#openFailure === undefined) {
+        this.#early.push(event);
+        return;
+      }
+      return this.#diagnose(
+        'AGENT_STOPPED',
+        `${event.type} ignored: the session could not be opened (${errorMessage(this.#openFailure)})`,
+        event,
+      );
+    }
+    const snapshot = this.#parts.actor.getSnapshot();
     if (snapshot.status !== 'active') {
       return this.#diagnose('AGENT_STOPPED', `${event.type} ignored: the agent has stopped`, event);
     }
@@ -176,7 +234,7 @@ export class Agent {
         event,
       );
     }
-    this.actor.send(event);
+    this.#parts.actor.send(event);
   }
 
   /**
@@ -186,7 +244,10 @@ export class Agent {
    * const stop = agent.on('state', ({ state }) => console.log('→', state));
    */
   on<Name extends AgentNotificationName>(name: Name, listener: AgentListener<Name>): () => void {
-    if (name === 'state' || name === 'toolEnd') this.#followMicrosteps();
+    if ((name === 'state' || name === 'toolEnd') && !this.#followsMicrosteps) {
+      this.#followsMicrosteps = true;
+      this.#parts?.followMicrosteps();
+    }
     return this.#hub.on(name, listener);
   }
 
@@ -198,11 +259,13 @@ export class Agent {
    * agent.send('hi');
    * await agent.waitUntilIdle({ timeoutMs: 60_000 });
    */
-  waitUntilIdle(options: { timeoutMs?: number } = {}): Promise<void> {
+  async waitUntilIdle(options: { timeoutMs?: number } = {}): Promise<void> {
+    await this.ready;
+    const actor = this.actor;
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const check = (): boolean => {
-        const snapshot = this.actor.getSnapshot();
+        const snapshot = actor.getSnapshot();
         if (this.#failure !== undefined || snapshot.status === 'error') {
           const cause = this.#failure ?? snapshot.error;
           reject(
@@ -214,7 +277,9 @@ export class Agent {
         }
         const idle =
           snapshot.status !== 'active' ||
-          (snapshot.value === 'WaitingForUserInput' && snapshot.context.queue.length === 0);
+          (snapshot.value === 'WaitingForUserInput' &&
+            snapshot.context.queue.length === 0 &&
+            snapshot.context.toolRuns.every((run) => run.status === 'done'));
         if (idle) resolve();
         return idle;
       };
@@ -223,7 +288,7 @@ export class Agent {
         clearTimeout(timer);
         subscription.unsubscribe();
       };
-      const subscription = this.actor.subscribe({
+      const subscription = actor.subscribe({
         next: () => {
           if (check()) finish();
         },
@@ -242,7 +307,7 @@ export class Agent {
           reject(
             new AgentStatechartError(
               'TIMED_OUT',
-              `the agent was not idle after ${options.timeoutMs} ms (state ${this.state})`,
+              `the agent was not idle after ${options.timeoutMs} ms (state ${actor.getSnapshot().value})`,
             ),
           );
         }, options.timeoutMs);
@@ -251,9 +316,24 @@ export class Agent {
   }
 
   /**
+   * Resolves once everything the agent has recorded so far is in its session store (at once for
+   * an agent without one); rejects if the store failed.
+   *
+   * @example
+   * agent.send('Deploy it');
+   * await agent.recorded(); // the message is stored: acknowledge it
+   */
+  async recorded(): Promise<void> {
+    await this.ready;
+    await this.#parts?.recorded?.();
+  }
+
+  /**
    * Stops the agent. By default it cancels in-flight work at once (open tool calls are answered
    * as cancelled, so the transcript stays valid); with `drain` it lets the turn finish first.
-   * Resolves once cancelled work has wound down.
+   * Resolves once cancelled work has wound down. An agent with a session store keeps its session
+   * open unless `endSession` says otherwise: work it cancels is resumed by the next agent on the
+   * session, as after a crash.
    *
    * @example
    * await agent.shutdown({ drain: true });
@@ -261,14 +341,27 @@ export class Agent {
   async shutdown(options: ShutdownOptions = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? 10_000;
     const started = Date.now();
+    const opened = await this.ready.then(
+      () => true,
+      () => false,
+    );
+    if (!opened) {
+      await this.#releaseInspector();
+      return;
+    }
     if (options.drain) {
       await this.waitUntilIdle({ timeoutMs }).catch(() => undefined);
     }
-    if (this.actor.getSnapshot().status === 'active') {
+    const keepsSession = this.sessionId !== undefined && options.endSession !== true;
+    if (!keepsSession && this.actor.getSnapshot().status === 'active') {
       this.actor.send({ type: 'ShutdownRequested' });
     }
+    // A kept session's in-flight work is cancelled by stopping the chart's actors.
+    if (keepsSession) this.actor.stop();
     await this.#inFlight.settled(Math.max(0, timeoutMs - (Date.now() - started)));
     this.actor.stop();
+    // What the shutdown recorded is stored before the agent says it stopped.
+    await this.#parts?.recorded?.().catch(() => undefined);
     await this.#releaseInspector();
   }
 
@@ -284,7 +377,27 @@ export class Agent {
   }
 
   #diagnose(code: AgentDiagnosticCode, message: string, event: unknown): void {
-    const diagnostic: AgentDiagnostic = { code, message, state: this.state, event };
+    const state = this.#parts?.actor.getSnapshot().value ?? 'WaitingForUserInput';
+    const diagnostic: AgentDiagnostic = { code, message, state, event };
     this.#hub.emit('diagnostic', diagnostic);
+  }
+
+  #attach(parts: AgentParts): void {
+    this.#parts = parts;
+    parts.actor.subscribe({
+      error: (error) => {
+        this.#failure = error;
+        this.#hub.emit('error', {
+          message: `the agent stopped on an internal error: ${errorMessage(error)}`,
+          source: 'agent',
+        });
+      },
+    });
+    if (this.#followsMicrosteps) parts.followMicrosteps();
+    parts.actor.start();
+    if (parts.firstEvent !== undefined) this.dispatch(parts.firstEvent);
+    const early = this.#early;
+    this.#early = [];
+    for (const event of early) this.dispatch(event);
   }
 }

@@ -6,6 +6,7 @@
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import type { AnyActorLogic } from 'xstate';
 import type { InFlightWork } from '../actors/inFlightWork.js';
+import type { BeforeEffect } from '../machine/actorInputs.js';
 import { createLlmActor } from '../actors/llmActor.js';
 import { createGitAutoCommitActor, noPostToolsHook } from '../actors/postToolsHookActor.js';
 import { createRetryTimerActor, createToolGraceTimerActor } from '../actors/timerActors.js';
@@ -39,6 +40,8 @@ export interface AgentActorSettings {
   autoCommit: boolean | undefined;
   toolTimeoutMs: number | undefined;
   retryDelayScale: number | undefined;
+  /** Awaited before each side effect starts (a durable session records it first). */
+  beforeStart?: BeforeEffect;
 }
 
 /**
@@ -52,14 +55,16 @@ export function agentActors(
   settings: AgentActorSettings,
 ): Required<AgentActors> {
   const { workspace, registry, inFlight, hub } = settings;
+  const gate = settings.beforeStart === undefined ? {} : { beforeStart: settings.beforeStart };
   return {
-    llm: given?.llm ?? createLlmActor({ client: clientFor(settings.anthropic), inFlight }),
+    llm: given?.llm ?? createLlmActor({ client: clientFor(settings.anthropic), inFlight, ...gate }),
     tool:
       given?.tool ??
       createToolActor({
         registry,
         workspace,
         inFlight,
+        ...gate,
         ...(settings.toolTimeoutMs === undefined ? {} : { timeoutMs: settings.toolTimeoutMs }),
       }),
     postToolsHook:
@@ -69,6 +74,7 @@ export function agentActors(
         : createGitAutoCommitActor({
             workspace,
             inFlight,
+            ...gate,
             isMutating: (name) => registry.isMutating(name),
             onResult: (result) => {
               if (result.commit) hub.emit('commit', result.commit);

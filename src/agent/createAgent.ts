@@ -9,10 +9,15 @@ import { InFlightWork } from '../actors/inFlightWork.js';
 import { createBuiltinTools } from '../actors/tools/builtins/createBuiltinTools.js';
 import { createToolRegistry, type ToolRegistry } from '../actors/tools/createToolRegistry.js';
 import type { Tool } from '../actors/tools/defineTool.js';
+import type { EffectStart } from '../machine/actorInputs.js';
+import { restoreMachineSnapshot } from '../machine/agentCore.js';
 import { agentMachine } from '../machine/agentMachine.js';
-import { errorMessage } from '../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import { type OpenedSession, openSession } from '../persistence/openSession.js';
+import { recordActor } from '../persistence/recordActor.js';
+import type { SessionStore } from '../persistence/sessionStore.js';
 import type { AgentConfig, Message } from '../machine/types.js';
-import { Agent } from './agent.js';
+import { Agent, type AgentParts } from './agent.js';
 import { type AgentActors, agentActors } from './agentActors.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
 import { attachInspector, type InspectorOption } from './inspectorOption.js';
@@ -47,6 +52,16 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
   retryDelayScale?: number;
   /** Start from an existing transcript (copied: the agent never keeps your array). */
   messages?: Message[];
+  /**
+   * Keep the session in this store: every step is recorded, and an agent created again with the
+   * same `sessionId` (after a restart, or a crash) goes on where it stopped. See
+   * `createSqliteSessionStore`.
+   */
+  store?: SessionStore;
+  /** The session to create or resume in `store`. */
+  sessionId?: string;
+  /** Kept with a session created now (a title, an owner). */
+  sessionMetadata?: Record<string, unknown>;
   /** Replace any of the invoked actors. */
   actors?: AgentActors;
   /** An XState inspection observer (for example Stately's inspector). */
@@ -75,24 +90,14 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
  * await agent.shutdown();
  */
 export function createAgent(options: CreateAgentOptions = {}): Agent {
+  checkSessionOptions(options);
   const workspace = options.workspace ?? process.cwd();
   const registry = createToolRegistry(options.tools ?? createBuiltinTools());
+  const config = chartConfig(options, registry);
   const inFlight = new InFlightWork();
   const hub = new NotificationHub((error) => {
     // An `error` listener that throws has nowhere left to report to but the console.
     console.error('agent-statechart: an error listener threw', error);
-  });
-  const machine = agentMachine.provide({
-    actors: agentActors(options.actors, {
-      workspace,
-      registry,
-      inFlight,
-      hub,
-      anthropic: options.anthropic,
-      autoCommit: options.autoCommit,
-      toolTimeoutMs: options.toolTimeoutMs,
-      retryDelayScale: options.retryDelayScale,
-    }),
   });
   const inspector =
     options.inspector === undefined
@@ -104,38 +109,103 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
           }),
         );
 
-  // Inspection is switched on from the start only when something watches the chart; a `state`
-  // or `toolEnd` listener switches it on later.
-  const userInspect = options.inspect;
-  let notifyMicrosteps: ((event: InspectionEvent) => void) | undefined;
-  const observe = (event: InspectionEvent) => {
-    notifyMicrosteps?.(event);
-    inspector?.record(event);
-    if (typeof userInspect === 'function') userInspect(event);
-    else userInspect?.next?.(event);
-  };
-  const watched = userInspect !== undefined || inspector !== undefined;
+  // The closure below reads locals, never `options`: it lives as long as the agent, and must not
+  // keep the caller's initial messages alive.
   const messages = options.messages?.slice();
-  const actor = createActor(machine, {
-    input: { config: chartConfig(options, registry), ...(messages ? { messages } : {}) },
-    ...(watched ? { inspect: observe } : {}),
-  });
-  const followMicrosteps = () => {
-    if (notifyMicrosteps !== undefined) return;
-    notifyMicrosteps = microstepNotifier(hub, actor, actor.getSnapshot());
-    if (!watched) actor.system.inspect(observe);
+  const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
+
+  /** The running chart: a new one, or a stored session's, restored. */
+  const start = (session?: OpenedSession): AgentParts => {
+    const log = session?.log;
+    const machine = agentMachine.provide({
+      actors: agentActors(actors, {
+        workspace,
+        registry,
+        inFlight,
+        hub,
+        anthropic,
+        autoCommit,
+        toolTimeoutMs,
+        retryDelayScale,
+        ...(log ? { beforeStart: (effect: EffectStart) => log.started(effect) } : {}),
+      }),
+    });
+    // Inspection is switched on from the start only when something watches the chart; a
+    // `state` or `toolEnd` listener switches it on later.
+    const userInspect = inspect;
+    let record: ((event: InspectionEvent) => void) | undefined;
+    let notifyMicrosteps: ((event: InspectionEvent) => void) | undefined;
+    const observe = (event: InspectionEvent) => {
+      record?.(event);
+      notifyMicrosteps?.(event);
+      inspector?.record(event);
+      if (typeof userInspect === 'function') userInspect(event);
+      else userInspect?.next?.(event);
+    };
+    const watched = userInspect !== undefined || inspector !== undefined || log !== undefined;
+    const inspection = watched ? { inspect: observe } : {};
+    const actor =
+      session !== undefined && !session.created
+        ? createActor(machine, {
+            input: undefined,
+            snapshot: restoreMachineSnapshot(machine, session.core.snapshot(), config),
+            ...inspection,
+          })
+        : createActor(machine, {
+            input: { config, ...(messages ? { messages } : {}) },
+            ...inspection,
+          });
+    if (log !== undefined) {
+      record = recordActor(log, actor, (error) =>
+        hub.emit('error', {
+          message: `the session could not be recorded, so no further work starts: ${errorMessage(error)}`,
+          source: 'agent',
+        }),
+      );
+    }
+    notifyActions(actor, hub);
+    return {
+      actor,
+      followMicrosteps: () => {
+        if (notifyMicrosteps !== undefined) return;
+        notifyMicrosteps = microstepNotifier(hub, actor, actor.getSnapshot());
+        if (!watched) actor.system.inspect(observe);
+      },
+      ...(session?.resume ? { firstEvent: session.resume } : {}),
+      ...(log ? { recorded: () => log.flushed() } : {}),
+    };
   };
-  notifyActions(actor, hub);
-  const agent = new Agent({
-    actor,
+
+  const shell = {
     hub,
     inFlight,
     inspector: inspector?.server,
     releaseInspector: inspector?.release ?? (() => Promise.resolve()),
-    followMicrosteps,
+    sessionId: options.sessionId,
+  };
+  if (options.store === undefined) return new Agent(shell, start());
+  const opened = openSession(options.store, options.sessionId!, {
+    config,
+    ...(options.sessionMetadata === undefined ? {} : { metadata: options.sessionMetadata }),
   });
-  actor.start();
-  return agent;
+  return new Agent(shell, opened.then(start));
+}
+
+/** A store and a session id go together, and a stored session starts from its own log. */
+function checkSessionOptions(options: CreateAgentOptions): void {
+  const { store, sessionId } = options;
+  if ((store === undefined) !== (sessionId === undefined)) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      'createAgent takes a store and a sessionId together: the store keeps the session, the id names it',
+    );
+  }
+  if (store !== undefined && options.messages !== undefined) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      'createAgent cannot take messages with a store: a stored session starts from its own log (append them as user input instead)',
+    );
+  }
 }
 
 /** The chart's part of the options, with the registry's tools. */

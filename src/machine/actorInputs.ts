@@ -64,3 +64,25 @@ export interface RetryTimerInput {
 export interface ToolGraceTimerInput {
   delayMs: number;
 }
+
+/**
+ * A side effect the chart's actors are about to start: a model call, a tool call (with whether
+ * it may change the workspace) or the post-tools hook. A durable session records it before the
+ * effect starts, so a restart knows what may have happened.
+ *
+ * @example
+ * const start: EffectStart = { effect: 'tool', callId: 'toolu_1', name: 'write_file', mutating: true };
+ */
+export type EffectStart =
+  | { effect: 'llm' }
+  | { effect: 'tool'; callId: string; name: string; mutating: boolean }
+  | { effect: 'hook' };
+
+/**
+ * Called by an actor before it starts its side effect; the effect starts once the promise
+ * resolves, and does not start if it rejects (the actor then answers with an error instead).
+ *
+ * @example
+ * const beforeStart: BeforeEffect = (start) => session.started(start);
+ */
+export type BeforeEffect = (start: EffectStart) => Promise<void>;

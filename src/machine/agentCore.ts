@@ -115,6 +115,22 @@ export function restoreContext(snapshot: AgentSnapshot, config: AgentConfig): Ag
 }
 
 /**
+ * The machine snapshot of a stored agent, for `machine` (the chart, or the chart with its actors
+ * provided): what `createActor(machine, { snapshot })` starts from. Nothing runs until a `Resume`
+ * says what to do again.
+ *
+ * @example
+ * const actor = createActor(machine, { snapshot: restoreMachineSnapshot(machine, stored, config) });
+ */
+export function restoreMachineSnapshot(
+  machine: AgentMachine,
+  snapshot: AgentSnapshot,
+  config: AgentConfig,
+): SnapshotFrom<AgentMachine> {
+  return machine.resolveState({ value: snapshot.state, context: restoreContext(snapshot, config) });
+}
+
+/**
  * Why `value` cannot be restored as an {@link AgentSnapshot}, or `null` when it can.
  *
  * @example
@@ -197,10 +213,7 @@ export class AgentCore {
     const problem = checkSnapshot(snapshot);
     if (problem !== null) throw new AgentStatechartError('INVALID_SNAPSHOT', problem);
     const core = new AgentCore(config, options);
-    core.#snapshot = agentMachine.resolveState({
-      value: snapshot.state,
-      context: restoreContext(snapshot, config),
-    });
+    core.#snapshot = restoreMachineSnapshot(agentMachine, snapshot, config);
     return core;
   }
 

@@ -27,6 +27,7 @@
  * - `SESSION_CORRUPT`: stored data cannot be read (it is reported, never repaired or dropped).
  * - `SESSION_VERSION_MISMATCH`: a session was recorded by another version of the chart.
  * - `STORE_FAILED`: the session store could not be reached or refused a write.
+ * - `AGENT_NOT_READY`: an agent with a session store was read before its session was open.
  *
  * @example
  * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
@@ -56,7 +57,8 @@ export type AgentStatechartErrorCode =
   | 'SESSION_FENCED'
   | 'SESSION_CORRUPT'
   | 'SESSION_VERSION_MISMATCH'
-  | 'STORE_FAILED';
+  | 'STORE_FAILED'
+  | 'AGENT_NOT_READY';
 
 /**
  * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.

@@ -1,0 +1,26 @@
+/**
+ * The fingerprint of the chart a session log was recorded with. A log is replayed through the
+ * chart, event by event, so a chart whose states, transitions, guards or actions changed could
+ * read the same log differently; such a log is refused rather than silently misread.
+ */
+import { createHash } from 'node:crypto';
+import { agentMachine } from '../machine/agentMachine.js';
+
+/** Bumped when what the log stores changes shape, independently of the chart. */
+const LOG_FORMAT = 1;
+
+/**
+ * The current chart's fingerprint, stored in every session's header.
+ *
+ * @example
+ * await store.create({ sessionId, chartVersion: CHART_VERSION, createdAt: Date.now() });
+ */
+export const CHART_VERSION: string = fingerprint();
+
+function fingerprint(): string {
+  const definition = JSON.stringify(agentMachine.definition, (_key, value: unknown) =>
+    typeof value === 'function' ? `function ${value.name}` : value,
+  );
+  const digest = createHash('sha256').update(definition).digest('hex').slice(0, 16);
+  return `${LOG_FORMAT}.${digest}`;
+}

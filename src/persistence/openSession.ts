@@ -1,0 +1,135 @@
+/**
+ * The reading side of a durable session: loads it from a store, checks it was recorded by this
+ * chart, rebuilds the transcript from its records, restores the latest checkpoint and replays the
+ * log since then through pure mode. What comes out is the chart exactly as it last stood, the log
+ * positioned to go on, and the `Resume` that restarts what was in flight.
+ */
+import { AgentCore, type AgentSnapshot, checkSnapshot } from '../machine/agentCore.js';
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import type { AgentConfig, AgentEvent, ResumeEvent } from '../machine/types.js';
+import { CHART_VERSION } from './chartVersion.js';
+import { materializeTranscript, resumeEventFor } from './sessionRecords.js';
+import { SessionLog } from './sessionLog.js';
+import type { SessionHeader, SessionStore } from './sessionStore.js';
+
+/**
+ * Options of {@link openSession}.
+ *
+ * @example
+ * const options: OpenSessionOptions = { config: { maxRetries: 3 }, metadata: { owner: 'alice' } };
+ */
+export interface OpenSessionOptions {
+  /** The chart's configuration (the same as the session was recorded with, or a compatible one). */
+  config?: AgentConfig;
+  /** Kept in the header of a session created now. */
+  metadata?: Record<string, unknown>;
+  /** Claim the session (fence out earlier writers) before going on. Default false. */
+  claim?: boolean;
+  /** The clock for entry times and the time left of a retry backoff. Default `Date.now`. */
+  clock?: () => number;
+  /** Refuse to create a session that does not exist yet. Default false. */
+  mustExist?: boolean;
+}
+
+/**
+ * A session as opened: the chart in pure mode, the log to record into, whether it was created
+ * now, and the `Resume` to feed first when work was in flight (`undefined` at rest).
+ *
+ * @example
+ * const { core, log, resume } = await openSession(store, 'alice-1');
+ */
+export interface OpenedSession {
+  header: SessionHeader;
+  core: AgentCore;
+  log: SessionLog;
+  created: boolean;
+  resume: ResumeEvent | undefined;
+}
+
+/**
+ * Opens a session: creates it when the store has none by that id (unless `mustExist`), else
+ * rebuilds it. Throws `SESSION_VERSION_MISMATCH` for a log another version of the chart recorded,
+ * `SESSION_CORRUPT` for one that cannot be read (nothing is changed either way).
+ *
+ * @example
+ * const { core, log, resume } = await openSession(store, 'alice-1', { config });
+ * if (resume) perform(core.handleEvent(resume)); // and record it: see SessionCore
+ */
+export async function openSession(
+  store: SessionStore,
+  sessionId: string,
+  options: OpenSessionOptions = {},
+): Promise<OpenedSession> {
+  const config = options.config ?? {};
+  const clock = options.clock ?? Date.now;
+  let stored = await store.load(sessionId);
+  let created = false;
+  if (stored === undefined) {
+    if (options.mustExist) {
+      throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
+    }
+    const header: SessionHeader = { sessionId, chartVersion: CHART_VERSION, createdAt: clock() };
+    if (options.metadata !== undefined) header.metadata = options.metadata;
+    await store.create(header).catch((error: unknown) => {
+      // Another process created it meanwhile: open what it created.
+      if ((error as AgentStatechartError).code !== 'SESSION_EXISTS') throw error;
+    });
+    stored = await store.load(sessionId);
+    if (stored === undefined) {
+      throw new AgentStatechartError(
+        'STORE_FAILED',
+        `session '${sessionId}' vanished as it was created`,
+      );
+    }
+    created = stored.head === 0;
+  }
+  const what = `session '${sessionId}'`;
+  if (stored.header.chartVersion !== CHART_VERSION) {
+    throw new AgentStatechartError(
+      'SESSION_VERSION_MISMATCH',
+      `${what} was recorded by another version of the chart (${stored.header.chartVersion}; this one is ${CHART_VERSION}); its log cannot be replayed here — finish it with the version that recorded it, or start a new session`,
+    );
+  }
+  const epoch = options.claim ? await store.claim(sessionId) : undefined;
+  const { checkpoint } = stored;
+  const after = checkpoint?.seq ?? 0;
+  const tail = stored.entries.filter((entry) => entry.seq > after);
+
+  let core: AgentCore;
+  if (checkpoint === undefined) {
+    core = new AgentCore(config);
+  } else {
+    const messages = materializeTranscript(stored.transcript, stored.entries, what);
+    const snapshot = {
+      version: 1,
+      state: checkpoint.state,
+      context: { ...(checkpoint.context as object), messages },
+    } as AgentSnapshot;
+    const problem = checkSnapshot(snapshot);
+    if (problem !== null)
+      throw new AgentStatechartError('SESSION_CORRUPT', `${what}, checkpoint: ${problem}`);
+    core = AgentCore.fromSnapshot(snapshot, config);
+  }
+  const malformed: string[] = [];
+  const stopListening = core.onDiagnostic((diagnostic) => {
+    if (diagnostic.code === 'MALFORMED_EVENT') malformed.push(diagnostic.message);
+  });
+  for (const entry of tail) {
+    if (entry.kind === 'event') core.handleEvent(entry.data as AgentEvent);
+    if (malformed.length > 0) {
+      throw new AgentStatechartError(
+        'SESSION_CORRUPT',
+        `${what}, entry ${entry.seq}: ${malformed[0]}`,
+      );
+    }
+  }
+  stopListening();
+  const log = new SessionLog(
+    store,
+    sessionId,
+    { head: stored.head, tail, checkpointed: checkpoint?.messageCount ?? 0, epoch },
+    clock,
+  );
+  const resume = resumeEventFor(core.state, core.context, tail, clock());
+  return { header: stored.header, core, log, created, resume };
+}

@@ -1,0 +1,126 @@
+/**
+ * Pure mode, durable: `AgentCore` with every event recorded in a session store before its
+ * actions are handed back, side-effect starts recorded before they start, and checkpoints at rest.
+ * What a caller that runs its own loop (a job queue, a durable-execution engine) builds on.
+ */
+import type { AgentCore, AgentDiagnostic } from '../machine/agentCore.js';
+import type { AgentAction, AgentEvent, ResumeEvent } from '../machine/types.js';
+import { type OpenSessionOptions, openSession } from './openSession.js';
+import type { EffectStart } from '../machine/actorInputs.js';
+import { entriesForEvent, shouldCheckpoint } from './sessionRecords.js';
+import type { SessionLog } from './sessionLog.js';
+import type { SessionStore } from './sessionStore.js';
+
+/**
+ * A durable pure-mode session. Feed events through `handleEvent` (which records them), record
+ * each side effect with `started` before starting it, and perform the actions it returns.
+ *
+ * @example
+ * const session = await SessionCore.open(store, 'alice-1', { config });
+ * let actions = session.resume ? await session.handleEvent(session.resume) : [];
+ * actions = await session.handleEvent({ type: 'UserInput', message: { role: 'user', content: 'hi' } });
+ * for (const action of actions) {
+ *   if (action.type === 'SendLlmRequest') {
+ *     await session.started({ effect: 'llm' });
+ *     // … stream the request, feeding each event back through session.handleEvent
+ *   }
+ * }
+ */
+export class SessionCore {
+  readonly #core: AgentCore;
+  readonly #log: SessionLog;
+  readonly #resume: ResumeEvent | undefined;
+  readonly #created: boolean;
+
+  private constructor(
+    core: AgentCore,
+    log: SessionLog,
+    resume: ResumeEvent | undefined,
+    created: boolean,
+  ) {
+    this.#core = core;
+    this.#log = log;
+    this.#resume = resume;
+    this.#created = created;
+  }
+
+  /**
+   * Opens the session `sessionId` in `store`, creating it if it does not exist.
+   *
+   * @example
+   * const session = await SessionCore.open(createSqliteSessionStore({ path: 'sessions.db' }), 'alice-1');
+   */
+  static async open(
+    store: SessionStore,
+    sessionId: string,
+    options: OpenSessionOptions = {},
+  ): Promise<SessionCore> {
+    const opened = await openSession(store, sessionId, options);
+    return new SessionCore(opened.core, opened.log, opened.resume, opened.created);
+  }
+
+  /** The chart, for reading (`state`, `context`, `snapshot()`); feed it through `handleEvent`. */
+  get core(): AgentCore {
+    return this.#core;
+  }
+
+  /** The session's id. */
+  get sessionId(): string {
+    return this.#log.sessionId;
+  }
+
+  /** Whether the session was created by this `open`. */
+  get created(): boolean {
+    return this.#created;
+  }
+
+  /**
+   * The `Resume` to feed first: the session was stored with work in flight (a model call, tool
+   * calls, the hook, a backoff, an approval). `undefined` when it was at rest.
+   */
+  get resume(): ResumeEvent | undefined {
+    return this.#resume;
+  }
+
+  /**
+   * Feeds one event to the chart, records it (a streamed delta is not recorded on its own) and a
+   * checkpoint when the chart comes to rest, and returns the chart's actions once that is stored.
+   * Rejects only when the store fails; the session must then be opened again.
+   *
+   * @example
+   * const actions = await session.handleEvent({ type: 'ToolCompleted', callId, outcome });
+   */
+  async handleEvent(event: AgentEvent): Promise<AgentAction[]> {
+    const core = this.#core;
+    const entries = entriesForEvent(event, core.state, core.context);
+    let refused: AgentDiagnostic | undefined;
+    const stop = core.onDiagnostic((diagnostic) => {
+      refused = diagnostic;
+    });
+    const actions = core.handleEvent(event);
+    stop();
+    // An event the chart refused changed nothing, so there is nothing to record.
+    const recorded = refused === undefined ? entries : [];
+    const checkpoint = shouldCheckpoint(
+      core.state,
+      core.context,
+      this.#log.tailLength + recorded.length,
+    )
+      ? { state: core.state, context: core.context }
+      : undefined;
+    if (recorded.length > 0 || (checkpoint !== undefined && this.#log.tailLength > 0)) {
+      await this.#log.record(recorded, checkpoint);
+    }
+    return actions;
+  }
+
+  /**
+   * Records that a side effect is about to start; start it once this resolves.
+   *
+   * @example
+   * await session.started({ effect: 'tool', callId: call.id, name: call.name, mutating: true });
+   */
+  started(start: EffectStart): Promise<void> {
+    return this.#log.started(start);
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * What a session reopened after its process stopped does with the work that was in flight
+ * (DESIGN section 5): the model call is sent again, a tool call is run again only if it never
+ * started, is read-only or is idempotent, the hook runs again, a backoff waits what was left, a
+ * pending approval is asked again, queued input stays queued.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AgentAction, AgentConfig, AgentEvent, LlmResponse } from '../../src/index.js';
+import { findTranscriptViolations } from '../../src/index.js';
+import { createMemorySessionStore } from '../../src/persistence/memorySessionStore.js';
+import { SessionCore } from '../../src/persistence/sessionCore.js';
+import type { SessionStore } from '../../src/persistence/sessionStore.js';
+
+const userInput = (content: string): AgentEvent => ({
+  type: 'UserInput',
+  message: { role: 'user', content },
+});
+
+function toolResponse(...calls: Array<[id: string, name: string]>): AgentEvent {
+  const response: LlmResponse = {
+    message: {
+      role: 'assistant',
+      content: calls.map(([id, name]) => ({
+        type: 'tool_use',
+        id,
+        name,
+        input: { path: `${id}.txt` },
+      })),
+    },
+    stopReason: 'tool_use',
+  };
+  return { type: 'LlmCompleted', response };
+}
+
+/** A session driven to a point, then "restarted": reopened from the same store. */
+async function restartAfter(
+  config: AgentConfig,
+  drive: (session: SessionCore) => Promise<void>,
+  clock: () => number = Date.now,
+): Promise<{ session: SessionCore; store: SessionStore }> {
+  const store = createMemorySessionStore();
+  await drive(await SessionCore.open(store, 's', { config, clock }));
+  return { session: await SessionCore.open(store, 's', { config, clock }), store };
+}
+
+const types = (actions: AgentAction[]) => actions.map((action) => action.type);
+
+describe('a session reopened with work in flight', () => {
+  it('sends the model call again, without the text the lost call had streamed', async () => {
+    const { session } = await restartAfter({}, async (s) => {
+      await s.handleEvent(userInput('hi'));
+      await s.started({ effect: 'llm' });
+      await s.handleEvent({ type: 'LlmTextDelta', content: 'Hel' });
+    });
+    expect(session.core.state).toBe('CallingLlm');
+    expect(session.resume).toEqual({ type: 'Resume' });
+    const actions = await session.handleEvent(session.resume!);
+    expect(types(actions)).toEqual(['SendLlmRequest']);
+    expect(session.core.context.streamingText).toBe('');
+    await session.handleEvent({ type: 'LlmTextDelta', content: 'Hello' });
+    await session.handleEvent({ type: 'Interrupt' });
+    expect(session.core.context.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hello' }],
+    });
+  });
+
+  it('runs tool calls again only if they never started or cannot change anything twice', async () => {
+    const config: AgentConfig = {
+      tools: [
+        { name: 'write_file', mutating: true },
+        { name: 'read_file', mutating: false },
+        { name: 'upsert', mutating: true, idempotent: true },
+        { name: 'bash', mutating: true },
+      ],
+    };
+    const { session } = await restartAfter(config, async (s) => {
+      await s.handleEvent(userInput('go'));
+      await s.handleEvent(
+        toolResponse(['t1', 'write_file'], ['t2', 'read_file'], ['t3', 'upsert'], ['t4', 'bash']),
+      );
+      for (const [callId, name, mutating] of [
+        ['t1', 'write_file', true],
+        ['t2', 'read_file', false],
+        ['t3', 'upsert', true],
+      ] as const) {
+        await s.started({ effect: 'tool', callId, name, mutating });
+      }
+      // t4 was about to start when the process stopped.
+    });
+    expect(session.resume).toEqual({ type: 'Resume', startedToolCallIds: ['t1', 't2', 't3'] });
+    const actions = await session.handleEvent(session.resume!);
+    expect(actions).toEqual([
+      {
+        type: 'ExecuteTools',
+        calls: [
+          { id: 't2', name: 'read_file', input: { path: 't2.txt' } },
+          { id: 't3', name: 'upsert', input: { path: 't3.txt' } },
+          { id: 't4', name: 'bash', input: { path: 't4.txt' } },
+        ],
+      },
+    ]);
+    const ok = { status: 'success' as const, output: 'done' };
+    for (const callId of ['t2', 't3', 't4']) {
+      await session.handleEvent({ type: 'ToolCompleted', callId, outcome: ok });
+    }
+    const results = session.core.context.messages.at(-1);
+    expect(results?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 't1',
+        content:
+          'interrupted: the process stopped while this call was running; it may or may not have taken effect',
+        is_error: true,
+      },
+      { type: 'tool_result', tool_use_id: 't2', content: 'done' },
+      { type: 'tool_result', tool_use_id: 't3', content: 'done' },
+      { type: 'tool_result', tool_use_id: 't4', content: 'done' },
+    ]);
+    expect(findTranscriptViolations(session.core.context.messages)).toEqual([]);
+  });
+
+  it('runs the post-tools hook again', async () => {
+    const { session } = await restartAfter({}, async (s) => {
+      await s.handleEvent(userInput('edit'));
+      await s.handleEvent(toolResponse(['t1', 'edit_file']));
+      await s.started({ effect: 'tool', callId: 't1', name: 'edit_file', mutating: true });
+      await s.handleEvent({
+        type: 'ToolCompleted',
+        callId: 't1',
+        outcome: { status: 'success', output: 'ok' },
+      });
+      await s.started({ effect: 'hook' });
+    });
+    expect(session.core.state).toBe('PostToolsHook');
+    expect(types(await session.handleEvent(session.resume!))).toEqual(['RunPostToolsHook']);
+  });
+
+  it('waits out what was left of a retry backoff, not the whole of it again', async () => {
+    let now = 10_000;
+    const clock = () => now;
+    const config: AgentConfig = {
+      retry: { baseDelayMs: 400, factor: 1, maxDelayMs: 400, seed: 3 },
+    };
+    const { session } = await restartAfter(
+      config,
+      async (s) => {
+        await s.handleEvent(userInput('hi'));
+        await s.handleEvent({
+          type: 'LlmError',
+          error: { kind: 'overloaded', message: 'Overloaded' },
+        });
+        now += 150;
+      },
+      clock,
+    );
+    expect(session.core.state).toBe('Error');
+    const delay = session.core.context.retryDelayMs;
+    expect(session.resume).toEqual({ type: 'Resume', retryDelayMs: delay - 150 });
+    const actions = await session.handleEvent(session.resume!);
+    expect(actions).toEqual([{ type: 'ScheduleRetry', delayMs: delay - 150, attempt: 2 }]);
+  });
+
+  it('asks again for an approval that was pending, and keeps queued input queued', async () => {
+    const config: AgentConfig = { permissions: { mode: 'default' } };
+    const { session } = await restartAfter(config, async (s) => {
+      await s.handleEvent(userInput('deploy'));
+      await s.handleEvent(toolResponse(['t1', 'bash']));
+      await s.handleEvent(userInput('and then tell me'));
+    });
+    expect(session.core.context.queue).toEqual([{ role: 'user', content: 'and then tell me' }]);
+    expect(await session.handleEvent(session.resume!)).toEqual([
+      { type: 'RequestApproval', call: { id: 't1', name: 'bash', input: { path: 't1.txt' } } },
+    ]);
+  });
+
+  it('answers tool calls an interrupt was still waiting for', async () => {
+    const { session } = await restartAfter({}, async (s) => {
+      await s.handleEvent(userInput('go'));
+      await s.handleEvent(toolResponse(['t1', 'write_file']));
+      await s.started({ effect: 'tool', callId: 't1', name: 'write_file', mutating: true });
+      await s.handleEvent({ type: 'Interrupt' });
+    });
+    expect(session.core.state).toBe('WaitingForUserInput');
+    await session.handleEvent(session.resume!);
+    expect(session.core.context.messages.at(-1)?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 't1',
+        content:
+          'interrupted: the user interrupted the turn before this tool call finished; it may or may not have taken effect',
+        is_error: true,
+      },
+    ]);
+  });
+
+  it('needs no resume at rest', async () => {
+    const { session } = await restartAfter({}, async (s) => {
+      await s.handleEvent(userInput('hi'));
+      await s.handleEvent({
+        type: 'LlmCompleted',
+        response: { message: { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] } },
+      });
+    });
+    expect(session.resume).toBeUndefined();
+    expect(session.core.context.messages).toHaveLength(2);
+  });
+});
