@@ -122,6 +122,7 @@ export type {
 } from './persistence/postgresPool.js';
 export {
   createPostgresSessionStore,
+  type PostgresSessionStore,
   type PostgresSessionStoreOptions,
 } from './persistence/postgresSessionStore.js';
 export { SessionCore } from './persistence/sessionCore.js';

@@ -57,6 +57,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   (schema) => `
   CREATE INDEX sessions_by_update ON ${schema}.sessions (updated_at DESC, session_id);
   `,
+  // 3: what many workers share: each session's inbox (inputs numbered per session, and how far
+  // its driver has taken them), and the workers alive.
+  (schema) => `
+  CREATE TABLE ${schema}.inbox (
+    session_id text NOT NULL REFERENCES ${schema}.sessions ON DELETE CASCADE,
+    seq integer NOT NULL,
+    at double precision NOT NULL,
+    input text NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  ALTER TABLE ${schema}.sessions ADD COLUMN inbox_taken integer NOT NULL DEFAULT 0;
+  CREATE TABLE ${schema}.executors (
+    executor_id text PRIMARY KEY,
+    started_at timestamptz NOT NULL DEFAULT now(),
+    last_seen timestamptz NOT NULL DEFAULT now()
+  );
+  `,
 ];
 
 /** The longest identifier PostgreSQL keeps whole (NAMEDATALEN - 1). */
@@ -89,7 +106,7 @@ export function quoteSchemaName(schema: unknown): string {
  * Throws `STORE_FAILED` for a schema written by a newer version of the package.
  *
  * @example
- * await migratePostgres(pool, 'agent_statechart'); // 0 for a new schema, 2 for one up to date
+ * await migratePostgres(pool, 'agent_statechart'); // 0 for a new schema, 3 for one up to date
  */
 export async function migratePostgres(
   pool: PostgresPool,

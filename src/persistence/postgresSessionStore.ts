@@ -51,6 +51,28 @@ export interface PostgresSessionStoreOptions {
 }
 
 /**
+ * The PostgreSQL store: a {@link SessionStore}, plus an append that also runs the caller's own
+ * statements in its transaction, for a driver that keeps more of a session's state in the same
+ * database (its inbox, for one) and must change it together with the log.
+ *
+ * @example
+ * await store.appendWith('alice-1', write, (client) => client.query('UPDATE …'));
+ */
+export interface PostgresSessionStore extends SessionStore {
+  /** The schema the store's tables are in. */
+  readonly schema: string;
+  /**
+   * Appends like `append`, and runs `alongside` in the same transaction after the write (the
+   * session row is locked then): both commit, or neither.
+   */
+  appendWith(
+    sessionId: string,
+    write: SessionWrite,
+    alongside: (client: PostgresPoolClient) => Promise<unknown>,
+  ): Promise<void>;
+}
+
+/**
  * A session store in PostgreSQL: one schema, created and migrated on first use, shared safely by
  * any number of processes. `pg` is an optional peer dependency, loaded when a store opens its own
  * pool.
@@ -60,7 +82,9 @@ export interface PostgresSessionStoreOptions {
  * const epoch = await store.claim('alice-1');
  * await store.append('alice-1', { after: head, epoch, entries });
  */
-export function createPostgresSessionStore(options: PostgresSessionStoreOptions): SessionStore {
+export function createPostgresSessionStore(
+  options: PostgresSessionStoreOptions,
+): PostgresSessionStore {
   options ??= {};
   const schema = options.schema ?? 'agent_statechart';
   const q = quoteSchemaName(schema);
@@ -220,15 +244,24 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       });
     },
 
-    async append(sessionId, write) {
+    append(sessionId, write) {
+      return this.appendWith(sessionId, write, async () => undefined);
+    },
+
+    async appendWith(sessionId, write, alongside) {
       checkSessionId(sessionId);
       checkWrite(write);
       // Everything is turned to text before the transaction: a bad value writes nothing.
       const stored = storedWrite(write);
       await run(() =>
-        inTransaction(pool, (client) => writeAppend(client, sessionId, write, stored)),
+        inTransaction(pool, async (client) => {
+          await writeAppend(client, sessionId, write, stored);
+          await alongside(client);
+        }),
       );
     },
+
+    schema,
 
     async load(sessionId) {
       checkSessionId(sessionId);

@@ -1,0 +1,327 @@
+/**
+ * Many workers, one PostgreSQL, workers dying: 3 worker processes drive 200 sessions of 3 turns
+ * each (a read-only tool, a mutating tool counted in a side file, an approval the client gives)
+ * against a scripted model in its own process. One worker is SIGKILLed mid-load and restarted
+ * later; another is SIGSTOPped past its lease and SIGCONTed (it must find itself declared dead and
+ * exit, its late writes refused). Every session must complete with no input lost, no tool_use
+ * left without its result and no mutating call run twice; the time from a worker's death to its
+ * sessions moving on is measured and printed.
+ *
+ * `SESSIONS` and `TURNS` in the environment scale it down for a quick look.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectSessionClient, type SessionClient } from '../../src/dbos/index.js';
+import { findTranscriptViolations, type Message } from '../../src/index.js';
+import { openSession } from '../../src/persistence/openSession.js';
+import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
+
+const installation = inject('postgresInstallation');
+const SESSIONS = Number(process.env.SESSIONS ?? 200);
+const TURNS = Number(process.env.TURNS ?? 3);
+const LEASE_MS = 2_000;
+const WORKER = join(import.meta.dirname, 'workerMain.ts');
+const MODEL = join(import.meta.dirname, 'scriptedModelMain.ts');
+
+interface Worker {
+  name: string;
+  /** Set before the test stops it on purpose. */
+  expected: boolean;
+  child: ChildProcess;
+  executorId: string;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+let server: PostgresServer;
+let directory: string;
+let model: ChildProcess;
+let modelUrl: string;
+let client: SessionClient;
+let dbos: DBOSClient;
+const workers = new Map<string, Worker>();
+const retired: Worker[] = [];
+/** Workers that exited without the test stopping them (declared dead while merely slow). */
+const unexpectedExits: string[] = [];
+let finished = false;
+
+function startChild(script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function firstLine(child: ChildProcess, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before starting`)));
+  });
+}
+
+async function startWorker(name: string): Promise<Worker> {
+  const child = startChild(WORKER, {
+    DATABASE_URL: server.connectionString,
+    MODEL_URL: modelUrl,
+    SIDE_FILE: join(directory, 'side-effects.txt'),
+    LEASE_MS: String(LEASE_MS),
+  });
+  const output: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (process.env.FAILOVER_LOG) process.stderr.write(`[${name}] ${chunk.toString()}`);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const ready = await firstLine(child, `worker ${name}`).catch((error: Error) => {
+    throw new Error(`${error.message}: ${stderr}`);
+  });
+  createInterface({ input: child.stdout! }).on('line', (line) => output.push(line));
+  const worker: Worker = {
+    name,
+    expected: false,
+    child,
+    executorId: ready.replace(/^ready /, ''),
+    output,
+    exited,
+  };
+  workers.set(name, worker);
+  // As a supervisor would: a worker that exits on its own is started again (and counted).
+  void exited.then((code) => {
+    if (worker.expected || finished) return;
+    unexpectedExits.push(`${name} exited ${code}: ${stderr.slice(-500)}`);
+    retired.push(worker);
+    void startWorker(name);
+  });
+  return worker;
+}
+
+/** Drives one session through its turns as a client would, approving every mutating call. */
+async function converse(sessionId: string, onTurn: () => void): Promise<void> {
+  for (let turn = 1; turn <= TURNS; turn++) {
+    let { workflowId } = await client.send(sessionId, {
+      type: 'UserInput',
+      message: { role: 'user', content: `turn ${turn} of ${sessionId}` },
+    });
+    for (;;) {
+      const result = await client.result(workflowId);
+      if (result.awaitingApproval.length === 0) break;
+      for (const call of result.awaitingApproval) {
+        ({ workflowId } = await client.send(sessionId, {
+          type: 'ToolApproval',
+          callId: call.id,
+          decision: 'allow',
+        }));
+      }
+    }
+    onTurn();
+  }
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** The sessions a worker was driving, by the workflows DBOS lists as running on it. */
+async function sessionsOn(worker: Worker): Promise<string[]> {
+  const running = await dbos.listWorkflows({
+    status: 'PENDING',
+    executorId: worker.executorId,
+    loadInput: false,
+    loadOutput: false,
+  });
+  return running.map((workflow) => /^session:(.+):input:\d+$/.exec(workflow.workflowID)![1]!);
+}
+
+/** For each session, how long after `since` its log next grew. */
+async function movedOn(sessions: string[], since: number): Promise<number[]> {
+  const delays: number[] = [];
+  for (const sessionId of sessions) {
+    for (;;) {
+      const session = await client.store.load(sessionId);
+      const next = session?.entries.find((entry) => entry.at > since);
+      if (next) {
+        delays.push(next.at - since);
+        break;
+      }
+      await sleep(50);
+    }
+  }
+  return delays;
+}
+
+describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
+  beforeAll(async () => {
+    server = await startPostgres({
+      installation: installation!,
+      database: 'service',
+      settings: { max_connections: 300 },
+    });
+    directory = await mkdtemp(join(tmpdir(), 'failover-'));
+    await writeFile(join(directory, 'side-effects.txt'), '');
+    model = startChild(MODEL, {});
+    modelUrl = await firstLine(model, 'the scripted model');
+    // The first worker builds the schemas; the others then start side by side.
+    await startWorker('A');
+    await Promise.all([startWorker('B'), startWorker('C')]);
+    client = await connectSessionClient({ connectionString: server.connectionString });
+    dbos = await DBOSClient.create({
+      systemDatabaseUrl: server.connectionString,
+      applicationName: 'agent-statechart',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    finished = true;
+    for (const worker of [...workers.values(), ...retired]) {
+      worker.child.kill('SIGCONT');
+      worker.child.kill('SIGKILL');
+    }
+    model?.kill('SIGKILL');
+    await dbos?.destroy();
+    await client?.close();
+    await server?.stop();
+    if (directory) await rm(directory, { recursive: true, force: true });
+  });
+
+  it(
+    `completes ${SESSIONS} sessions of ${TURNS} turns while one worker is killed and another paused past its lease`,
+    async () => {
+      const ids = Array.from({ length: SESSIONS }, (_, index) => `s${index}`);
+      for (const id of ids) await client.createSession(id);
+      let turnsDone = 0;
+      const total = SESSIONS * TURNS;
+      const load = inParallel(ids, 60, (id) => converse(id, () => (turnsDone += 1)));
+      const failed = load.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+
+      const progress = setInterval(() => {
+        if (process.env.FAILOVER_LOG) console.error(`progress ${turnsDone}/${total}`);
+      }, 5_000);
+      void failed.finally(() => clearInterval(progress));
+      const until = async (fraction: number) => {
+        while (turnsDone < total * fraction) await sleep(50);
+      };
+
+      // A worker dies in the middle of the load, and comes back later under a new id.
+      await until(0.25);
+      const victim = workers.get('A')!;
+      const killedSessions = await sessionsOn(victim);
+      const killedAt = Date.now();
+      victim.expected = true;
+      victim.child.kill('SIGKILL');
+      await victim.exited;
+      retired.push(victim);
+      const afterKill = movedOn(killedSessions, killedAt);
+      await sleep(LEASE_MS * 2);
+      await startWorker('A');
+
+      // Another is paused past its lease: the others take its sessions over; woken, it finds
+      // itself declared dead and exits, and what it still tried to write was refused.
+      await until(0.5);
+      const paused = workers.get('B')!;
+      const pausedSessions = await sessionsOn(paused);
+      const pausedAt = Date.now();
+      paused.expected = true;
+      paused.child.kill('SIGSTOP');
+      const afterPause = movedOn(pausedSessions, pausedAt);
+      await sleep(LEASE_MS * 2.5);
+      paused.child.kill('SIGCONT');
+      expect(await paused.exited).toBe(75);
+      retired.push(paused);
+      await startWorker('B');
+
+      expect(await failed).toBeUndefined();
+      const killDelays = await afterKill;
+      const pauseDelays = await afterPause;
+
+      // Every session completed every turn, each input taken once, every tool_use answered.
+      let interrupted = 0;
+      for (const id of ids) {
+        const { core } = await openSession(client.store, id, { mustExist: true });
+        const messages: Message[] = core.context.messages;
+        expect(findTranscriptViolations(messages), id).toEqual([]);
+        const texts = messages.flatMap((message) =>
+          typeof message.content === 'string'
+            ? [message.content]
+            : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])),
+        );
+        for (let turn = 1; turn <= TURNS; turn++) {
+          expect(texts.filter((text) => text === `turn ${turn} of ${id}`), id).toHaveLength(1);
+          expect(texts.filter((text) => text === `done ${id}:${turn}`), id).toHaveLength(1);
+        }
+        for (const message of messages) {
+          if (typeof message.content === 'string') continue;
+          for (const block of message.content) {
+            if (block.type === 'tool_result' && JSON.stringify(block.content).includes('process stopped'))
+              interrupted += 1;
+          }
+        }
+        expect(core.state).toBe('WaitingForUserInput');
+      }
+      // No input was left in an inbox.
+      const db = new pg.Client({ connectionString: server.connectionString });
+      await db.connect();
+      const { rows } = await db.query<{ left: number; all: number }>(
+        `SELECT count(*) FILTER (WHERE i.seq > s.inbox_taken)::int AS left, count(*)::int AS all
+         FROM agent_statechart.inbox i JOIN agent_statechart.sessions s USING (session_id)`,
+      );
+      await db.end();
+      expect(rows[0]).toEqual({ left: 0, all: expect.any(Number) as unknown });
+
+      // No mutating call ran twice.
+      const lines = (await readFile(join(directory, 'side-effects.txt'), 'utf8'))
+        .split('\n')
+        .filter(Boolean);
+      const keys = lines.map((line) => line.split(' ')[0]!);
+      const twice = keys.filter((key, index) => keys.indexOf(key) !== index);
+      expect(twice).toEqual([]);
+      expect(keys.length + interrupted).toBeGreaterThanOrEqual(total);
+
+      const fenced = [...workers.values(), ...retired].flatMap((worker) =>
+        worker.output.filter((line) => line.startsWith('fenced')),
+      );
+      const report = {
+        sessions: SESSIONS,
+        turns: total,
+        inputs: rows[0]!.all,
+        sideEffects: keys.length,
+        answeredInterrupted: interrupted,
+        fencedWrites: fenced.length,
+        unexpectedExits,
+        killed: {
+          sessions: killDelays.length,
+          p50: percentile(killDelays, 50),
+          p99: percentile(killDelays, 99),
+        },
+        paused: {
+          sessions: pauseDelays.length,
+          p50: percentile(pauseDelays, 50),
+          p99: percentile(pauseDelays, 99),
+        },
+      };
+      console.log(`failover: ${JSON.stringify(report)}`);
+    },
+    600_000,
+  );
+});
