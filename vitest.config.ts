@@ -1,6 +1,9 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Code written as a user writes it (examples, docs) imports `agent-statechart`; tsconfig's
+  // `paths` point those imports at this checkout's source, as they do for tsc and tsx.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ['test/**/*.test.ts'],
     // The many-workers failover test runs on its own: npm run test:workers.

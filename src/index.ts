@@ -44,6 +44,7 @@ export {
   type StoredContext,
 } from './machine/agentCore.js';
 export { type AgentMachine, agentMachine } from './machine/agentMachine.js';
+export { changedPathsOf } from './machine/changedPathsOf.js';
 export {
   AgentStatechartError,
   type AgentStatechartErrorCode,
@@ -70,11 +71,13 @@ export {
   type InterruptEvent,
   LLM_ERROR_KINDS,
   type LlmCompletedEvent,
+  type LlmContainer,
   type LlmError,
   type LlmErrorEvent,
   type LlmErrorKind,
   type LlmRequest,
   type LlmResponse,
+  type LlmStopDetails,
   type LlmStreamDelta,
   type LlmTextDeltaEvent,
   type LlmToolCallDeltaEvent,
@@ -110,6 +113,12 @@ export { validateEvent } from './machine/validateEvent.js';
 
 // Durable sessions.
 export { CHART_VERSION } from './persistence/chartVersion.js';
+export {
+  type AgentHost,
+  type AgentHostOptions,
+  createAgentHost,
+  type HostNotification,
+} from './persistence/createAgentHost.js';
 export {
   createMemorySessionStore,
   type MemorySessionStoreOptions,

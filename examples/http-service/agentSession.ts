@@ -3,7 +3,7 @@
  * Server-Sent-Events clients read (and re-read from `Last-Event-ID` after a reconnect).
  */
 import type { ServerResponse } from 'node:http';
-import type { Agent, AgentNotificationName } from '../../src/index.js';
+import type { Agent, AgentNotificationName } from 'agent-statechart';
 
 /**
  * One entry of the event log, sent to clients as an SSE event named `type`.

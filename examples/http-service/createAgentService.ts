@@ -16,7 +16,7 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { createAgent, type CreateAgentOptions, type PermissionMode } from '../../src/index.js';
+import { createAgent, type CreateAgentOptions, type PermissionMode } from 'agent-statechart';
 import { AgentSession } from './agentSession.js';
 
 /**

@@ -1,7 +1,8 @@
 /**
- * The `postToolsHook` actor: git auto-commit of the workspace after a successful mutating tool
- * (Loom's rules). Fail-open: whatever happens, it answers `PostToolsHookCompleted` and the agent
- * goes on; a failure is reported through `onResult`, never thrown.
+ * The `postToolsHook` actor: git auto-commit of what a successful mutating tool changed (Loom's
+ * rules; only the paths the tools reported, see `gitAutoCommit`). Fail-open: whatever happens,
+ * it answers `PostToolsHookCompleted` and the agent goes on; a failure is reported through
+ * `onResult`, never thrown.
  */
 import { type EventObject, fromCallback } from 'xstate';
 import type { BeforeEffect, PostToolsHookInput } from '../machine/actorInputs.js';
@@ -29,7 +30,7 @@ export interface GitAutoCommitActorOptions {
 }
 
 /**
- * Makes the `postToolsHook` actor that commits the workspace with git.
+ * Makes the `postToolsHook` actor that commits the agent's changes with git.
  *
  * @example
  * const postToolsHook = createGitAutoCommitActor({ workspace: process.cwd(), onResult: console.log });
@@ -46,6 +47,7 @@ export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
       return gitAutoCommit({
         workspace: options.workspace,
         completedTools: input.completedTools,
+        changedPaths: input.changedPaths,
         signal: controller.signal,
         ...(options.isMutating ? { isMutating: options.isMutating } : {}),
       });

@@ -6,6 +6,7 @@
  */
 import { type EventObject, fromCallback } from 'xstate';
 import type { BeforeEffect, ToolActorInput } from '../machine/actorInputs.js';
+import type { AgentDiagnostic } from '../machine/agentCore.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentEvent, ToolOutcome } from '../machine/types.js';
 import type { InFlightWork } from './inFlightWork.js';
@@ -28,6 +29,8 @@ export interface ToolActorOptions {
   inFlight?: InFlightWork;
   /** Awaited before the call starts (a durable session records it first). */
   beforeStart?: BeforeEffect;
+  /** Told about a progress report that was dropped because JSON cannot hold it. */
+  onDiagnostic?: (diagnostic: AgentDiagnostic) => void;
 }
 
 /**
@@ -69,6 +72,13 @@ export function createToolActor(options: ToolActorOptions) {
             sendBack({ type: 'ToolProgress', callId: call.id, progress });
           }
         },
+        onProgressRefused: (problem, progress) =>
+          options.onDiagnostic?.({
+            code: 'MALFORMED_EVENT',
+            message: `ToolProgress from the ${call.name} call ${call.id}: ${problem}; it was dropped`,
+            state: 'ExecutingTools',
+            event: { type: 'ToolProgress', callId: call.id, progress },
+          }),
       });
     };
     const work = run().then((outcome) => {

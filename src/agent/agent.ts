@@ -14,7 +14,8 @@ import type { AgentMachine } from '../machine/agentMachine.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentContext } from '../machine/context.js';
 import type { AgentEvent, AgentStateName, Message, PermissionMode } from '../machine/types.js';
-import { validateEvent } from '../machine/validateEvent.js';
+import { copyPlainJson } from '../machine/plainJson.js';
+import { checkEvent } from '../machine/validateEvent.js';
 import type { InFlightWork } from '../actors/inFlightWork.js';
 import type {
   AgentListener,
@@ -179,7 +180,7 @@ export class Agent {
    * agent.on('approvalRequest', ({ call }) => agent.approve(call.id));
    */
   approve(callId: string, options: { remember?: boolean } = {}): void {
-    this.dispatch({ type: 'ToolApproval', callId, decision: 'allow', ...options });
+    this.#dispatchApproval(callId, 'allow', options);
   }
 
   /**
@@ -189,7 +190,7 @@ export class Agent {
    * agent.deny(call.id, { remember: true });
    */
   deny(callId: string, options: { remember?: boolean } = {}): void {
-    this.dispatch({ type: 'ToolApproval', callId, decision: 'deny', ...options });
+    this.#dispatchApproval(callId, 'deny', options);
   }
 
   /**
@@ -210,31 +211,33 @@ export class Agent {
    * agent.dispatch({ type: 'SetPermissionMode', mode: 'acceptEdits' });
    */
   dispatch(event: AgentEvent): void {
-    const problem = validateEvent(event);
-    if (problem !== null) return this.#diagnose('MALFORMED_EVENT', problem, event);
+    // The chart gets a plain-JSON copy: nothing the caller still holds can reach the context.
+    const checked = checkEvent(event);
+    if (!checked.ok) return this.#diagnose('MALFORMED_EVENT', checked.problem, event);
+    const plain = checked.event;
     if (this.#parts === undefined) {
       if (this.#openFailure === undefined) {
-        this.#early.push(event);
+        this.#early.push(plain);
         return;
       }
       return this.#diagnose(
         'AGENT_STOPPED',
-        `${event.type} ignored: the session could not be opened (${errorMessage(this.#openFailure)})`,
+        `${plain.type} ignored: the session could not be opened (${errorMessage(this.#openFailure)})`,
         event,
       );
     }
     const snapshot = this.#parts.actor.getSnapshot();
     if (snapshot.status !== 'active') {
-      return this.#diagnose('AGENT_STOPPED', `${event.type} ignored: the agent has stopped`, event);
+      return this.#diagnose('AGENT_STOPPED', `${plain.type} ignored: the agent has stopped`, event);
     }
-    if (!snapshot.can(event)) {
+    if (!snapshot.can(plain)) {
       return this.#diagnose(
         'EVENT_NOT_ACCEPTED',
-        `${event.type} is not accepted in state ${snapshot.value}; nothing changed`,
+        `${plain.type} is not accepted in state ${snapshot.value}; nothing changed`,
         event,
       );
     }
-    this.#parts.actor.send(event);
+    this.#parts.actor.send(plain);
   }
 
   /**
@@ -374,6 +377,29 @@ export class Agent {
   snapshot(): AgentSnapshot {
     const snapshot = this.actor.getSnapshot();
     return { version: 1, state: snapshot.value, context: toStoredContext(snapshot.context) };
+  }
+
+  /**
+   * Takes only `remember` from the options, read from a plain-JSON copy of them: spreading them
+   * into the event would let `{ decision: 'deny' }` turn an approval into a denial.
+   */
+  #dispatchApproval(callId: string, decision: 'allow' | 'deny', options: unknown): void {
+    const event = { type: 'ToolApproval', callId, decision, options };
+    const copied = copyPlainJson(options, 'options');
+    if (!copied.ok)
+      return this.#diagnose('MALFORMED_EVENT', `ToolApproval: ${copied.problem}`, event);
+    const read = copied.value;
+    if (typeof read !== 'object' || read === null || Array.isArray(read)) {
+      const problem = 'ToolApproval: options must be an object { remember? }';
+      return this.#diagnose('MALFORMED_EVENT', problem, event);
+    }
+    const { remember } = read as { remember?: unknown };
+    this.dispatch({
+      type: 'ToolApproval',
+      callId,
+      decision,
+      ...(remember === undefined ? {} : { remember: remember as boolean }),
+    });
   }
 
   #diagnose(code: AgentDiagnosticCode, message: string, event: unknown): void {

@@ -65,6 +65,7 @@ export function agentActors(
         workspace,
         inFlight,
         ...gate,
+        onDiagnostic: (diagnostic) => hub.emit('diagnostic', diagnostic),
         ...(settings.toolTimeoutMs === undefined ? {} : { timeoutMs: settings.toolTimeoutMs }),
       }),
     postToolsHook:

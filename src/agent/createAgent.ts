@@ -16,7 +16,7 @@ import { AgentStatechartError, errorMessage } from '../machine/agentStatechartEr
 import { type OpenedSession, openSession } from '../persistence/openSession.js';
 import { recordActor } from '../persistence/recordActor.js';
 import type { SessionStore } from '../persistence/sessionStore.js';
-import type { AgentConfig, Message } from '../machine/types.js';
+import type { AgentConfig, Message, PermissionConfig } from '../machine/types.js';
 import { Agent, type AgentParts } from './agent.js';
 import { type AgentActors, agentActors } from './agentActors.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
@@ -44,7 +44,15 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
    * reads `ANTHROPIC_API_KEY`). The client's own retries are turned off: the chart retries.
    */
   anthropic?: Anthropic | ClientOptions;
-  /** Commit the workspace with git after a successful mutating tool (default true). */
+  /**
+   * Permission mode and rules. Default `{ mode: 'acceptEdits' }`: edits in the workspace run,
+   * `bash` asks. `{ mode: 'bypassPermissions' }` runs every tool without asking.
+   */
+  permissions?: PermissionConfig;
+  /**
+   * Commit what the agent changed with git after a successful mutating tool (default true): the
+   * files its tools reported changing, never the user's own uncommitted or ignored files.
+   */
   autoCommit?: boolean;
   /** Overrides every tool's timeout, in milliseconds. */
   toolTimeoutMs?: number;
@@ -78,6 +86,12 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
  * Starts an agent in actor mode: the chart with the Anthropic streaming actor, the tool registry
  * (built-ins confined to the workspace by default), git auto-commit and a retry timer, each
  * supplied to the chart with `agentMachine.provide`.
+ *
+ * Without `permissions` the agent starts in `acceptEdits` mode: reading and editing files inside
+ * the workspace run, and every `bash` command (and any other mutating tool that is not an edit)
+ * waits for `approve` or `deny` — answer `approvalRequest` notifications, or the turn waits. To
+ * run every tool without asking, pass `permissions: { mode: 'bypassPermissions' }`; `bash` still
+ * runs in an OS sandbox where one can start, and asks before every command where none can.
  *
  * @example
  * import { createAgent } from 'agent-statechart';
@@ -208,9 +222,14 @@ function checkSessionOptions(options: CreateAgentOptions): void {
   }
 }
 
-/** The chart's part of the options, with the registry's tools. */
+/**
+ * The chart's part of the options, with the registry's tools. An agent that touches real files
+ * starts from a safe mode: edits run, shell commands ask (pure mode keeps "no permissions, every
+ * tool runs").
+ */
 function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): AgentConfig {
-  const { maxRetries, model, maxTokens, system, retry, permissions, toolGraceMs } = options;
+  const { maxRetries, model, maxTokens, system, retry, toolGraceMs } = options;
+  const permissions = options.permissions ?? DEFAULT_AGENT_PERMISSIONS;
   return {
     maxRetries,
     model,
@@ -222,3 +241,5 @@ function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): Agent
     tools: registry.specs(),
   };
 }
+
+const DEFAULT_AGENT_PERMISSIONS: PermissionConfig = Object.freeze({ mode: 'acceptEdits' });

@@ -30,15 +30,21 @@ export interface ToolActorInput {
 
 /**
  * Input of the `postToolsHook` actor: every call of the response in call order with whether it
- * succeeded, and the calls themselves (so a commit message can name files). It answers with one
- * `PostToolsHookCompleted`.
+ * succeeded, the calls themselves, and the paths the successful calls reported changing (what an
+ * auto-commit may commit). It answers with one `PostToolsHookCompleted`.
  *
  * @example
- * const input: PostToolsHookInput = { completedTools: [{ name: 'edit_file', succeeded: true }], calls };
+ * const input: PostToolsHookInput = {
+ *   completedTools: [{ name: 'edit_file', succeeded: true }],
+ *   calls,
+ *   changedPaths: ['src/a.ts'],
+ * };
  */
 export interface PostToolsHookInput {
   completedTools: CompletedToolInfo[];
   calls: ToolCall[];
+  /** From the successful outcomes' `changedPaths`, in call order, without repeats. */
+  changedPaths: string[];
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   type AgentStateName,
   type Message,
 } from './types.js';
-import { validateEvent } from './validateEvent.js';
+import { checkEvent } from './validateEvent.js';
 
 /**
  * Why an event changed nothing.
@@ -228,12 +228,14 @@ export class AgentCore {
    * }
    */
   handleEvent(event: AgentEvent): AgentAction[] {
-    const problem = validateEvent(event);
-    if (problem !== null) return this.#reject('MALFORMED_EVENT', problem, event);
+    // The chart gets a plain-JSON copy: nothing the caller still holds can reach the context.
+    const checked = checkEvent(event);
+    if (!checked.ok) return this.#reject('MALFORMED_EVENT', checked.problem, event);
+    const plain = checked.event;
     if (this.done) {
       return this.#reject(
         'AGENT_STOPPED',
-        `${event.type} ignored: the agent is in ShuttingDown, which is final`,
+        `${plain.type} ignored: the agent is in ShuttingDown, which is final`,
         event,
       );
     }
@@ -242,11 +244,11 @@ export class AgentCore {
     const emitted: AgentAction[] = [];
     this.#emitted = emitted;
     try {
-      next = agentMachine.transition(before, event, this.#scope);
+      next = agentMachine.transition(before, plain, this.#scope);
     } catch (error) {
       return this.#reject(
         'TRANSITION_FAILED',
-        `${event.type} failed: ${errorMessage(error)}`,
+        `${plain.type} failed: ${errorMessage(error)}`,
         event,
       );
     } finally {
@@ -255,7 +257,7 @@ export class AgentCore {
     if (next.status === 'error') {
       return this.#reject(
         'TRANSITION_FAILED',
-        `${event.type} failed: ${errorMessage(next.error)}`,
+        `${plain.type} failed: ${errorMessage(next.error)}`,
         event,
       );
     }
@@ -263,7 +265,7 @@ export class AgentCore {
     if (next === before && emitted.length === 0) {
       return this.#reject(
         'EVENT_NOT_ACCEPTED',
-        `${event.type} is not accepted in state ${this.state}; nothing changed`,
+        `${plain.type} is not accepted in state ${this.state}; nothing changed`,
         event,
       );
     }

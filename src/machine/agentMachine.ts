@@ -25,7 +25,9 @@ import type {
   ToolGraceTimerInput,
 } from './actorInputs.js';
 import { retryDelay } from './backoff.js';
+import { changedPathsOf } from './changedPathsOf.js';
 import { errorMessage } from './agentStatechartError.js';
+import { deduplicateToolUseIds } from './deduplicateToolUseIds.js';
 import {
   type AgentContext,
   type AgentMachineInput,
@@ -45,7 +47,6 @@ import {
   settleCancelledRun,
   settleToolRuns,
   shutDownRuns,
-  toolRunsOf,
   updateRun,
 } from './toolRuns.js';
 import { buildRequest, partialAssistantMessage, toolResultsMessage } from './transcript.js';
@@ -199,13 +200,16 @@ export const agentMachine = setup({
     }),
     recordResponse: assign(({ context, event }) => {
       if (event.type !== 'LlmCompleted') return {};
-      const { response } = event;
+      // One run per tool_use id, and no id twice in any later request.
+      const { response, toolRuns } = deduplicateToolUseIds(event.response, context.messages);
       // The API rejects an empty assistant message in the middle of a transcript.
       const message = hasContent(response.message) ? response.message : null;
       return {
         messages: appended(context, message),
-        toolRuns: toolRunsOf(response),
+        toolRuns,
         stopReason: response.stopReason ?? null,
+        // A container stays in use until a response names another.
+        containerId: response.container?.id ?? context.containerId,
         retries: 0,
         lastError: null,
         responses: context.responses + 1,
@@ -386,6 +390,9 @@ export const agentMachine = setup({
         context.config.tools,
         event.startedToolCallIds,
       );
+      // Work that was in flight is taken as lost: an actor still running it (a resume sent to a
+      // live agent) is stopped before the call is started again or answered.
+      for (const id of openRunIds(context.toolRuns)) enqueue.stopChild(id);
       enqueue.assign({ toolRuns: runs });
       for (const call of start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
       if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: start });
@@ -409,8 +416,11 @@ export const agentMachine = setup({
     }),
     endSettling: enqueueActions(({ context, event, enqueue }) => {
       if (!guards.toolsSettling(context)) return;
-      for (const id of runIdsWithStatus(context.toolRuns, 'cancelling')) enqueue.stopChild(id);
+      const silent = runIdsWithStatus(context.toolRuns, 'cancelling');
+      for (const id of silent) enqueue.stopChild(id);
       enqueue.stopChild(TOOL_GRACE_TIMER);
+      // No more waiting for these calls: their actors are stopped, a late result is ignored.
+      enqueue.emit({ type: 'Cancel', toolCallIds: silent });
       // Shutting down says so; a grace period that ran out, or a restart, says what is known.
       const runs: ToolRun[] =
         event.type === 'ShutdownRequested'
@@ -544,6 +554,7 @@ export const agentMachine = setup({
         input: ({ context }) => ({
           completedTools: completedToolsOf(context.toolRuns),
           calls: context.toolRuns.map((run) => run.call),
+          changedPaths: changedPathsOf(context.toolRuns),
         }),
         onError: { target: 'CallingLlm', actions: 'reportHookFailure' },
       },

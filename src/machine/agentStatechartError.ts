@@ -28,6 +28,7 @@
  * - `SESSION_VERSION_MISMATCH`: a session was recorded by another version of the chart.
  * - `STORE_FAILED`: the session store could not be reached or refused a write.
  * - `AGENT_NOT_READY`: an agent with a session store was read before its session was open.
+ * - `HOST_CLOSED`: an agent host was used after `close()`.
  *
  * @example
  * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
@@ -58,7 +59,8 @@ export type AgentStatechartErrorCode =
   | 'SESSION_CORRUPT'
   | 'SESSION_VERSION_MISMATCH'
   | 'STORE_FAILED'
-  | 'AGENT_NOT_READY';
+  | 'AGENT_NOT_READY'
+  | 'HOST_CLOSED';
 
 /**
  * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.
@@ -101,12 +103,12 @@ export class AgentStatechartError extends Error {
  * errorMessage({ code: 7 }); // '{"code":7}'
  */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
   if (typeof error === 'string') return error;
   try {
+    if (error instanceof Error) return error.message || error.name;
     return JSON.stringify(error) ?? String(error);
   } catch {
-    // BigInts, cycles and throwing getters have no JSON form.
+    // BigInts, cycles, throwing getters and proxy traps have no JSON form.
     return safeString(error);
   }
 }
@@ -115,6 +117,10 @@ function safeString(value: unknown): string {
   try {
     return String(value);
   } catch {
-    return Object.prototype.toString.call(value);
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return `a ${typeof value} that cannot be described`;
+    }
   }
 }

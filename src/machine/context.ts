@@ -114,6 +114,11 @@ export interface AgentContext {
   rememberedDecisions: Record<string, 'allow' | 'deny'>;
   /** Token usage summed over the conversation. */
   usage: { input_tokens: number; output_tokens: number };
+  /**
+   * The id of the server-side container (code execution) the latest response that named one
+   * used; every request sends it back, so files and state in it carry over.
+   */
+  containerId: string | null;
   /** Completed model responses, a cheap turn counter for observers. */
   responses: number;
   config: ResolvedConfig;
@@ -214,6 +219,7 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     permissionMode: input?.config?.permissions?.mode ?? null,
     rememberedDecisions: {},
     usage: { input_tokens: 0, output_tokens: 0 },
+    containerId: null,
     responses: 0,
     config,
   };

@@ -17,7 +17,9 @@ import type {
  * const request = buildRequest(core.context);
  * request.messages === core.context.messages; // true
  */
-export function buildRequest(context: Pick<AgentContext, 'messages' | 'config'>): LlmRequest {
+export function buildRequest(
+  context: Pick<AgentContext, 'messages' | 'config'> & Partial<Pick<AgentContext, 'containerId'>>,
+): LlmRequest {
   const { config } = context;
   const request: LlmRequest = {
     model: config.model,
@@ -26,6 +28,7 @@ export function buildRequest(context: Pick<AgentContext, 'messages' | 'config'>)
   };
   if (config.system !== undefined) request.system = config.system;
   if (config.toolDefinitions.length > 0) request.tools = config.toolDefinitions;
+  if (typeof context.containerId === 'string') request.container = context.containerId;
   return request;
 }
 

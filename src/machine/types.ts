@@ -111,14 +111,18 @@ export interface ToolCall {
 }
 
 /**
- * How one tool call ended. A failure is data the model reads, not an exception.
+ * How one tool call ended. A failure is data the model reads, not an exception. A success may
+ * name the files the call changed (`changedPaths`, relative to the workspace with `/`
+ * separators): the post-tools hook commits those and nothing else. The model never sees them.
  *
  * @example
  * const ok: ToolOutcome = { status: 'success', output: 'hello' };
+ * const wrote: ToolOutcome = { status: 'success', output: "created 'a.txt'", changedPaths: ['a.txt'] };
  * const failed: ToolOutcome = { status: 'error', error: { message: 'no such file: a.txt' } };
  */
 export type ToolOutcome =
-  { status: 'success'; output: unknown } | { status: 'error'; error: { message: string } };
+  | { status: 'success'; output: unknown; changedPaths?: string[] }
+  | { status: 'error'; error: { message: string } };
 
 /**
  * Why a model response ended, as the Messages API reports it.
@@ -148,13 +152,41 @@ export interface Usage {
 }
 
 /**
+ * Why the model stopped, in more detail than the stop reason, as the API reports it (for a
+ * refusal: `{ type: 'refusal', category, explanation }`).
+ *
+ * @example
+ * const details: LlmStopDetails = { type: 'refusal', category: 'cyber', explanation: null };
+ */
+export interface LlmStopDetails {
+  type: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The server-side container a response used (the code execution tool runs in one). Its `id`
+ * goes back with the next request, so the work in it carries over.
+ *
+ * @example
+ * const container: LlmContainer = { id: 'container_011CZ…', expires_at: '2026-07-01T12:00:00Z' };
+ */
+export interface LlmContainer {
+  id: string;
+  expires_at?: string;
+  [key: string]: unknown;
+}
+
+/**
  * A complete model response: the assistant message (whose `tool_use` blocks are the tool calls),
- * why it stopped and what it cost.
+ * why it stopped and what it cost, and what the API said about it besides (as the SDK's
+ * `finalMessage()` has it; a field the API left out or sent as `null` is absent).
  *
  * @example
  * const response: LlmResponse = {
  *   message: { role: 'assistant', content: [{ type: 'text', text: 'Hi!' }] },
  *   stopReason: 'end_turn',
+ *   id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+ *   model: 'claude-sonnet-5-5',
  * };
  */
 export interface LlmResponse {
@@ -166,6 +198,16 @@ export interface LlmResponse {
    * with the reason. They are not run; the model is told why in their `tool_result`.
    */
   toolInputErrors?: Record<string, string>;
+  /** The API's id of the message (`msg_…`). */
+  id?: string;
+  /** The model that answered. */
+  model?: string;
+  /** The custom stop sequence that ended the response (`stopReason` is `stop_sequence`). */
+  stopSequence?: string;
+  /** Why the model stopped, in detail (a refusal's policy category). */
+  stopDetails?: LlmStopDetails;
+  /** The server-side container the response used; the chart sends its id back next time. */
+  container?: LlmContainer;
 }
 
 /**
@@ -220,6 +262,8 @@ export interface LlmRequest {
   system?: string;
   messages: Message[];
   tools?: ToolDefinition[];
+  /** The id of the server-side container an earlier response used, to keep working in it. */
+  container?: string;
 }
 
 /**
@@ -286,8 +330,9 @@ export const PERMISSION_MODES = ['plan', 'default', 'acceptEdits', 'bypassPermis
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 /**
- * Permission settings. Without them every tool runs (Loom's behaviour). Deny rules win over
- * everything, even `bypassPermissions`; allow rules let a tool run without asking.
+ * Permission settings. Without them the chart runs every tool (Loom's behaviour), while
+ * `createAgent` starts in `acceptEdits`. Deny rules win over everything, even
+ * `bypassPermissions`; allow rules let a tool run without asking.
  *
  * @example
  * const permissions: PermissionConfig = { mode: 'default', allow: ['read_file'], deny: ['bash'] };
@@ -340,7 +385,7 @@ export interface AgentConfig {
   /** Tools the model may call. */
   tools?: ToolSpec[];
   retry?: RetryConfig;
-  /** Permission modes and rules. Without them every tool runs. */
+  /** Permission modes and rules. Without them every tool runs (`createAgent`: `acceptEdits`). */
   permissions?: PermissionConfig;
   /**
    * After an interrupt, how long to wait for the tool calls it cancelled to report how they

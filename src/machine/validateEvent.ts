@@ -1,9 +1,12 @@
 /**
  * Shape checks for incoming events. Events come from callers, networks and stored logs; a
- * malformed one must be refused with a sentence that says what is wrong, not crash a guard deep
- * inside the chart. The checks are a few `typeof`s, cheap enough for every streaming delta.
+ * malformed one must be refused with a sentence that says what is wrong, never crash a guard
+ * deep inside the chart or leave something in the context that is not plain JSON. So an event is
+ * first copied as plain JSON data (see `copyPlainJson`), then its fields are checked on the copy,
+ * and the chart is given the copy. Both steps are cheap for the small events that stream.
  */
 import { errorMessage } from './agentStatechartError.js';
+import { clip, copyPlainJson } from './plainJson.js';
 import {
   type AgentEvent,
   type AgentEventType,
@@ -23,10 +26,7 @@ const checks: Record<AgentEventType, Check> = {
     expectString(event.callId, 'callId') ??
     expectString(event.toolName, 'toolName') ??
     expectString(event.argumentsFragment, 'argumentsFragment'),
-  LlmCompleted: (event) => {
-    if (!isObject(event.response)) return 'response must be an object with a message';
-    return checkMessage(event.response.message, 'assistant', 'response.message');
-  },
+  LlmCompleted: (event) => checkResponse(event.response),
   LlmError: (event) => {
     const error = event.error;
     if (!isObject(error)) return 'error must be an object { kind, message }';
@@ -35,6 +35,9 @@ const checks: Record<AgentEventType, Check> = {
     }
     if (error.retryAfterMs !== undefined && !isNonNegativeNumber(error.retryAfterMs)) {
       return 'error.retryAfterMs must be a non-negative number of milliseconds';
+    }
+    if (error.status !== undefined && typeof error.status !== 'number') {
+      return `error.status must be a number when given; got ${describe(error.status)}`;
     }
     return expectString(error.message, 'error.message');
   },
@@ -45,7 +48,13 @@ const checks: Record<AgentEventType, Check> = {
     const outcome = event.outcome;
     if (!isObject(outcome))
       return "outcome must be { status: 'success', output } or { status: 'error', error }";
-    if (outcome.status === 'success') return null;
+    if (outcome.status === 'success') {
+      const { changedPaths } = outcome;
+      return changedPaths === undefined ||
+        (Array.isArray(changedPaths) && changedPaths.every((path) => typeof path === 'string'))
+        ? null
+        : 'outcome.changedPaths must be an array of strings when present';
+    }
     if (outcome.status === 'error') {
       return isObject(outcome.error) && typeof outcome.error.message === 'string'
         ? null
@@ -84,6 +93,46 @@ const checks: Record<AgentEventType, Check> = {
 };
 
 /**
+ * An event checked at the chart's boundary: a plain-JSON copy of it that the chart can take, or
+ * why it is malformed.
+ *
+ * @example
+ * const checked: CheckedEvent = { ok: false, problem: 'LlmTextDelta: content must be a string; got 42' };
+ */
+export type CheckedEvent = { ok: true; event: AgentEvent } | { ok: false; problem: string };
+
+/**
+ * Checks an event from outside and copies it as plain JSON data: the copy is what the chart
+ * gets, so nothing the caller still holds (a getter, a proxy, an object changed later) reaches
+ * the context. Never throws, whatever it is given.
+ *
+ * @example
+ * const checked = checkEvent({ type: 'SetPermissionMode', mode: 1n });
+ * // { ok: false, problem: 'SetPermissionMode: mode is a BigInt (1n)' }
+ * if (checked.ok) actor.send(checked.event);
+ */
+export function checkEvent(event: unknown): CheckedEvent {
+  const copied = copyPlainJson(event, 'the event');
+  if (!copied.ok) return { ok: false, problem: withType(event, copied.problem) };
+  const plain = copied.value;
+  if (!isObject(plain) || typeof plain.type !== 'string') {
+    return { ok: false, problem: 'an event must be an object with a string `type`' };
+  }
+  const check = Object.hasOwn(checks, plain.type)
+    ? checks[plain.type as AgentEventType]
+    : undefined;
+  if (check === undefined) {
+    return {
+      ok: false,
+      problem: `unknown event type '${clip(plain.type)}'; expected one of ${Object.keys(checks).join(', ')}`,
+    };
+  }
+  const problem = check(plain);
+  if (problem !== null) return { ok: false, problem: `${plain.type}: ${problem}` };
+  return { ok: true, event: plain as unknown as AgentEvent };
+}
+
+/**
  * Why `event` is not a valid `AgentEvent`, or `null` when it is.
  *
  * @example
@@ -92,17 +141,8 @@ const checks: Record<AgentEventType, Check> = {
  * validateEvent({ type: 'Interrupt' }); // null
  */
 export function validateEvent(event: unknown): string | null {
-  if (!isObject(event) || typeof event.type !== 'string') {
-    return 'an event must be an object with a string `type`';
-  }
-  const check = Object.hasOwn(checks, event.type)
-    ? checks[event.type as AgentEventType]
-    : undefined;
-  if (check === undefined) {
-    return `unknown event type '${event.type}'; expected one of ${Object.keys(checks).join(', ')}`;
-  }
-  const problem = check(event);
-  return problem === null ? null : `${event.type}: ${problem}`;
+  const checked = checkEvent(event);
+  return checked.ok ? null : checked.problem;
 }
 
 /**
@@ -113,6 +153,76 @@ export function validateEvent(event: unknown): string | null {
  */
 export function isAgentEvent(event: unknown): event is AgentEvent {
   return validateEvent(event) === null;
+}
+
+/**
+ * `problem` said of the event's type when the type can be read: 'SetPermissionMode: mode is a
+ * BigInt (1n)' rather than 'the event.mode is a BigInt (1n)'.
+ */
+function withType(event: unknown, problem: string): string {
+  const type = readType(event);
+  const prefix = 'the event.';
+  if (type === undefined || !problem.startsWith(prefix)) return problem;
+  return `${clip(type)}: ${problem.slice(prefix.length)}`;
+}
+
+function readType(event: unknown): string | undefined {
+  try {
+    if (!isObject(event) || !Object.hasOwn(event, 'type')) return undefined;
+    const type = event.type;
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    // A proxy or a getter that throws: the problem already says so without the type.
+    return undefined;
+  }
+}
+
+/** The problem with a model response, or null. Every field read here is already plain JSON. */
+function checkResponse(response: unknown): string | null {
+  if (!isObject(response)) return 'response must be an object with a message';
+  const problem = checkMessage(response.message, 'assistant', 'response.message');
+  if (problem !== null) return problem;
+  for (const field of ['stopReason', 'id', 'model'] as const) {
+    if (response[field] !== undefined && response[field] !== null) {
+      const wrong = expectString(response[field], `response.${field}`);
+      if (wrong !== null) return wrong;
+    }
+  }
+  if (response.stopSequence !== undefined && response.stopSequence !== null) {
+    const wrong = expectString(response.stopSequence, 'response.stopSequence');
+    if (wrong !== null) return wrong;
+  }
+  if (response.usage !== undefined) {
+    const usage = response.usage;
+    if (!isObject(usage)) return 'response.usage must be an object { input_tokens, output_tokens }';
+    for (const field of ['input_tokens', 'output_tokens'] as const) {
+      if (!isNonNegativeNumber(usage[field])) {
+        return `response.usage.${field} must be a non-negative number; got ${describe(usage[field])}`;
+      }
+    }
+  }
+  if (response.toolInputErrors !== undefined) {
+    const errors = response.toolInputErrors;
+    if (!isObject(errors) || Array.isArray(errors)) {
+      return 'response.toolInputErrors must be an object of strings by tool_use id';
+    }
+    for (const [id, reason] of Object.entries(errors)) {
+      if (typeof reason !== 'string') {
+        return `response.toolInputErrors[${describe(id)}] must be a string; got ${describe(reason)}`;
+      }
+    }
+  }
+  if (response.stopDetails !== undefined && response.stopDetails !== null) {
+    if (!isObject(response.stopDetails) || typeof response.stopDetails.type !== 'string') {
+      return 'response.stopDetails must be an object with a string type, or null';
+    }
+  }
+  if (response.container !== undefined && response.container !== null) {
+    if (!isObject(response.container) || typeof response.container.id !== 'string') {
+      return 'response.container must be an object with a string id, or null';
+    }
+  }
+  return null;
 }
 
 function checkMessage(value: unknown, role: 'user' | 'assistant', name: string): string | null {
@@ -126,19 +236,59 @@ function checkMessage(value: unknown, role: 'user' | 'assistant', name: string):
     return `${name}.content must be a string or an array of content blocks`;
   if (role === 'user' && content.length === 0) return `${name}.content must not be empty`;
   for (let index = 0; index < content.length; index++) {
-    const block: unknown = content[index];
-    if (!isObject(block) || typeof block.type !== 'string') {
-      return `${name}.content[${index}] must be a content block with a string type`;
-    }
-    if (
-      block.type === 'tool_use' &&
-      (typeof block.id !== 'string' || typeof block.name !== 'string')
-    ) {
-      return `${name}.content[${index}] is a tool_use block without a string id and name`;
-    }
-    if (block.type === 'tool_use' && !isObject(block.input)) {
-      return `${name}.content[${index}] is a tool_use block whose input is not an object`;
-    }
+    const problem = checkBlock(content[index]);
+    if (problem !== null) return `${name}.content[${index}] ${problem}`;
+  }
+  return null;
+}
+
+/**
+ * The problem with one content block, or null: the blocks the chart reads or the API checks
+ * must have their fields; any other block type is kept as it came.
+ */
+function checkBlock(block: unknown): string | null {
+  if (!isObject(block) || typeof block.type !== 'string') {
+    return 'must be a content block with a string type';
+  }
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string' ? null : 'is a text block without a string text';
+    case 'tool_use':
+      if (typeof block.id !== 'string' || typeof block.name !== 'string') {
+        return 'is a tool_use block without a string id and name';
+      }
+      return isObject(block.input) && !Array.isArray(block.input)
+        ? null
+        : 'is a tool_use block whose input is not an object';
+    case 'tool_result':
+      return checkToolResult(block);
+    case 'thinking':
+      return typeof block.thinking === 'string' && typeof block.signature === 'string'
+        ? null
+        : 'is a thinking block without a string thinking and signature';
+    case 'redacted_thinking':
+      return typeof block.data === 'string' ? null : 'is a redacted_thinking block without data';
+    default:
+      return null;
+  }
+}
+
+function checkToolResult(block: Record<string, unknown>): string | null {
+  if (typeof block.tool_use_id !== 'string') {
+    return 'is a tool_result block without a string tool_use_id';
+  }
+  if (block.is_error !== undefined && typeof block.is_error !== 'boolean') {
+    return 'is a tool_result block whose is_error is not a boolean';
+  }
+  const content = block.content;
+  if (content === undefined || typeof content === 'string') return null;
+  if (!Array.isArray(content)) {
+    return 'is a tool_result block whose content is not a string or an array of blocks';
+  }
+  for (const inner of content) {
+    const problem = checkBlock(inner);
+    if (problem !== null)
+      return `is a tool_result block whose content holds a block that ${problem}`;
   }
   return null;
 }
@@ -161,8 +311,8 @@ function isNonNegativeNumber(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-/** A value as an error message shows it; never throws (a BigInt, a cycle, a throwing getter). */
+/** A value of a checked (plain JSON) event as an error message shows it, cut to a short length. */
 function describe(value: unknown): string {
   if (value === undefined) return 'undefined';
-  return typeof value === 'string' ? JSON.stringify(value) : errorMessage(value);
+  return clip(typeof value === 'string' ? JSON.stringify(value) : errorMessage(value));
 }

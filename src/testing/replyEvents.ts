@@ -26,7 +26,8 @@ export interface ReplyContext {
 /**
  * The events of a reply, in the API's order: `message_start`; per block `content_block_start`,
  * its deltas and `content_block_stop` (with a `ping` after the first block starts, where the API
- * puts it); `message_delta` with the stop reason and usage; `message_stop`.
+ * puts it); `message_delta` with the stop reason, stop sequence, stop details, the container
+ * (when the turn names one) and usage; `message_stop`.
  *
  * Usage is reported in the API's fields: `message_start` carries `input_tokens`,
  * `cache_creation_input_tokens`, `cache_read_input_tokens`, `cache_creation`, `output_tokens`,
@@ -93,7 +94,12 @@ export function replyEvents(turn: ReplyTurn, context: ReplyContext): SseEvent[] 
       event: 'message_delta',
       data: {
         type: 'message_delta',
-        delta: { stop_reason: stopReasonOf(turn), stop_sequence: null, stop_details: null },
+        delta: {
+          stop_reason: stopReasonOf(turn),
+          stop_sequence: turn.stopSequence ?? null,
+          stop_details: turn.stopDetails ?? null,
+          ...(turn.container === undefined ? {} : { container: turn.container }),
+        },
         usage: usage.delta,
       },
     },
@@ -164,6 +170,7 @@ function replyUsage(
 
 function stopReasonOf(turn: ReplyTurn): StopReason {
   if (turn.stopReason !== undefined) return turn.stopReason;
+  if (turn.stopSequence !== undefined) return 'stop_sequence';
   return turn.content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
 }
 

@@ -4,7 +4,7 @@
  * cut short, so tests can interrupt a stream or watch it break.
  */
 
-import type { StopReason } from '../machine/types.js';
+import type { LlmContainer, LlmStopDetails, StopReason } from '../machine/types.js';
 import type { ApiErrorType } from './apiErrorBody.js';
 
 /**
@@ -81,8 +81,23 @@ export interface StreamPacing {
 export interface ReplyTurn extends StreamPacing {
   kind: 'reply';
   content: ScriptedBlock[];
-  /** Default: `tool_use` when the content holds a `tool_use` block, else `end_turn`. */
+  /**
+   * Default: `stop_sequence` when `stopSequence` is given, `tool_use` when the content holds a
+   * `tool_use` block, else `end_turn`.
+   */
   stopReason?: StopReason;
+  /** The custom stop sequence that ended the reply (`message_delta.delta.stop_sequence`). */
+  stopSequence?: string;
+  /**
+   * Why the model stopped, in detail (`message_delta.delta.stop_details`), such as
+   * `{ type: 'refusal', category: 'cyber', explanation: null }` with `stopReason: 'refusal'`.
+   */
+  stopDetails?: LlmStopDetails;
+  /**
+   * The server-side container the reply used (`message_delta.delta.container`), as when the
+   * code execution tool ran: `{ id, expires_at }`.
+   */
+  container?: LlmContainer;
   /**
    * Token counts to report; plausible estimates are used for input and output left out (about
    * four characters a token), and 0 for the cache counts.

@@ -2,7 +2,7 @@
  * createAgent end to end: the real Anthropic SDK against the local Messages API server, real
  * files, real bash and real git.
  */
-import { access, readFile } from 'node:fs/promises';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -231,12 +231,15 @@ describe('createAgent', () => {
     });
 
     it('mid-tools kills the running call and tells the model how it really ended', async () => {
-      session = await startSession([
-        reply([
-          toolUse('bash', { command: 'touch started.txt && sleep 30 && touch finished.txt' }),
-        ]),
-        reply('Stopped.'),
-      ]);
+      session = await startSession(
+        [
+          reply([
+            toolUse('bash', { command: 'touch started.txt && sleep 30 && touch finished.txt' }),
+          ]),
+          reply('Stopped.'),
+        ],
+        { permissions: { mode: 'bypassPermissions' } },
+      );
       session.agent.send('run it');
       const workspace = session.workspace;
       await until(() =>
@@ -271,9 +274,7 @@ describe('createAgent', () => {
     it('a tool timeout becomes an error result the model sees', async () => {
       session = await startSession(
         [reply([toolUse('bash', { command: 'sleep 10' })]), reply('Too slow.')],
-        {
-          toolTimeoutMs: 200,
-        },
+        { toolTimeoutMs: 200, permissions: { mode: 'bypassPermissions' } },
       );
       session.agent.send('wait');
       await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
@@ -347,6 +348,23 @@ describe('createAgent', () => {
       expect(session.notes.commit).toEqual([]);
     });
 
+    it("commits only the file the agent wrote, leaving the user's uncommitted work alone", async () => {
+      session = await startSession(
+        [reply([toolUse('write_file', { path: 'b.txt', content: 'agent' })]), reply('Written.')],
+        { files: { 'mine.txt': 'mine\n' } },
+      );
+      await writeFile(join(session.workspace, 'mine.txt'), 'mine, changed by the user\n');
+      await writeFile(join(session.workspace, '.env'), 'API_KEY=secret\n');
+      session.agent.send('write b.txt');
+      await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
+      expect(session.notes.commit.map((commit) => commit.files)).toEqual([['b.txt']]);
+      expect(await git(session.workspace, 'show', '--name-only', '--format=', 'HEAD')).toBe(
+        'b.txt',
+      );
+      // The harness trims git's output: the first line is ' M mine.txt'.
+      expect(await git(session.workspace, 'status', '--porcelain')).toBe('M mine.txt\n?? .env');
+    });
+
     it('does not commit after a read-only turn', async () => {
       session = await startSession(
         [reply([toolUse('list_files', { path: '.' })]), reply('Listed.')],
@@ -362,6 +380,22 @@ describe('createAgent', () => {
   });
 
   describe('permissions', () => {
+    it('without permissions given, runs edits and asks before bash', async () => {
+      session = await startSession([
+        reply([
+          toolUse('write_file', { path: 'a.txt', content: 'edited' }),
+          toolUse('bash', { command: 'echo ran > b.txt' }),
+        ]),
+        reply('Both done.'),
+      ]);
+      session.agent.on('approvalRequest', ({ call }) => session!.agent.approve(call.id));
+      session.agent.send('edit and run');
+      await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
+      expect(session.notes.approvalRequest.map(({ call }) => call.name)).toEqual(['bash']);
+      expect(await readFile(join(session.workspace, 'a.txt'), 'utf8')).toBe('edited');
+      expect(await readFile(join(session.workspace, 'b.txt'), 'utf8')).toBe('ran\n');
+    });
+
     it('plan mode refuses mutating tools with an error the model sees', async () => {
       session = await startSession(
         [
@@ -407,7 +441,9 @@ describe('createAgent', () => {
 
   describe('shutdown', () => {
     it('with tools in flight cancels them and leaves a valid transcript', async () => {
-      session = await startSession([reply([toolUse('bash', { command: 'sleep 30' })])]);
+      session = await startSession([reply([toolUse('bash', { command: 'sleep 30' })])], {
+        permissions: { mode: 'bypassPermissions' },
+      });
       session.agent.send('run');
       await new Promise<void>((resolve) => session!.agent.on('toolStart', () => resolve()));
       const started = Date.now();

@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterEach } from 'vitest';
 import {
   type Agent,
   type AgentNotifications,
@@ -91,5 +92,21 @@ export async function startSession(
       if (agentOptions.workspace === undefined)
         await rm(workspace, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * `startSession` for a test file whose sessions are closed after each test (call it once, at
+ * the top level of the file).
+ */
+export function sessionsClosedAfterEach(): typeof startSession {
+  const open: Session[] = [];
+  afterEach(async () => {
+    for (const session of open.splice(0)) await session.close();
+  });
+  return async (script, options) => {
+    const session = await startSession(script, options);
+    open.push(session);
+    return session;
   };
 }

@@ -80,7 +80,8 @@ export class ActorRun implements PathRun {
     this.#checkDoubles(event, actions, before.context, liveBefore, this.#liveDoubles());
     return {
       ...this.view(),
-      accepted: after !== before,
+      // A transition that emits something took the event, even if the snapshot is the same.
+      accepted: after !== before || actions.length > 0,
       actions,
       passedThrough: this.#passedThrough.splice(0),
     };
@@ -192,7 +193,12 @@ export class ActorRun implements PathRun {
         const double = liveBefore.get(id);
         if (double === undefined && !open.has(id)) {
           this.#problems.push(`Cancel names '${id}', which was neither running nor waiting`);
-        } else if (double !== undefined && !double.control.stopped) {
+        } else if (
+          double !== undefined &&
+          !double.control.stopped &&
+          action.graceMs === undefined
+        ) {
+          // With a grace period the call keeps running to report how it ended.
           this.#problems.push(`Cancel names '${id}', which still runs`);
         }
       }
@@ -264,6 +270,11 @@ function inFlight(state: AgentStateName, context: AgentContext): string[] {
       return ['postToolsHook'];
     case 'Error':
       return ['retryTimer'];
+    case 'WaitingForUserInput':
+      // Calls an interrupt aborted run on until they report how they ended.
+      return context.toolRuns
+        .flatMap((run) => (run.status === 'cancelling' ? [run.call.id] : []))
+        .sort();
     default:
       return [];
   }

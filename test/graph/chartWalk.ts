@@ -67,7 +67,13 @@ function isOrdinary(event: PathEvent): boolean {
 }
 
 function atRest(snapshot: ChartSnapshot): boolean {
-  return snapshot.status === 'active' && snapshot.value === 'WaitingForUserInput';
+  // Waiting after an interrupt for aborted calls to report is not rest yet: their results are
+  // not in the transcript.
+  return (
+    snapshot.status === 'active' &&
+    snapshot.value === 'WaitingForUserInput' &&
+    snapshot.context.toolRuns.every((run) => run.status !== 'cancelling')
+  );
 }
 
 function walkLogic(machine: AgentMachine): WalkLogic {

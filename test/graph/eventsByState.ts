@@ -29,6 +29,8 @@ export interface WalkState {
 const userInput: AgentEvent = { type: 'UserInput', message: { role: 'user', content: INPUT_TEXT } };
 const interrupt: AgentEvent = { type: 'Interrupt' };
 const shutdown: AgentEvent = { type: 'ShutdownRequested' };
+/** The agent restored after a restart: what was in flight starts again. */
+const resume: AgentEvent = { type: 'Resume' };
 
 const toolSucceeded: ToolOutcome = { status: 'success', output: 'done' };
 const toolFailed: ToolOutcome = { status: 'error', error: { message: 'no such file: notes.txt' } };
@@ -60,7 +62,15 @@ export function eventsByState(state: WalkState, variant: GraphVariant): PathEven
 
   switch (state.value) {
     case 'WaitingForUserInput': {
-      const events: PathEvent[] = [userInput, shutdown];
+      const settling = context.toolRuns.some((run) => run.status === 'cancelling');
+      if (settling) {
+        // After an interrupt: the aborted calls report how they ended, or the grace period
+        // ends; input typed meanwhile waits (once is enough to show it).
+        const events: PathEvent[] = [...cancellingEvents(context), { type: 'ToolGraceExpired' }];
+        if (context.queue.length === 0) events.push(userInput);
+        return events.concat([resume, shutdown]);
+      }
+      const events: PathEvent[] = [userInput, shutdown, resume];
       if (permissionsOn && !hasRemembered(context)) {
         // Back to `default`, or on to `plan` (read-only) for the next turn.
         const mode = context.permissionMode === 'default' ? 'plan' : 'default';
@@ -69,7 +79,7 @@ export function eventsByState(state: WalkState, variant: GraphVariant): PathEven
       return events;
     }
     case 'CallingLlm': {
-      const events: PathEvent[] = [...variant.replies, ...variant.failures];
+      const events: PathEvent[] = [...variant.replies, ...variant.failures, resume];
       if (variant.everyOutcome) {
         events.push({ type: 'LlmTextDelta', content: 'Let me look' });
         events.push(streamedToolCallFragment(context));
@@ -78,9 +88,9 @@ export function eventsByState(state: WalkState, variant: GraphVariant): PathEven
       return events.concat(whileBusy);
     }
     case 'ExecutingTools':
-      return [...toolEvents(context, variant.everyOutcome), ...whileBusy];
+      return [...toolEvents(context, variant.everyOutcome), resume, ...whileBusy];
     case 'PostToolsHook': {
-      const events: PathEvent[] = [{ type: 'PostToolsHookCompleted', actionTaken: true }];
+      const events: PathEvent[] = [{ type: 'PostToolsHookCompleted', actionTaken: true }, resume];
       if (variant.everyOutcome) {
         events.push({ type: 'PostToolsHookCompleted', actionTaken: false });
         events.push({ type: 'xstate.error.actor.postToolsHook' });
@@ -88,7 +98,10 @@ export function eventsByState(state: WalkState, variant: GraphVariant): PathEven
       return events.concat(whileBusy);
     }
     case 'Error': {
-      const events: PathEvent[] = [{ type: 'RetryTimeoutFired' }];
+      const events: PathEvent[] = [
+        { type: 'RetryTimeoutFired' },
+        { type: 'Resume', retryDelayMs: 10 },
+      ];
       // A crashed timer: the retry happens at once instead of stranding the turn.
       if (variant.everyOutcome) events.push({ type: 'xstate.error.actor.retryTimer' });
       return events.concat(whileBusy);
@@ -98,6 +111,18 @@ export function eventsByState(state: WalkState, variant: GraphVariant): PathEven
       // Transient (left by `always` before the walk sees it) and final: nothing to send.
       return [];
   }
+}
+
+/** How the calls an interrupt aborted end: completed anyway, or stopped. */
+function cancellingEvents(context: AgentContext): PathEvent[] {
+  const events: PathEvent[] = [];
+  context.toolRuns.forEach((run, index) => {
+    if (run.status !== 'cancelling') return;
+    const callId = runId(index);
+    events.push({ type: 'ToolCompleted', callId, outcome: toolSucceeded });
+    events.push({ type: 'ToolCompleted', callId, outcome: toolFailed });
+  });
+  return events;
 }
 
 function streamedToolCallFragment(context: AgentContext): AgentEvent {

@@ -50,10 +50,12 @@ export class MachineRun implements PathRun {
   send(event: PathEvent): StepResult {
     const before = this.#snapshot;
     this.#snapshot = this.#machine.transition(before, toMachineEvent(event), this.#scope);
+    const actions = this.#collected.splice(0);
     return {
       ...this.view(),
-      accepted: this.#snapshot !== before,
-      actions: this.#collected.splice(0),
+      // A transition that emits something took the event, even if the snapshot is the same.
+      accepted: this.#snapshot !== before || actions.length > 0,
+      actions,
       passedThrough: this.#passedThrough.splice(0),
     };
   }

@@ -93,8 +93,10 @@ export class SectionFourLedger {
         problems.push('WaitForInput while input is queued');
       }
     }
-    // A turn that ends for any reason but shutdown starts the oldest queued input at once.
-    if (after.state === 'WaitingForUserInput' && after.context.queue.length > 0) {
+    // A turn that ends for any reason but shutdown starts the oldest queued input at once — once
+    // the calls an interrupt aborted are answered, so the next request carries their results.
+    const settling = after.context.toolRuns.some((run) => run.status === 'cancelling');
+    if (after.state === 'WaitingForUserInput' && after.context.queue.length > 0 && !settling) {
       problems.push('idle with input still queued');
     }
     return problems;
@@ -115,6 +117,15 @@ export class SectionFourLedger {
       }
       if (error?.kind === 'auth' || error?.kind === 'invalid_request') {
         problems.push(`a non-retryable ${error.kind} error was retried`);
+      }
+      if (!isActorCrash(event) && event.type === 'Resume') {
+        // A restored backoff waits what was left of it, never more than it was.
+        if (action.delayMs > before.context.retryDelayMs) {
+          problems.push(
+            `a resumed backoff of ${action.delayMs} ms is longer than the ${before.context.retryDelayMs} ms it was`,
+          );
+        }
+        continue;
       }
       problems.push(...backoffProblems(action, error?.retryAfterMs));
     }
@@ -170,8 +181,10 @@ function transcriptProblems(before: RunView, event: PathEvent, after: StepResult
     }
   }
   const violations = findTranscriptViolations(after.context.messages);
-  if (after.state === 'ExecutingTools') {
-    // While tools run, the calls of the last response are the only ones still unanswered.
+  const settling = after.context.toolRuns.some((run) => run.status === 'cancelling');
+  if (after.state === 'ExecutingTools' || settling) {
+    // While tools run, or an interrupt waits to learn how aborted calls ended, the calls of the
+    // last response are the only ones still unanswered.
     for (const violation of violations) {
       if (!violation.endsWith('has no tool_result yet'))
         problems.push(`invalid transcript: ${violation}`);

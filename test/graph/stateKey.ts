@@ -11,8 +11,9 @@
  * - the permission mode and the remembered decisions (`settleToolRuns`);
  * - in `CallingLlm`, whether text and tool-call fragments have streamed (what an interrupt
  *   keeps, and whether a fragment opens or extends a call);
- * - in `ExecutingTools`, each run's tool, status and outcome (`allToolsDone`,
- *   `anyMutatingToolSucceeded`, `isRunningToolCall`, `isAwaitingApproval`).
+ * - in `ExecutingTools`, and in `WaitingForUserInput` while an interrupt waits for aborted calls,
+ *   each run's tool, status and outcome (`allToolsDone`, `anyMutatingToolSucceeded`,
+ *   `isRunningToolCall`, `isAwaitingApproval`, `toolsSettling`, `isCancellingToolCall`).
  *
  * Left out on purpose: the messages, usage, the response counter, the jitter state and the text
  * itself, which change what the chart says but never which transition it takes.
@@ -51,7 +52,8 @@ export function stateKey(snapshot: KeyedState): string {
     key.streamedText = context.streamingText.length > 0;
     key.streamedCalls = context.streamingToolCalls.length;
   }
-  if (value === 'ExecutingTools') {
+  // Runs matter while tools run, and after an interrupt until the aborted ones are answered.
+  if (value === 'ExecutingTools' || context.toolRuns.some((run) => run.status === 'cancelling')) {
     key.runs = context.toolRuns.map(
       (run) => `${run.call.name}:${run.status}${run.outcome ? `:${run.outcome.status}` : ''}`,
     );

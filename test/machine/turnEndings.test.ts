@@ -88,7 +88,9 @@ describe('Interrupt', () => {
     core.handleEvent(userInput('go'));
     core.handleEvent(completed(null, [call('t1', 'read_file'), call('t2', 'write_file')]));
     core.handleEvent(interrupt);
-    expect(core.handleEvent({ type: 'ToolGraceExpired' })).toEqual([]);
+    expect(core.handleEvent({ type: 'ToolGraceExpired' })).toEqual([
+      { type: 'Cancel', toolCallIds: ['t1', 't2'] },
+    ]);
     expect(core.context.messages.at(-1)).toEqual({
       role: 'user',
       content: [

@@ -2,7 +2,8 @@ import { stat } from 'node:fs/promises';
 import type { CompletedToolInfo } from '../../machine/types.js';
 import { DEFAULT_MUTATING_TOOLS } from '../../machine/toolSpecs.js';
 import { type CommitMessageInfo, formatCommitMessage } from './formatCommitMessage.js';
-import { type GitRun, runGit } from './runGit.js';
+import { type GitRun, runGit } from '../git/runGit.js';
+import { uncommittedPaths } from '../git/uncommittedPaths.js';
 import { errorMessage } from '../../machine/agentStatechartError.js';
 
 /**
@@ -12,14 +13,21 @@ import { errorMessage } from '../../machine/agentStatechartError.js';
  * const options: GitAutoCommitOptions = {
  *   workspace: '/repo',
  *   completedTools: [{ name: 'edit_file', succeeded: true }],
+ *   changedPaths: ['src/a.ts'],
  *   isMutating: (name) => registry.isMutating(name),
  * };
  */
 export interface GitAutoCommitOptions {
-  /** Directory the agent works in; what changed under it is committed. */
+  /** Directory the agent works in. */
   workspace: string;
   /** Every call of the response, as `RunPostToolsHook` lists them. */
   completedTools: readonly CompletedToolInfo[];
+  /**
+   * The workspace-relative paths the response's successful calls changed (`ToolOutcome`'s
+   * `changedPaths`, gathered by `changedPathsOf`). Only these are committed, and only while they
+   * are still uncommitted; anything else in the workspace is left as it is.
+   */
+  changedPaths: readonly string[];
   /** Aborting stops the running git command; the result is then an error. */
   signal?: AbortSignal;
   /**
@@ -65,7 +73,7 @@ export interface GitAutoCommitResult {
  * Who commits when the repository configures nobody.
  *
  * @example
- * await gitAutoCommit({ workspace, completedTools, identity: DEFAULT_COMMIT_IDENTITY });
+ * await gitAutoCommit({ workspace, completedTools, changedPaths, identity: DEFAULT_COMMIT_IDENTITY });
  */
 export const DEFAULT_COMMIT_IDENTITY: Readonly<{ name: string; email: string }> = Object.freeze({
   name: 'agent-statechart',
@@ -73,11 +81,12 @@ export const DEFAULT_COMMIT_IDENTITY: Readonly<{ name: string; email: string }> 
 });
 
 /**
- * The post-tools hook: commits the workspace after the agent changed it, following Loom's rules.
- * It commits only when some call succeeded with a mutating tool, only inside a git work tree, and
- * only when there is something to commit (modified, deleted or new files, `.gitignore` respected);
- * it then stages and commits everything under the workspace with a message naming the tools and
- * the files.
+ * The post-tools hook: commits what the agent changed, following Loom's rules. It commits only
+ * when some call succeeded with a mutating tool, only inside a git work tree, and only the paths
+ * the tools reported changing (`changedPaths`) that are still uncommitted and not ignored — never
+ * the user's own uncommitted or untracked files. The user's staged changes to other files stay
+ * staged and out of the commit. Running it again after it committed (a resume after a crash)
+ * finds nothing left and commits nothing. The message names the tools and the files.
  *
  * Fail-open: it never rejects. Any git failure (no git, a broken repository, a bad workspace path,
  * an abort) comes back as `{ actionTaken: false, error }` so the agent goes on.
@@ -86,6 +95,7 @@ export const DEFAULT_COMMIT_IDENTITY: Readonly<{ name: string; email: string }> 
  * const result = await gitAutoCommit({
  *   workspace: '/repo',
  *   completedTools: [{ name: 'read_file', succeeded: true }, { name: 'edit_file', succeeded: true }],
+ *   changedPaths: ['src/a.ts'],
  *   isMutating: (name) => registry.isMutating(name),
  *   signal,
  * });
@@ -109,70 +119,73 @@ async function commitIfChanged(options: GitAutoCommitOptions): Promise<GitAutoCo
     ),
   ];
   if (tools.length === 0) return { actionTaken: false, skipped: 'no-mutation' };
+  const changed = options.changedPaths.filter(isWorkspaceRelative);
+  if (changed.length === 0) return { actionTaken: false, skipped: 'no-changes' };
 
   const { workspace } = options;
   if (!(await isDirectory(workspace))) {
     return { actionTaken: false, error: `workspace '${workspace}' is not a directory` };
   }
-  const git = (args: readonly string[]): Promise<GitRun> =>
-    runGit(args, {
-      cwd: workspace,
-      timeoutMs: options.timeoutMs ?? 30_000,
-      // C locale: "not a git repository" is recognised by its English text.
-      // No optional locks: a status refresh must not collide with the user's own git commands.
-      env: {
-        ...(options.env ?? process.env),
-        LC_ALL: 'C',
-        GIT_OPTIONAL_LOCKS: '0',
-        GIT_TERMINAL_PROMPT: '0',
-      },
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+  const gitOptions = {
+    env: options.env ?? process.env,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  const git = (args: readonly string[], input?: string): Promise<GitRun> =>
+    runGit(args, { cwd: workspace, ...gitOptions, ...(input === undefined ? {} : { input }) });
 
-  const inside = await git(['rev-parse', '--is-inside-work-tree']);
-  if (!inside.ok) {
-    if (/not a git repository/i.test(inside.stderr))
-      return { actionTaken: false, skipped: 'not-a-repo' };
-    return { actionTaken: false, error: inside.message };
-  }
-  // "false" inside a .git directory or a bare repository: there is no work tree to commit.
-  if (inside.stdout.trim() !== 'true') return { actionTaken: false, skipped: 'not-a-repo' };
+  // Only what is still uncommitted among the reported paths: after a crash the hook can run
+  // again and commits nothing twice; ignored files are never listed.
+  const pending = await uncommittedPaths(workspace, { ...gitOptions, paths: changed });
+  if (pending.status === 'not-a-repo') return { actionTaken: false, skipped: 'not-a-repo' };
+  if (pending.status === 'failed') return { actionTaken: false, error: pending.message };
+  if (pending.paths.length === 0) return { actionTaken: false, skipped: 'no-changes' };
 
-  const status = await git(['status', '--porcelain', '-z', '--untracked-files=all', '--', '.']);
-  if (!status.ok) return { actionTaken: false, error: status.message };
-  if (status.stdout === '') return { actionTaken: false, skipped: 'no-changes' };
-
-  const added = await git(['add', '--all', '--', '.']);
+  // Staging and committing name the paths, so the user's own staged changes to other files stay
+  // staged and out of the commit (`commit --only` builds the commit from a temporary index).
+  const pathspecs = pending.paths.map((path) => `${path}\0`).join('');
+  const pathspecFromInput = ['--pathspec-from-file=-', '--pathspec-file-nul'];
+  const added = await git(['add', '--all', ...pathspecFromInput], pathspecs);
   if (!added.ok) return { actionTaken: false, error: added.message };
-  const staged = await git(['diff', '--cached', '--name-only', '-z', '--', '.']);
-  if (!staged.ok) return { actionTaken: false, error: staged.message };
-  const files = staged.stdout.split('\0').filter((file) => file !== '');
-  // Status can list changes that staging turns into nothing (line-ending filters, for one).
-  if (files.length === 0) return { actionTaken: false, skipped: 'no-changes' };
 
+  const files = pending.paths.map((path) => `${pending.prefix}${path}`);
   const identity = await commitIdentity(options.identity, git);
   const message = (options.formatMessage ?? formatCommitMessage)({ tools, files });
-  const commit = await git([
-    '-c',
-    `user.name=${identity.name}`,
-    '-c',
-    `user.email=${identity.email}`,
-    // A signing prompt would block the loop; auto-commits are not signed.
-    '-c',
-    'commit.gpgsign=false',
-    'commit',
-    '--quiet',
-    ...(options.runHooks ? [] : ['--no-verify']),
-    '--message',
-    message,
-    '--',
-    '.',
-  ]);
+  const commit = await git(
+    [
+      '-c',
+      `user.name=${identity.name}`,
+      '-c',
+      `user.email=${identity.email}`,
+      // A signing prompt would block the loop; auto-commits are not signed.
+      '-c',
+      'commit.gpgsign=false',
+      'commit',
+      '--quiet',
+      '--only',
+      ...(options.runHooks ? [] : ['--no-verify']),
+      '--message',
+      message,
+      ...pathspecFromInput,
+    ],
+    pathspecs,
+  );
   if (!commit.ok) return { actionTaken: false, error: commit.message };
 
   const head = await git(['rev-parse', 'HEAD']);
   if (!head.ok) return { actionTaken: false, error: head.message };
   return { actionTaken: true, commit: { sha: head.stdout.trim(), message, files } };
+}
+
+/** A path a tool reported: relative, inside the workspace, in the canonical form git prints. */
+function isWorkspaceRelative(path: string): boolean {
+  return (
+    typeof path === 'string' &&
+    path !== '' &&
+    !path.startsWith('/') &&
+    !path.includes('\0') &&
+    path.split('/').every((part) => part !== '' && part !== '.' && part !== '..')
+  );
 }
 
 async function commitIdentity(

@@ -19,6 +19,7 @@ import type {
   Usage,
 } from '../../machine/types.js';
 import { errorMessage } from '../../machine/agentStatechartError.js';
+import { checkEvent } from '../../machine/validateEvent.js';
 
 /**
  * A model response as the LLM actor delivers it. `toolInputErrors` maps the id of each
@@ -94,6 +95,7 @@ type Phase =
       blocks: BlockInProgress[];
       usage: Record<string, unknown> | undefined;
       stopReason: StopReason | undefined;
+      facts: MessageFacts;
     }
   | { name: 'complete'; response: StreamedLlmResponse };
 
@@ -151,11 +153,12 @@ export class MessageAccumulator {
       case 'message_delta':
         phase.stopReason = event.delta.stop_reason ?? phase.stopReason;
         phase.usage = mergeUsage(phase.usage, event.usage);
+        phase.facts = updateFacts(phase.facts, asRecord(event.delta));
         return { ok: true };
       case 'message_stop':
         this.phase = {
           name: 'complete',
-          response: finalize(phase.blocks, phase.stopReason, phase.usage),
+          response: finalize(phase.blocks, phase.stopReason, phase.usage, phase.facts),
         };
         return { ok: true };
       default:
@@ -174,7 +177,7 @@ export class MessageAccumulator {
     const phase = this.phase;
     switch (phase.name) {
       case 'complete':
-        return { ok: true, response: phase.response };
+        return recordable(phase.response);
       case 'awaiting_message_start':
         return {
           ok: false,
@@ -212,6 +215,7 @@ export class MessageAccumulator {
       blocks,
       usage: asRecord(record?.usage),
       stopReason: undefined,
+      facts: updateFacts(idAndModel(record), record),
     };
     return { ok: true };
   }
@@ -345,10 +349,58 @@ function stopBlock(blocks: BlockInProgress[], index: number): AccumulatorStep {
   return { ok: true };
 }
 
+/**
+ * What the API says about the message besides its content and usage, kept on the response as
+ * the SDK's `finalMessage()` keeps it; a field sent as `null` is left out.
+ */
+type MessageFacts = Pick<
+  LlmResponse,
+  'id' | 'model' | 'stopSequence' | 'stopDetails' | 'container'
+>;
+
+/**
+ * The facts with what `message_start.message` or `message_delta.delta` says: a stop sequence
+ * or stop details given (`null` included) replace the earlier ones; a container is kept until
+ * another is named, as the SDK does.
+ */
+function updateFacts(
+  facts: MessageFacts,
+  fields: Record<string, unknown> | undefined,
+): MessageFacts {
+  if (fields === undefined) return facts;
+  const next: MessageFacts = { ...facts };
+  if ('stop_sequence' in fields) {
+    if (typeof fields.stop_sequence === 'string') next.stopSequence = fields.stop_sequence;
+    else delete next.stopSequence;
+  }
+  if ('stop_details' in fields) {
+    const details = asRecord(fields.stop_details);
+    if (details !== undefined && typeof details.type === 'string') {
+      next.stopDetails = { ...details, type: details.type };
+    } else {
+      delete next.stopDetails;
+    }
+  }
+  const container = asRecord(fields.container);
+  if (container !== undefined && typeof container.id === 'string') {
+    next.container = { ...container, id: container.id };
+  }
+  return next;
+}
+
+/** The message's id and model, from `message_start`. */
+function idAndModel(message: Record<string, unknown> | undefined): MessageFacts {
+  const facts: MessageFacts = {};
+  if (typeof message?.id === 'string') facts.id = message.id;
+  if (typeof message?.model === 'string') facts.model = message.model;
+  return facts;
+}
+
 function finalize(
   blocks: BlockInProgress[],
   stopReason: StopReason | undefined,
   usageRecord: Record<string, unknown> | undefined,
+  facts: MessageFacts,
 ): StreamedLlmResponse {
   const toolInputErrors: Record<string, string> = {};
   const content: ContentBlock[] = blocks.map((block) => {
@@ -392,7 +444,7 @@ function finalize(
   const usage = toUsage(usageRecord);
   if (usage !== undefined) response.usage = usage;
   if (Object.keys(toolInputErrors).length > 0) response.toolInputErrors = toolInputErrors;
-  return response;
+  return { ...response, ...facts };
 }
 
 function parseToolInput(
@@ -449,6 +501,23 @@ function toUsage(record: Record<string, unknown> | undefined): Usage | undefined
   const { input_tokens, output_tokens } = record;
   if (typeof input_tokens !== 'number' || typeof output_tokens !== 'number') return undefined;
   return { ...record, input_tokens, output_tokens };
+}
+
+/**
+ * The response as the chart will take it: checked and copied as plain JSON the way
+ * `LlmCompleted` events are, so a value the wire format allows but a snapshot cannot hold (a
+ * number too large for a double parses as `Infinity`) is a server error, not a broken context.
+ */
+function recordable(response: StreamedLlmResponse): AccumulatorOutcome {
+  const checked = checkEvent({ type: 'LlmCompleted', response });
+  if (checked.ok && checked.event.type === 'LlmCompleted') {
+    return { ok: true, response: checked.event.response };
+  }
+  const problem = checked.ok ? 'it is not a response' : checked.problem;
+  return {
+    ok: false,
+    error: { kind: 'server', message: `the response cannot be recorded: ${problem}` },
+  };
 }
 
 function protocolError(detail: string): { ok: false; error: LlmError } {

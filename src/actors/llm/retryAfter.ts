@@ -39,8 +39,12 @@ export function retryAfterMs(headers: HeaderReader, now: number = Date.now()): n
   return Math.max(0, Math.ceil(date - now));
 }
 
-/** A non-negative decimal number and nothing else (`parseFloat` would accept "3 apples"). */
+/**
+ * A non-negative decimal number and nothing else (`parseFloat` would accept "3 apples"); one too
+ * large for a double is unreadable too, since `Infinity` has no JSON form.
+ */
 function parseDelay(value: string | null | undefined): number | undefined {
   if (value == null || !/^\s*\d+(\.\d+)?\s*$/.test(value)) return undefined;
-  return Number(value);
+  const delay = Number(value);
+  return Number.isFinite(delay * 1000) ? delay : undefined;
 }

@@ -11,7 +11,7 @@ import type { LlmRequest, ToolDefinition } from '../../machine/types.js';
 
 /**
  * Maps an {@link LlmRequest} to `client.messages.create` parameters with `stream: true`:
- * `maxTokens` → `max_tokens`; `system` and `tools` only when given (an empty tool list is left
+ * `maxTokens` → `max_tokens`; `system`, `tools` and `container` only when given (an empty tool list is left
  * out, which the API treats the same and some proxies reject); messages unchanged.
  *
  * Messages are passed through as they are because the chart keeps them in the API's wire shape
@@ -40,6 +40,7 @@ export function toMessageCreateParams(request: LlmRequest): MessageCreateParamsS
   if (request.tools !== undefined && request.tools.length > 0) {
     params.tools = request.tools.map(toTool);
   }
+  if (request.container !== undefined) params.container = request.container;
   return params;
 }
 

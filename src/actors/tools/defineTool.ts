@@ -37,6 +37,13 @@ export interface ToolContext {
   readonly callId: string;
   /** Reports progress to the caller (for display); ignored once the call has ended. */
   reportProgress(progress: unknown): void;
+  /**
+   * Names files this call changed, relative to the workspace root (or absolute inside it); paths
+   * outside the workspace are dropped. A successful outcome carries them as `changedPaths`, and
+   * the git auto-commit commits them and nothing else. Report only files that had no uncommitted
+   * changes before the call: a change on top of the user's own cannot be told apart from it.
+   */
+  reportChangedPaths(paths: readonly string[]): void;
 }
 
 /**

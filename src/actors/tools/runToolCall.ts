@@ -1,9 +1,10 @@
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { ToolCall, ToolOutcome } from '../../machine/types.js';
 import type { ToolRegistry } from './createToolRegistry.js';
 import type { ToolContext } from './defineTool.js';
 import { formatInputIssues } from './formatInputIssues.js';
 import { errorMessage } from '../../machine/agentStatechartError.js';
+import { copyPlainJson } from '../../machine/plainJson.js';
 
 /** setTimeout overflows beyond this and fires at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -21,8 +22,17 @@ export interface RunToolCallOptions {
   signal?: AbortSignal;
   /** Overrides the tool's own timeout for this call, in milliseconds. */
   timeoutMs?: number;
-  /** Receives the tool's progress reports while the call runs. Errors it throws are ignored. */
+  /**
+   * Receives the tool's progress reports while the call runs, as the plain JSON data
+   * `JSON.stringify` makes of them (so they can live in a stored snapshot). Errors it throws are
+   * ignored.
+   */
   onProgress?: (progress: unknown) => void;
+  /**
+   * Told about each progress report that was dropped because JSON cannot hold it (a BigInt, a
+   * cycle, a getter that throws, …), with the reason and the report as the tool gave it.
+   */
+  onProgressRefused?: (problem: string, progress: unknown) => void;
 }
 
 /**
@@ -38,7 +48,10 @@ export interface RunToolCallOptions {
  *   it started` when it never started)
  * - a result arriving after a timeout is ignored
  * - a string result passes through; any other result must be JSON-serialisable and is returned
- *   as plain JSON data (`undefined` becomes `''`)
+ *   as plain JSON data (`undefined` becomes `''`); progress reports too, and one that is not
+ *   JSON-serialisable is dropped and handed to `onProgressRefused`
+ * - the files the tool reported changing (`ctx.reportChangedPaths`) come with a success as
+ *   `changedPaths`, relative to the workspace, each once
  *
  * @example
  * const outcome = await runToolCall(registry, { id: 'toolu_1', name: 'read_file', input: { path: 'a.txt' } }, {
@@ -103,16 +116,28 @@ async function runChecked(
     }, timeoutMs);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
+    const workspace = resolve(options.workspace);
+    const changedPaths = new Set<string>();
     const ctx: ToolContext = {
       signal: controller.signal,
-      workspace: resolve(options.workspace),
+      workspace,
       callId: call.id,
       reportProgress: (progress) => {
         if (settled) return;
+        const data =
+          progress === undefined ? { ok: true as const, value: undefined } : toJsonData(progress);
         try {
-          options.onProgress?.(progress);
+          if (data.ok) options.onProgress?.(data.value);
+          else options.onProgressRefused?.(`progress ${data.reason}`, progress);
         } catch {
           // A display listener failing must not fail the tool.
+        }
+      },
+      reportChangedPaths: (paths) => {
+        if (settled) return;
+        for (const path of paths) {
+          const relativePath = workspaceRelative(workspace, path);
+          if (relativePath !== null) changedPaths.add(relativePath);
         }
       },
     };
@@ -121,7 +146,7 @@ async function runChecked(
     Promise.resolve()
       .then(() => tool.execute(parsed.data, ctx))
       .then(
-        (value) => settle(toSuccess(tool.name, value)),
+        (value) => settle(withChangedPaths(toSuccess(tool.name, value), changedPaths)),
         (error: unknown) => settle(failure(errorMessage(error))),
       );
   });
@@ -135,19 +160,48 @@ function effectiveTimeout(requested: number | undefined, toolDefault: number): n
 function toSuccess(toolName: string, value: unknown): ToolOutcome {
   if (typeof value === 'string') return { status: 'success', output: value };
   if (value === undefined) return { status: 'success', output: '' };
+  const data = toJsonData(value);
+  if (!data.ok) {
+    return failure(
+      `tool '${toolName}' returned a value that ${data.reason}; it must return a string or plain JSON data`,
+    );
+  }
+  return { status: 'success', output: data.value };
+}
+
+/**
+ * `value` as the plain JSON data `JSON.stringify` makes of it (dates become strings, `toJSON` is
+ * honoured), so it can live in a stored snapshot; or why it has none.
+ */
+function toJsonData(value: unknown): { ok: true; value: unknown } | { ok: false; reason: string } {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    return failure(notSerialisable(toolName, errorMessage(error)));
+    // BigInts, cycles, getters and proxy traps that throw.
+    return { ok: false, reason: `is not JSON-serialisable (${errorMessage(error)})` };
   }
-  if (text === undefined) return failure(notSerialisable(toolName, `got a ${typeof value}`));
-  // Round-tripping leaves plain JSON data, so the outcome can live in a stored snapshot.
-  return { status: 'success', output: JSON.parse(text) as unknown };
+  if (text === undefined) {
+    return { ok: false, reason: `is not JSON-serialisable (got a ${typeof value})` };
+  }
+  // Parsed text is plain data; the copy only holds it to the depth every event is held to.
+  const copied = copyPlainJson(JSON.parse(text), 'the value');
+  return copied.ok ? copied : { ok: false, reason: `cannot be kept (${copied.problem})` };
 }
 
-function notSerialisable(toolName: string, reason: string): string {
-  return `tool '${toolName}' returned a value that is not JSON-serialisable (${reason}); it must return a string or plain JSON data`;
+function withChangedPaths(outcome: ToolOutcome, paths: ReadonlySet<string>): ToolOutcome {
+  if (outcome.status !== 'success' || paths.size === 0) return outcome;
+  return { ...outcome, changedPaths: [...paths] };
+}
+
+/** `path` relative to the workspace with `/` separators, or null when it is not inside it. */
+function workspaceRelative(workspace: string, path: unknown): string | null {
+  if (typeof path !== 'string' || path === '' || path.includes('\0')) return null;
+  const absolute = resolve(workspace, path);
+  const relativePath = relative(workspace, absolute);
+  if (relativePath === '' || isAbsolute(relativePath)) return null;
+  const parts = relativePath.split(sep);
+  return parts[0] === '..' ? null : parts.join('/');
 }
 
 function failure(message: string): ToolOutcome {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,64 +7,31 @@ import {
   gitAutoCommit,
 } from '../../../src/actors/hooks/gitAutoCommit.js';
 import { useTempDirs } from '../tools/tempDir.js';
+import { initRepository, isolatedGitEnv } from './gitRepository.js';
 
 const dirs = useTempDirs();
-
-/**
- * Git with no user or system configuration (so no identity is configured unless a test sets one),
- * no GIT_* variables leaking in from the host, and no repository discovery above the temp dir.
- */
-function isolatedEnv(ceiling: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('GIT_')) env[key] = value;
-  }
-  return {
-    ...env,
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CEILING_DIRECTORIES: ceiling,
-  };
-}
-
-function git(env: NodeJS.ProcessEnv, cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env, encoding: 'utf8' });
-}
 
 /** A repository with one commit (a.txt, .gitignore ignoring *.log) and no identity configured. */
 async function repo(options: { commit?: boolean } = {}) {
   const workspace = await dirs.make('git-hook-');
-  const env = isolatedEnv(dirname(workspace));
-  git(env, workspace, 'init', '--quiet');
-  await writeFile(join(workspace, 'a.txt'), 'first\n');
-  await writeFile(join(workspace, '.gitignore'), '*.log\n');
-  if (options.commit ?? true) {
-    git(env, workspace, 'add', '--all');
-    git(
-      env,
-      workspace,
-      '-c',
-      'user.name=Setup',
-      '-c',
-      'user.email=setup@example.com',
-      'commit',
-      '--quiet',
-      '-m',
-      'initial',
-    );
-  }
+  const { env, git } = await initRepository(
+    workspace,
+    { 'a.txt': 'first\n', '.gitignore': '*.log\n' },
+    options,
+  );
   const hook = (overrides: Partial<GitAutoCommitOptions> = {}) =>
     gitAutoCommit({
       workspace,
       completedTools: [{ name: 'edit_file', succeeded: true }],
+      changedPaths: ['a.txt'],
       env,
       ...overrides,
     });
-  return { workspace, env, hook, git: (...args: string[]) => git(env, workspace, ...args) };
+  return { workspace, env, hook, git };
 }
 
 describe('gitAutoCommit', () => {
-  it('commits modified and new files after a successful mutating tool, naming the tools and files', async () => {
+  it('commits the modified and new files the tools reported, naming the tools and files', async () => {
     const { workspace, hook, git } = await repo();
     await writeFile(join(workspace, 'a.txt'), 'changed\n');
     await writeFile(join(workspace, 'new.txt'), 'new\n');
@@ -79,6 +45,7 @@ describe('gitAutoCommit', () => {
         { name: 'edit_file', succeeded: true },
         { name: 'bash', succeeded: false },
       ],
+      changedPaths: ['a.txt', 'new.txt', 'debug.log'],
     });
 
     expect(result.actionTaken).toBe(true);
@@ -129,12 +96,12 @@ describe('gitAutoCommit', () => {
 
   it('makes the first commit of a repository that has none', async () => {
     const { hook, git } = await repo({ commit: false });
-    const result = await hook();
+    const result = await hook({ changedPaths: ['a.txt', '.gitignore'] });
     expect(result.commit?.files).toEqual(['.gitignore', 'a.txt']);
     expect(git('rev-list', '--count', 'HEAD').trim()).toBe('1');
   });
 
-  it('commits only what changed under the workspace when it is a subdirectory of the repository', async () => {
+  it('names files from the repository root when the workspace is a subdirectory of it', async () => {
     const { workspace, env, git } = await repo();
     const sub = join(workspace, 'pkg');
     await mkdir(sub);
@@ -143,6 +110,7 @@ describe('gitAutoCommit', () => {
     const result = await gitAutoCommit({
       workspace: sub,
       completedTools: [{ name: 'write_file', succeeded: true }],
+      changedPaths: ['inside.txt', '../outside.txt'],
       env,
     });
     expect(result.commit?.files).toEqual(['pkg/inside.txt']);
@@ -195,15 +163,20 @@ describe('gitAutoCommit', () => {
     const result = await gitAutoCommit({
       workspace,
       completedTools: [{ name: 'write_file', succeeded: true }],
-      env: isolatedEnv(dirname(workspace)),
+      changedPaths: ['a.txt'],
+      env: isolatedGitEnv(dirname(workspace)),
     });
     expect(result).toEqual({ actionTaken: false, skipped: 'not-a-repo' });
   });
 
-  it('skips with no-changes when the diff is empty, ignored files included', async () => {
+  it('skips with no-changes when no reported path is uncommitted, ignored files included', async () => {
     const { workspace, hook } = await repo();
     await writeFile(join(workspace, 'build.log'), 'ignored\n');
-    expect(await hook()).toEqual({ actionTaken: false, skipped: 'no-changes' });
+    expect(await hook({ changedPaths: ['a.txt', 'build.log'] })).toEqual({
+      actionTaken: false,
+      skipped: 'no-changes',
+    });
+    expect(await hook({ changedPaths: [] })).toEqual({ actionTaken: false, skipped: 'no-changes' });
   });
 
   it('fails open with an error when the repository is corrupted', async () => {
@@ -221,6 +194,7 @@ describe('gitAutoCommit', () => {
     const result = await gitAutoCommit({
       workspace: join(base, 'missing'),
       completedTools: [{ name: 'edit_file', succeeded: true }],
+      changedPaths: ['a.txt'],
     });
     expect(result.actionTaken).toBe(false);
     expect(result.error).toContain('is not a directory');

@@ -203,6 +203,8 @@ describe('MessageAccumulator', () => {
           output_tokens: 42,
           cache_read_input_tokens: 3,
         },
+        id: 'msg_1',
+        model: 'm',
       },
     });
   });

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { LlmStreamDelta } from '../../../src/machine/types.js';
 import { streamLlmResponse } from '../../../src/actors/llm/streamLlmResponse.js';
 import type { ContentBlock, LlmRequest } from '../../../src/machine/types.js';
-import { recordedStream, reply } from '../../../src/testing/index.js';
+import {
+  encodeSseEvent,
+  httpError,
+  recordedStream,
+  replyEvents,
+  reply,
+} from '../../../src/testing/index.js';
 import { failureOf, fixture, fixtureEvents, request, responseOf, serve } from './harness.js';
 
 function collect(): {
@@ -31,6 +37,8 @@ describe('streamLlmResponse', () => {
         content: [{ type: 'text', text: 'Hello there, how are you today?' }],
       },
       stopReason: 'end_turn',
+      id: 'msg_test_0',
+      model: request.model,
     });
     expect(usage?.input_tokens).toBeGreaterThan(0);
     expect(usage?.output_tokens).toBeGreaterThan(0);
@@ -88,6 +96,8 @@ describe('streamLlmResponse', () => {
         ],
       },
       stopReason: 'tool_use',
+      id: 'msg_test_0',
+      model: request.model,
     });
     const fragmentsOf = (callId: string) =>
       events.flatMap((event) =>
@@ -221,6 +231,8 @@ describe('streamLlmResponse', () => {
           },
           stopReason: 'end_turn',
           usage: { input_tokens: 11, output_tokens: 6 },
+          id: 'msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK',
+          model: 'claude-opus-4-8',
         },
       });
       expect(events.map((event) => event.type === 'LlmTextDelta' && event.content)).toEqual([
@@ -392,6 +404,18 @@ describe('streamLlmResponse', () => {
       expect(message).toContain('Number of requests has exceeded your rate limit');
     });
 
+    it('ignores a retry-after too large to be a number of milliseconds', async () => {
+      const { client } = await serve([
+        httpError(429, 'rate_limit_error', 'slow down', { 'retry-after': '9'.repeat(400) }),
+      ]);
+
+      const result = await streamLlmResponse({ client, request });
+
+      const { error } = failureOf(result);
+      expect(error.kind).toBe('rate_limit');
+      expect(error).not.toHaveProperty('retryAfterMs');
+    });
+
     it('prefers retry-after-ms to retry-after', async () => {
       const { client } = await serve([
         {
@@ -549,6 +573,25 @@ describe('streamLlmResponse', () => {
 
       expect(!result.ok && result.error.kind).toBe('server');
       expect(!result.ok && result.error.message).toContain('block 0, which was never started');
+    });
+
+    it('reports a response holding a number too large for a double as a server error, so no Infinity reaches the context', async () => {
+      const turn = reply([{ type: 'tool_use', name: 'count', input: { n: 1 } }], {
+        jsonChunkSize: 100,
+      });
+      const events = replyEvents(turn, { turnIndex: 0, model: 'm', inputTokens: 1 });
+      // JSON allows 1e999; it parses as Infinity.
+      const sse = events.map(encodeSseEvent).join('').replace('{\\"n\\":1}', '{\\"n\\":1e999}');
+      expect(sse).toContain('1e999');
+      const { client } = await serve([recordedStream(sse)]);
+
+      const result = await streamLlmResponse({ client, request });
+
+      expect(!result.ok && result.error).toEqual({
+        kind: 'server',
+        message:
+          'the response cannot be recorded: LlmCompleted: response.message.content[0].input.n is Infinity, which JSON cannot hold',
+      });
     });
 
     it('reports a refused connection as a network error', async () => {

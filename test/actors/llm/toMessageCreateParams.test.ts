@@ -31,6 +31,17 @@ describe('toMessageCreateParams', () => {
     expect('tools' in params).toBe(false);
   });
 
+  it('passes the container id of an earlier response as container', () => {
+    const params = toMessageCreateParams({
+      model: 'm',
+      maxTokens: 1,
+      messages: [],
+      container: 'container_1',
+    });
+
+    expect(params.container).toBe('container_1');
+  });
+
   it('passes messages through untouched, blocks it does not know included', () => {
     const messages: Message[] = [
       {

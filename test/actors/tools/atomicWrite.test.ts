@@ -118,7 +118,13 @@ describe('atomic writes', () => {
       Promise.resolve(
         tool.execute(
           { path: 'a.txt', content: 'x' },
-          { workspace: ws, signal: aborted, callId: 'w1', reportProgress: () => undefined },
+          {
+            workspace: ws,
+            signal: aborted,
+            callId: 'w1',
+            reportProgress: () => undefined,
+            reportChangedPaths: () => undefined,
+          },
         ),
       ),
     ).rejects.toThrow("cancelled before 'a.txt' was written; the file is unchanged");

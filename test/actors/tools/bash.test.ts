@@ -36,8 +36,9 @@ function processesWith(marker: string): number[] {
       // A killed process may linger as a zombie until its parent reaps it: it runs nothing.
       if (commandLine.includes(marker) && state !== 'Z') found.push(Number(entry));
     } catch (error) {
-      // The process ended while being read.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // The process ended while being read (ESRCH: between opening its file and reading it).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ESRCH') throw error;
     }
   }
   return found;

@@ -259,6 +259,55 @@ describe('runToolCall', () => {
     expect(progress).toEqual([{ step: 1 }, { step: 2 }]);
   });
 
+  it('forwards progress as plain JSON data and drops, with the reason, what JSON cannot hold', async () => {
+    const progress: unknown[] = [];
+    const refused: Array<{ problem: string; progress: unknown }> = [];
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const bytes = { bytes: 1024n };
+    const registry = createToolRegistry([
+      tool('reporter', (_input, ctx) => {
+        ctx.reportProgress({ at: new Date(0), bytes: 10 });
+        ctx.reportProgress(bytes);
+        ctx.reportProgress(circular);
+        ctx.reportProgress(
+          new Proxy(
+            {},
+            {
+              ownKeys: () => {
+                throw new Error('no keys');
+              },
+            },
+          ),
+        );
+        ctx.reportProgress(undefined);
+        ctx.reportProgress('half way');
+        return 'done';
+      }),
+    ]);
+    const outcome = await runToolCall(
+      registry,
+      { id: 't1', name: 'reporter', input: {} },
+      {
+        workspace,
+        onProgress: (value) => progress.push(value),
+        onProgressRefused: (problem, value) => refused.push({ problem, progress: value }),
+      },
+    );
+    expect(outcome).toEqual({ status: 'success', output: 'done' });
+    expect(progress).toEqual([
+      { at: '1970-01-01T00:00:00.000Z', bytes: 10 },
+      undefined,
+      'half way',
+    ]);
+    expect(refused.map((entry) => entry.problem)).toEqual([
+      'progress is not JSON-serialisable (Do not know how to serialize a BigInt)',
+      expect.stringMatching(/^progress is not JSON-serialisable \(.*circular/i) as string,
+      'progress is not JSON-serialisable (no keys)',
+    ]);
+    expect(refused[0]?.progress).toBe(bytes);
+  });
+
   it('turns a result that is not JSON-serialisable into an error naming the tool', async () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
@@ -273,6 +322,50 @@ describe('runToolCall', () => {
         `tool '${name}' returned a value that is not JSON-serialisable`,
       );
     }
+  });
+
+  it('puts the paths a tool reports changing on its success, workspace-relative, each once', async () => {
+    const registry = createToolRegistry([
+      tool('touch', (_input, ctx) => {
+        ctx.reportChangedPaths(['a.txt', './a.txt', 'dir/../b.txt', 'sub\u005cc.txt']);
+        ctx.reportChangedPaths([
+          `${ctx.workspace}/sub/d.txt`,
+          '../outside.txt',
+          '/etc/passwd',
+          '.',
+        ]);
+        return 'touched';
+      }),
+    ]);
+    const outcome = await runToolCall(
+      registry,
+      { id: 't1', name: 'touch', input: {} },
+      { workspace },
+    );
+    expect(outcome).toEqual({
+      status: 'success',
+      output: 'touched',
+      changedPaths: ['a.txt', 'b.txt', 'sub\u005cc.txt', 'sub/d.txt'],
+    });
+  });
+
+  it('leaves changed paths off a failure and off a success that reported none', async () => {
+    const registry = createToolRegistry([
+      tool('fails', (_input, ctx) => {
+        ctx.reportChangedPaths(['a.txt']);
+        throw new Error('half done');
+      }),
+      tool('quiet', (_input, ctx) => {
+        ctx.reportChangedPaths([]);
+        return 'ok';
+      }),
+    ]);
+    expect(
+      await runToolCall(registry, { id: 't1', name: 'fails', input: {} }, { workspace }),
+    ).toEqual({ status: 'error', error: { message: 'half done' } });
+    expect(
+      await runToolCall(registry, { id: 't2', name: 'quiet', input: {} }, { workspace }),
+    ).toEqual({ status: 'success', output: 'ok' });
   });
 
   it('turns undefined into an empty string', async () => {

@@ -136,6 +136,11 @@ export interface Profile {
   shutdown: number;
   /** Weight of `Interrupt` in each state a turn runs in. */
   interrupts: Record<'CallingLlm' | 'ExecutingTools' | 'PostToolsHook' | 'Error', number>;
+  /**
+   * One tool call in this many reuses an id, of an earlier call in the same response or of an
+   * earlier response (what a broken proxy may send); 0 for never.
+   */
+  reusedIds?: number;
 }
 
 const EVERYWHERE = (weight: number): Profile['interrupts'] => ({
@@ -159,6 +164,8 @@ export const INTERRUPTING: Profile = {
   interrupts: { CallingLlm: 4, ExecutingTools: 6, PostToolsHook: 60, Error: 30 },
 };
 export const NOISY: Profile = { ...PLAUSIBLE, noise: 30, malformed: 20 };
+/** A model behind a proxy that reuses tool_use ids. */
+export const REUSING_IDS: Profile = { ...NO_SHUTDOWN, reusedIds: 3 };
 export const FLAKY_MODEL: Profile = {
   ...NO_SHUTDOWN,
   noise: 3,
@@ -238,7 +245,14 @@ export function nextEvent(
         return [
           [25, () => valid({ type: 'LlmTextDelta', content: choose.oneOf(TEXT_PIECES) })],
           [8, () => valid(toolCallDelta(choose, world))],
-          [25, () => valid({ type: 'LlmCompleted', response: llmResponse(choose, world) })],
+          [
+            25,
+            () =>
+              valid({
+                type: 'LlmCompleted',
+                response: llmResponse(choose, world, profile.reusedIds),
+              }),
+          ],
           [profile.errors, () => valid({ type: 'LlmError', error: llmError(choose) })],
           [6, userInput],
           [profile.interrupts.CallingLlm, interrupt],
@@ -300,8 +314,11 @@ function toolCallDelta(choose: Chooser, world: World): AgentEvent {
   };
 }
 
-/** A model response: text, 0–3 tool calls, sometimes a refusal, a cut-off or a bad input. */
-export function llmResponse(choose: Chooser, world: World): LlmResponse {
+/**
+ * A model response: text, 0–3 tool calls, sometimes a refusal, a cut-off or a bad input; with
+ * `reusedIds`, one call in that many takes an id already used.
+ */
+export function llmResponse(choose: Chooser, world: World, reusedIds = 0): LlmResponse {
   const callCount = choose.weighted([
     [30, 0],
     [35, 1],
@@ -318,8 +335,9 @@ export function llmResponse(choose: Chooser, world: World): LlmResponse {
   const calls: ToolCall[] = [];
   for (let index = 0; index < callCount; index++) {
     const name = choose.oneOf(TOOL_NAMES);
+    const reuse = reusedIds > 0 && world.pastCallIds.length > 0 && choose.chance(reusedIds);
     const call: ToolCall = {
-      id: world.newCallId(),
+      id: reuse ? choose.oneOf(world.pastCallIds.slice(-4)) : world.newCallId(),
       name,
       input: name === 'bash' ? { command: 'npm test' } : { path: `src/file${index}.ts` },
     };

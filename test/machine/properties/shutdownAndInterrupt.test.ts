@@ -52,6 +52,16 @@ function expectCancelFor(state: AgentStateName, context: AgentContext, actions: 
     case 'Error':
       expect(cancels).toEqual([{ type: 'Cancel', retry: true }]);
       break;
+    case 'WaitingForUserInput': {
+      // Calls an interrupt was still waiting for are given up on, by name.
+      const cancelling = context.toolRuns
+        .filter((run) => run.status === 'cancelling')
+        .map((run) => run.call.id);
+      expect(cancels).toEqual(
+        cancelling.length > 0 ? [{ type: 'Cancel', toolCallIds: cancelling }] : [],
+      );
+      break;
+    }
     default:
       expect(cancels).toEqual([]);
   }

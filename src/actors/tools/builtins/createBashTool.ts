@@ -4,6 +4,7 @@ import { resolveWorkspaceRoot } from '../resolveInWorkspace.js';
 import { createShellSandbox } from '../sandbox/createShellSandbox.js';
 import type { SandboxOptions } from '../sandbox/sandboxOptions.js';
 import { runShellCommand, type ShellCommandOptions } from './runShellCommand.js';
+import { trackWorkspaceChanges } from './trackChanges.js';
 
 /**
  * Limits of `bash`, and how its commands are confined.
@@ -43,7 +44,9 @@ const OUTER_TIMEOUT_GRACE_MS = 5_000;
  * sandbox unless `sandbox: false` (see {@link BashToolOptions.sandbox}). Reports the output
  * (stdout and stderr together, the middle dropped with a note beyond the cap) and the exit code;
  * a non-zero exit is still a result the model reads, not a tool error. On timeout or cancel the
- * command and everything it started are killed.
+ * command and everything it started are killed. The files git lists as uncommitted after the
+ * command and not before it are reported as the call's changes
+ * (see `ToolContext.reportChangedPaths`).
  *
  * Whether a sandbox can start is checked once, here (a millisecond-scale `bwrap` run).
  *
@@ -73,15 +76,18 @@ export function createBashTool(options: BashToolOptions = {}): Tool<ReturnType<t
     edit: false,
     alwaysAsk: unconfinedBecause !== null,
     timeoutMs: maxTimeoutMs + OUTER_TIMEOUT_GRACE_MS,
-    async execute({ command, timeout_ms }, { workspace, signal }) {
+    async execute({ command, timeout_ms }, ctx) {
+      const { signal } = ctx;
       const timeoutMs = timeout_ms ?? defaultTimeoutMs;
+      const root = await resolveWorkspaceRoot(ctx.workspace);
       const shellOptions: ShellCommandOptions = {
-        cwd: await resolveWorkspaceRoot(workspace),
+        cwd: root,
         timeoutMs,
         maxOutputBytes,
         signal,
         ...(options.env === undefined ? {} : { env: options.env }),
       };
+      const reportCommand = await trackWorkspaceChanges(ctx, root);
       const result =
         sandbox !== null && unconfinedBecause === null
           ? await sandbox.run(command, shellOptions)
@@ -92,6 +98,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<ReturnType<t
           `command timed out after ${timeoutMs} ms and was killed; output so far:\n${output}`,
         );
       }
+      await reportCommand();
       const ending =
         result.exitCode === null
           ? `[killed by ${result.signal}]`

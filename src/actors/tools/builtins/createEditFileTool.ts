@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { defineTool, type Tool } from '../defineTool.js';
 import { resolveInWorkspace } from '../resolveInWorkspace.js';
 import { cancelledBeforeWriting, describeFsError } from './describeFsError.js';
+import { trackFileChange } from './trackChanges.js';
 import { writeFileAtomically } from './writeFileAtomically.js';
 
 const inputSchema = z.object({
@@ -39,11 +40,13 @@ export function createEditFileTool(): Tool<typeof inputSchema> {
     input: inputSchema,
     mutating: true,
     edit: true,
-    async execute({ path, old_string, new_string, replace_all = false }, { workspace, signal }) {
+    async execute({ path, old_string, new_string, replace_all = false }, ctx) {
+      const { signal } = ctx;
       if (old_string === new_string) {
         throw new Error('old_string and new_string are the same; nothing would change');
       }
-      const { absolute, display } = await resolveInWorkspace(workspace, path);
+      const target = await resolveInWorkspace(ctx.workspace, path);
+      const { absolute, display } = target;
       let text: string;
       try {
         text = await readFile(absolute, { encoding: 'utf8', signal });
@@ -65,11 +68,13 @@ export function createEditFileTool(): Tool<typeof inputSchema> {
       const edited = replace_all
         ? text.split(old_string).join(new_string)
         : replaceFirst(text, old_string, new_string);
+      const reportWrite = await trackFileChange(ctx, target);
       try {
         await writeFileAtomically(absolute, edited, { signal });
       } catch (error) {
         throw signal.aborted ? cancelledBeforeWriting(display) : describeFsError(error, display);
       }
+      reportWrite();
       const replaced = replace_all ? count : 1;
       return `edited '${display}': replaced ${replaced} occurrence${replaced === 1 ? '' : 's'}`;
     },

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { defineTool, type Tool } from '../defineTool.js';
 import { resolveInWorkspace } from '../resolveInWorkspace.js';
 import { cancelledBeforeWriting, describeFsError } from './describeFsError.js';
+import { trackFileChange } from './trackChanges.js';
 import { writeFileAtomically } from './writeFileAtomically.js';
 
 const inputSchema = z.object({
@@ -29,8 +30,11 @@ export function createWriteFileTool(): Tool<typeof inputSchema> {
     input: inputSchema,
     mutating: true,
     edit: true,
-    async execute({ path, content }, { workspace, signal }) {
-      const { absolute, display } = await resolveInWorkspace(workspace, path);
+    async execute({ path, content }, ctx) {
+      const { signal } = ctx;
+      const target = await resolveInWorkspace(ctx.workspace, path);
+      const { absolute, display } = target;
+      const reportWrite = await trackFileChange(ctx, target);
       let created: boolean;
       try {
         await mkdir(dirname(absolute), { recursive: true });
@@ -38,6 +42,7 @@ export function createWriteFileTool(): Tool<typeof inputSchema> {
       } catch (error) {
         throw signal.aborted ? cancelledBeforeWriting(display) : describeFsError(error, display);
       }
+      reportWrite();
       const bytes = Buffer.byteLength(content, 'utf8');
       return `${created ? 'created' : 'overwrote'} '${display}' (${bytes} byte${bytes === 1 ? '' : 's'})`;
     },

@@ -27,12 +27,18 @@ export interface RunGitOptions {
   cwd: string;
   signal?: AbortSignal;
   timeoutMs: number;
+  /** Environment of git; the variables that keep git quiet and parseable are set over it. */
   env: NodeJS.ProcessEnv;
+  /** Written to git's standard input (for `--pathspec-from-file=-`). */
+  input?: string;
 }
 
 /**
  * Runs `git` with arguments (no shell, so file names are never interpreted) and resolves with the
- * outcome; never rejects.
+ * outcome; never rejects. Git runs in the C locale (errors such as "not a git repository" are
+ * recognised by their English text), takes no optional locks (a status refresh must not collide
+ * with the user's own git commands), never prompts, and reads every pathspec as a literal path
+ * (a file named `*.ts` names that file, not a glob).
  *
  * @example
  * const run = await runGit(['rev-parse', 'HEAD'], { cwd: workspace, timeoutMs: 30_000, env: process.env });
@@ -42,12 +48,18 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
   const name = `git ${args.find((arg) => !arg.startsWith('-') && !arg.includes('=')) ?? ''}`.trim();
   return new Promise((resolve) => {
     try {
-      execFile(
+      const child = execFile(
         'git',
         args,
         {
           cwd: options.cwd,
-          env: options.env,
+          env: {
+            ...options.env,
+            LC_ALL: 'C',
+            GIT_OPTIONAL_LOCKS: '0',
+            GIT_TERMINAL_PROMPT: '0',
+            GIT_LITERAL_PATHSPECS: '1',
+          },
           timeout: options.timeoutMs,
           maxBuffer: 64 * 1024 * 1024,
           windowsHide: true,
@@ -69,6 +81,10 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
           });
         },
       );
+      // Git may exit before reading its input (a bad repository); its exit status says why, so
+      // the broken pipe adds nothing.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(options.input ?? '');
     } catch (error) {
       const detail = errorMessage(error);
       resolve({

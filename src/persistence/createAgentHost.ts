@@ -1,0 +1,223 @@
+/**
+ * A host for many durable sessions in one service: a session is loaded on its first event, kept
+ * live while it is in use, and dropped from memory once it has been idle for a while (it lives in
+ * the store, and its next event loads it again). Events for one session are handled in order.
+ */
+import type { Agent } from '../agent/agent.js';
+import type { AgentNotificationName, AgentNotifications } from '../agent/agentNotifications.js';
+import { createAgent, type CreateAgentOptions } from '../agent/createAgent.js';
+import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import type { Message, PermissionMode } from '../machine/types.js';
+import type { SessionStore } from './sessionStore.js';
+
+/**
+ * Options of {@link createAgentHost}: how every session's agent is made (as for `createAgent`),
+ * the store they live in, and how long an idle one stays in memory.
+ *
+ * @example
+ * const options: AgentHostOptions = { store, workspace: '/srv/repo', idleMs: 60_000 };
+ */
+export interface AgentHostOptions extends Omit<
+  CreateAgentOptions,
+  'store' | 'sessionId' | 'sessionMetadata' | 'messages'
+> {
+  store: SessionStore;
+  /** How long a session may be idle before it leaves memory. Default 5 minutes. */
+  idleMs?: number;
+}
+
+/**
+ * A notification of one of the host's sessions: the agent's payload, with the session's id.
+ *
+ * @example
+ * host.on('text', ({ sessionId, text }) => streams.get(sessionId)?.write(text));
+ */
+export type HostNotification<Name extends AgentNotificationName> = AgentNotifications[Name] & {
+  sessionId: string;
+};
+
+/**
+ * The host's handle. Every method that takes a session loads it first if it is not in memory;
+ * `send` resolves once the input is stored, so a service can acknowledge it.
+ *
+ * @example
+ * const host = createAgentHost({ store: createSqliteSessionStore({ path: 'sessions.db' }) });
+ * host.on('text', ({ sessionId, text }) => console.log(sessionId, text));
+ * await host.send('alice-1', 'Summarise README.md');
+ */
+export interface AgentHost {
+  /** Sends the user's input to a session (queued if a turn is running); resolves once stored. */
+  send(sessionId: string, input: string | Message): Promise<void>;
+  /** Answers an approval request of a session. */
+  approve(sessionId: string, callId: string, options?: { remember?: boolean }): Promise<void>;
+  /** Refuses an approval request of a session. */
+  deny(sessionId: string, callId: string, options?: { remember?: boolean }): Promise<void>;
+  /** Interrupts a session's running turn. */
+  interrupt(sessionId: string): Promise<void>;
+  /** Changes a session's permission mode. */
+  setPermissionMode(sessionId: string, mode: PermissionMode): Promise<void>;
+  /** The session's live agent, loading it if needed. */
+  agent(sessionId: string): Promise<Agent>;
+  /** Listens to a notification of every session; returns the function that stops listening. */
+  on<Name extends AgentNotificationName>(
+    name: Name,
+    listener: (payload: HostNotification<Name>) => void,
+  ): () => void;
+  /** The ids of the sessions in memory now. */
+  live(): string[];
+  /** Drops a session from memory now (once its current work is stored); it stays in the store. */
+  release(sessionId: string): Promise<void>;
+  /** Drops every session from memory and stops the host (the store stays open: close it after). */
+  close(): Promise<void>;
+}
+
+interface LiveSession {
+  agent: Agent;
+  /** Notification forwarders, by name. */
+  forwarding: Map<AgentNotificationName, () => void>;
+  idleTimer: NodeJS.Timeout | undefined;
+  /** The session's turn to be worked on: loading, handling an event, leaving memory. */
+  lane: Promise<unknown>;
+}
+
+/**
+ * Creates a host of durable sessions.
+ *
+ * @example
+ * const store = createSqliteSessionStore({ path: '.agent-statechart/sessions.db' });
+ * const host = createAgentHost({ store, workspace: process.cwd(), idleMs: 60_000 });
+ * await host.send('alice-1', 'hello');
+ * await (await host.agent('alice-1')).waitUntilIdle();
+ * await host.close();
+ * await store.close();
+ */
+export function createAgentHost(options: AgentHostOptions): AgentHost {
+  const { store, idleMs = 5 * 60_000, ...agentOptions } = options;
+  if (!Number.isFinite(idleMs) || idleMs < 0) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      `idleMs must be a number of milliseconds; got ${String(idleMs)}`,
+    );
+  }
+  const sessions = new Map<string, LiveSession>();
+  const listeners = new Map<AgentNotificationName, Set<(payload: never) => void>>();
+  let closed = false;
+
+  const forward = (sessionId: string, live: LiveSession, name: AgentNotificationName) => {
+    if (live.forwarding.has(name)) return;
+    const stop = live.agent.on(name, (payload) => {
+      for (const listener of listeners.get(name) ?? []) {
+        (listener as (payload: HostNotification<typeof name>) => void)({ ...payload, sessionId });
+      }
+    });
+    live.forwarding.set(name, stop);
+  };
+
+  const isIdle = (agent: Agent): boolean => {
+    const snapshot = agent.actor.getSnapshot();
+    return (
+      snapshot.status !== 'active' ||
+      (snapshot.value === 'WaitingForUserInput' &&
+        snapshot.context.queue.length === 0 &&
+        snapshot.context.toolRuns.every((run) => run.status === 'done'))
+    );
+  };
+
+  const scheduleRelease = (sessionId: string, live: LiveSession) => {
+    clearTimeout(live.idleTimer);
+    live.idleTimer = setTimeout(() => {
+      if (sessions.get(sessionId) !== live) return;
+      if (!isIdle(live.agent)) return scheduleRelease(sessionId, live);
+      void release(sessionId);
+    }, idleMs);
+    live.idleTimer.unref();
+  };
+
+  const load = (sessionId: string): LiveSession => {
+    let live = sessions.get(sessionId);
+    if (live !== undefined) return live;
+    const agent = createAgent({ ...agentOptions, store, sessionId });
+    live = { agent, forwarding: new Map(), idleTimer: undefined, lane: agent.ready };
+    sessions.set(sessionId, live);
+    for (const name of listeners.keys()) forward(sessionId, live, name);
+    const loaded = live;
+    agent.ready.then(
+      () => {
+        // Every change of state restarts the idle clock.
+        agent.actor.subscribe(() => scheduleRelease(sessionId, loaded));
+        scheduleRelease(sessionId, loaded);
+      },
+      () => {
+        // The session could not be opened: forget it, so the next event tries again.
+        if (sessions.get(sessionId) === loaded) sessions.delete(sessionId);
+      },
+    );
+    return live;
+  };
+
+  /** Runs `work` on the session's agent in the session's own order. */
+  const withAgent = async <T>(
+    sessionId: string,
+    work: (agent: Agent) => Promise<T> | T,
+  ): Promise<T> => {
+    if (closed) throw new AgentStatechartError('HOST_CLOSED', 'the agent host is closed');
+    const live = load(sessionId);
+    const result = live.lane.then(async () => {
+      await live.agent.ready;
+      return work(live.agent);
+    });
+    live.lane = result.catch(() => undefined);
+    return result;
+  };
+
+  const release = async (sessionId: string): Promise<void> => {
+    const live = sessions.get(sessionId);
+    if (live === undefined) return;
+    sessions.delete(sessionId);
+    clearTimeout(live.idleTimer);
+    await live.lane;
+    for (const stop of live.forwarding.values()) stop();
+    await live.agent.shutdown({ drain: false }).catch((error: unknown) => {
+      for (const listener of listeners.get('error') ?? []) {
+        (listener as (payload: HostNotification<'error'>) => void)({
+          message: `session ${sessionId} did not stop cleanly: ${errorMessage(error)}`,
+          source: 'agent',
+          sessionId,
+        });
+      }
+    });
+  };
+
+  return {
+    send: (sessionId, input) =>
+      withAgent(sessionId, async (agent) => {
+        agent.send(input);
+        await agent.recorded();
+      }),
+    approve: (sessionId, callId, approval) =>
+      withAgent(sessionId, (agent) => agent.approve(callId, approval)),
+    deny: (sessionId, callId, denial) =>
+      withAgent(sessionId, (agent) => agent.deny(callId, denial)),
+    interrupt: (sessionId) => withAgent(sessionId, (agent) => agent.interrupt()),
+    setPermissionMode: (sessionId, mode) =>
+      withAgent(sessionId, (agent) => agent.setPermissionMode(mode)),
+    agent: (sessionId) => withAgent(sessionId, (agent) => agent),
+    on(name, listener) {
+      let set = listeners.get(name);
+      if (set === undefined) {
+        set = new Set();
+        listeners.set(name, set);
+      }
+      set.add(listener);
+      for (const [sessionId, live] of sessions) forward(sessionId, live, name);
+      const own = set;
+      return () => own.delete(listener);
+    },
+    live: () => [...sessions.keys()],
+    release,
+    async close() {
+      closed = true;
+      await Promise.all([...sessions.keys()].map((sessionId) => release(sessionId)));
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The package as a user gets it: `npm pack` (which builds first), the tarball installed into a
+ * scratch project with `npm install`, and the README's actor-mode quick start run there as
+ * written, the http-service example type-checked there, and the command started through `npx`.
+ *
+ * Packing compiles the package and installing takes a while, so this runs when `CI` is set (or
+ * `PACKAGE_TEST=1`); the dependencies come from npm's cache (`--prefer-offline`).
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readmeBlock, statedOutput } from '../docs/readmeBlocks.js';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+const enabled = Boolean(process.env.CI) || process.env.PACKAGE_TEST === '1';
+if (!enabled) {
+  console.warn(
+    'skipping the packed-package test (npm pack, install into a scratch project, the README quick start there): it runs when CI is set, or with PACKAGE_TEST=1 npx vitest run test/package',
+  );
+}
+
+interface PackedFile {
+  path: string;
+}
+
+describe.skipIf(!enabled)('the packed package', () => {
+  let scratch = '';
+  let packed: PackedFile[] = [];
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'packed-package-'));
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], {
+      cwd: root,
+    });
+    const [report] = JSON.parse(stdout.slice(stdout.indexOf('['))) as {
+      filename: string;
+      files: PackedFile[];
+    }[];
+    if (report === undefined) throw new Error(`npm pack reported nothing: ${stdout}`);
+    packed = report.files;
+    await writeFile(
+      join(scratch, 'package.json'),
+      JSON.stringify({ name: 'scratch-project', private: true, type: 'module' }),
+    );
+    // The package has no install scripts of its own. Its dependencies' (better-sqlite3 builds a
+    // native module, used only by the SQLite session store) take minutes offline and are not what
+    // this test is about.
+    await run(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        `./${report.filename}`,
+      ],
+      { cwd: scratch },
+    );
+  }, 240_000);
+
+  afterAll(async () => {
+    if (scratch !== '') await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('ships the compiled package and its licence, and no source maps', () => {
+    const paths = packed.map((file) => file.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/cli/main.js',
+        'dist/testing/index.js',
+        'dist/inspect/index.js',
+        'dist/diagram/index.js',
+      ]),
+    );
+    expect(paths.filter((path) => !/^dist\/.*\.(js|d\.ts)$/.test(path))).toEqual([
+      'LICENSE',
+      'README.md',
+      'package.json',
+    ]);
+  });
+
+  it("runs the README's actor-mode quick start as written, printing what its comments say", async () => {
+    const code = await readmeBlock('Quick start: actor mode');
+    await writeFile(join(scratch, 'quickStart.mts'), code);
+    const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), ['quickStart.mts'], {
+      cwd: scratch,
+    });
+    expect(stdout.trim().split('\n')).toEqual(statedOutput(code));
+  }, 30_000);
+
+  it('type-checks the http-service example, copied out, against the installed types', async () => {
+    const example = join(scratch, 'http-service');
+    await mkdir(example);
+    await cp(join(root, 'examples/http-service'), example, { recursive: true });
+    await writeFile(
+      join(example, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          typeRoots: [join(root, 'node_modules/@types')],
+          types: ['node'],
+        },
+        include: ['*.ts'],
+      }),
+    );
+    const tsc = join(root, 'node_modules/.bin/tsc');
+    await expect(run(tsc, ['-p', example], { cwd: example })).resolves.toBeDefined();
+  }, 60_000);
+
+  it('starts the command through npx', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'agent-statechart', '--help'], {
+      cwd: scratch,
+    });
+    expect(stdout).toMatch(/^usage: agent-statechart <command>/);
+    const manifest = JSON.parse(
+      await readFile(join(scratch, 'node_modules/agent-statechart/package.json'), 'utf8'),
+    ) as {
+      type?: string;
+      license?: string;
+      repository?: { url?: string };
+      homepage?: string;
+      bugs?: { url?: string };
+    };
+    expect([manifest.type, manifest.license]).toEqual(['module', 'MIT']);
+    const project = 'github.com/agent-statechart/agent-statechart';
+    for (const url of [manifest.repository?.url, manifest.homepage, manifest.bugs?.url]) {
+      expect(url).toContain(project);
+    }
+  }, 30_000);
+});

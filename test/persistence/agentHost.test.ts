@@ -1,0 +1,107 @@
+/**
+ * The session host: sessions load on their first event, go on after leaving memory, and a
+ * restarted host (a new process, here a new host on the same SQLite file) loses nothing.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAgentHost, createSqliteSessionStore, type AgentHost } from '../../src/index.js';
+import type { SessionStore } from '../../src/persistence/sessionStore.js';
+import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
+
+let directory: string;
+let store: SessionStore;
+let server: MessagesApiServer;
+const hosts: AgentHost[] = [];
+
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'agent-host-'));
+  store = createSqliteSessionStore({ path: join(directory, 'sessions.db') });
+  // Each answer names what it answers, so several sessions can share one model.
+  server = await startMessagesApiServer({
+    script: (request) => {
+      const last = request.messages.at(-1);
+      return reply(`you said: ${typeof last?.content === 'string' ? last.content : '?'}`);
+    },
+  });
+});
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((host) => host.close()));
+  await server.close();
+  await store.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+function host(idleMs = 60_000): AgentHost {
+  const created = createAgentHost({
+    store,
+    idleMs,
+    workspace: directory,
+    autoCommit: false,
+    anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
+  });
+  hosts.push(created);
+  return created;
+}
+
+async function idle(h: AgentHost, sessionId: string): Promise<void> {
+  await (await h.agent(sessionId)).waitUntilIdle({ timeoutMs: 10_000 });
+}
+
+describe('an agent host', () => {
+  it('loads sessions on their first event and tells listeners which session spoke', async () => {
+    const h = host();
+    const heard: string[] = [];
+    h.on('text', ({ sessionId, text }) => heard.push(`${sessionId}: ${text}`));
+    await Promise.all([h.send('alice', 'hello'), h.send('bob', 'hi')]);
+    await Promise.all([idle(h, 'alice'), idle(h, 'bob')]);
+    expect(h.live().sort()).toEqual(['alice', 'bob']);
+    expect(heard.join('\n')).toMatch(/alice: you said: hello/);
+    expect(heard.join('\n')).toMatch(/bob: you said: hi/);
+  });
+
+  it('drops idle sessions from memory, and their next event loads them where they were', async () => {
+    const h = host(50);
+    await h.send('alice', 'first');
+    await idle(h, 'alice');
+    for (let waited = 0; h.live().length > 0 && waited < 2_000; waited += 10) await sleep(10);
+    expect(h.live()).toEqual([]);
+    await h.send('alice', 'second');
+    await idle(h, 'alice');
+    const agent = await h.agent('alice');
+    expect(agent.context.messages.map((message) => message.content)).toEqual([
+      'first',
+      [{ type: 'text', text: 'you said: first' }],
+      'second',
+      [{ type: 'text', text: 'you said: second' }],
+    ]);
+  });
+
+  it('loses nothing when the service restarts: a new host goes on from the store', async () => {
+    const before = host();
+    await before.send('alice', 'remember me');
+    await idle(before, 'alice');
+    await before.close();
+    const after = host();
+    await after.send('alice', 'do you?');
+    await idle(after, 'alice');
+    const sent = server.requests.at(-1)?.body.messages ?? [];
+    expect(sent.map((message) => message.content)).toEqual([
+      'remember me',
+      [{ type: 'text', text: 'you said: remember me' }],
+      'do you?',
+    ]);
+  });
+
+  it('handles one session’s events in the order they came', async () => {
+    const h = host();
+    await Promise.all(['one', 'two', 'three'].map((text) => h.send('alice', text)));
+    await idle(h, 'alice');
+    const inputs = (await h.agent('alice')).context.messages
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content);
+    expect(inputs).toEqual(['one', 'two', 'three']);
+  });
+});
