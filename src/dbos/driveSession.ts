@@ -99,9 +99,7 @@ const FIRE_NOW_MS = 20;
 
 /** What a step tells the workflow loop: go on, sleep first, or stop. */
 type StepOutcome =
-  | { next: 'more' }
-  | { next: 'sleep'; ms: number }
-  | { next: 'rest'; result: DriveResult };
+  { next: 'more' } | { next: 'sleep'; ms: number } | { next: 'rest'; result: DriveResult };
 
 /**
  * Makes the workflow function: `drive(sessionId)` runs the session until it waits for input.
@@ -205,11 +203,15 @@ async function advance(
       const mutating = dependencies.tools.isMutating(call.name);
       await session.started({ effect: 'tool', callId: call.id, name: call.name, mutating });
       await stream({ type: 'toolStart', call });
+      // The start is stored under this execution's epoch; asking again just before the call
+      // keeps a worker that was paused since then from running it after another took over.
+      if (mutating) await fenced.stillMine(sessionId);
       const outcome = await runToolCall(dependencies.tools, call, {
         workspace: dependencies.workspace,
       });
-      await stream({ type: 'toolEnd', callId: call.id, outcome });
+      // Recorded first: readers are told of an outcome that is in the log.
       await session.handleEvent({ type: 'ToolCompleted', callId: call.id, outcome });
+      await stream({ type: 'toolEnd', callId: call.id, outcome });
       return { next: 'more' };
     }
     case 'RunPostToolsHook': {
@@ -270,12 +272,25 @@ function fencedStore(
 ): SessionStore & {
   taking: number | undefined;
   takeAlone(sessionId: string, seq: number): Promise<void>;
+  stillMine(sessionId: string): Promise<void>;
 } {
+  // An empty write is checked against the epoch like any other: it fails once the session is
+  // another execution's.
+  const emptyWrite = (
+    sessionId: string,
+    alongside: Parameters<PostgresSessionStore['appendWith']>[2],
+  ) => store.appendWith(sessionId, { after: head, epoch, entries: [] }, alongside);
+  // The head as this execution last loaded or wrote it (one step opens one session).
+  let head = 0;
   const fenced = {
     taking: undefined as number | undefined,
     create: store.create.bind(store),
     claim: store.claim.bind(store),
-    load: store.load.bind(store),
+    async load(sessionId: string) {
+      const stored = await store.load(sessionId);
+      head = stored?.head ?? 0;
+      return stored;
+    },
     entries: store.entries.bind(store),
     list: store.list.bind(store),
     delete: store.delete.bind(store),
@@ -284,20 +299,17 @@ function fencedStore(
       const seq = fenced.taking;
       fenced.taking = undefined;
       const withEpoch = { ...write, epoch };
+      head = write.after + write.entries.length;
       return seq === undefined
         ? store.append(sessionId, withEpoch)
         : store.appendWith(sessionId, withEpoch, (client) => inbox.take(client, sessionId, seq));
     },
     async takeAlone(sessionId: string, seq: number) {
       fenced.taking = undefined;
-      // An empty write: checked against the epoch like any other, so a fenced execution takes
-      // nothing.
-      const head = (await store.load(sessionId))?.head ?? 0;
-      await store.appendWith(
-        sessionId,
-        { after: head, epoch, entries: [] },
-        (client) => inbox.take(client, sessionId, seq),
-      );
+      await emptyWrite(sessionId, (client) => inbox.take(client, sessionId, seq));
+    },
+    stillMine(sessionId: string) {
+      return emptyWrite(sessionId, () => Promise.resolve());
     },
   };
   return fenced;

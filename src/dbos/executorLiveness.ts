@@ -59,9 +59,10 @@ export async function registerExecutor(
   schema: string,
   executorId: string,
 ): Promise<void> {
-  await connection.query(`INSERT INTO ${quoteSchemaName(schema)}.executors (executor_id) VALUES ($1)`, [
-    executorId,
-  ]);
+  await connection.query(
+    `INSERT INTO ${quoteSchemaName(schema)}.executors (executor_id) VALUES ($1)`,
+    [executorId],
+  );
 }
 
 /**

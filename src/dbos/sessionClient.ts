@@ -125,7 +125,10 @@ export function sessionClient(
     result: (workflowId) =>
       dbos.retrieveWorkflow<DriveResult>(workflowId).getResult({ pollingIntervalMs: 100 }),
     events: (workflowId, offset = 0) =>
-      dbos.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, { offset }),
+      dbos.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, {
+        offset,
+        pollingIntervalMs: 200,
+      }),
     async close() {
       await dbos.destroy();
       await store.close();

@@ -7,7 +7,11 @@
 import { AgentStatechartError } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
 import { quoteSchemaName } from '../persistence/postgresMigrations.js';
-import { inTransaction, type PostgresPool, type PostgresPoolClient } from '../persistence/postgresPool.js';
+import {
+  inTransaction,
+  type PostgresPool,
+  type PostgresPoolClient,
+} from '../persistence/postgresPool.js';
 import { checkSessionId, fromStoredJson, toStoredJson } from '../persistence/storeRules.js';
 
 /**

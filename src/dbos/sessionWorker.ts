@@ -60,6 +60,8 @@ export interface SessionWorkerOptions {
   onRecovery?: (recovery: Recovery) => void;
   /** Told when a write of this worker was refused because another execution took the session. */
   onFenced?: (sessionId: string) => void;
+  /** DBOS's log level. Default `error`. */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** Runs the post-tools hook; resolves whether it acted. */
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
 }
@@ -96,7 +98,12 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   // A fresh id per process: a dead id never comes back, so recovering its work cannot race with
   // its own restart.
   const executorId = `${hostname().slice(0, 16)}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const pool = openPostgresPool(options.connectionString, 10);
+  // A worker paused in the middle of a transaction holds its session's row lock; the server ends
+  // such a transaction once it has been idle for a lease, so the session's new driver can go on.
+  const pool = openPostgresPool(
+    withServerSetting(options.connectionString, 'idle_in_transaction_session_timeout', leaseMs),
+    10,
+  );
   const store = createPostgresSessionStore({ pool, schema });
   const inbox = createSessionInbox(pool, schema);
   // Migrates the schema before anything else touches it.
@@ -109,7 +116,8 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
     systemDatabaseUrl: options.connectionString,
     executorID: executorId,
     applicationVersion: DRIVE_APP_VERSION,
-    logLevel: 'error',
+    logLevel: options.logLevel ?? 'error',
+    systemDatabaseIdleTransactionTimeoutMs: leaseMs,
   });
   const engine = DBOS as unknown as DriverEngine & ReaperEngine;
   DBOS.registerWorkflow(
@@ -196,4 +204,16 @@ async function openLivenessConnection(connectionString: string, executorId: stri
   client.on('error', () => undefined);
   await client.connect();
   return client;
+}
+
+/**
+ * `connectionString` with a server setting for every connection opened from it (libpq's
+ * `options`); a connection string that is not a URL is returned as it is.
+ */
+function withServerSetting(connectionString: string, name: string, value: number): string {
+  if (!URL.canParse(connectionString)) return connectionString;
+  const url = new URL(connectionString);
+  const before = url.searchParams.get('options');
+  url.searchParams.set('options', `${before === null ? '' : `${before} `}-c ${name}=${value}`);
+  return url.toString();
 }

@@ -28,6 +28,8 @@ export interface PostgresPoolClient {
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
   /** Gives the connection back; with an error (or `true`), closes it instead. */
   release(destroy?: Error | boolean): void;
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /**
@@ -94,6 +96,11 @@ export async function inTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The server may end the connection between two statements (a transaction left idle too long
+  // while this process was paused): the next statement reports it, so the event itself is not
+  // thrown into the host.
+  const reportedByNextStatement = () => undefined;
+  client.on?.('error', reportedByNextStatement);
   try {
     await client.query(begin);
     const result = await work(client);
@@ -105,6 +112,7 @@ export async function inTransaction<T>(
     });
     throw error;
   } finally {
+    client.off?.('error', reportedByNextStatement);
     client.release(broken);
   }
 }

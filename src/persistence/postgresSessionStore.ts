@@ -245,7 +245,7 @@ export function createPostgresSessionStore(
     },
 
     append(sessionId, write) {
-      return this.appendWith(sessionId, write, async () => undefined);
+      return this.appendWith(sessionId, write, () => Promise.resolve());
     },
 
     async appendWith(sessionId, write, alongside) {

@@ -11,6 +11,7 @@ import { isCi } from './isCi.js';
 export const POSTGRES_TEST_FILES = [
   'test/support/postgresServer.test.ts',
   'test/persistence/postgresSessionStore.test.ts',
+  'test/workers/failover.test.ts',
 ];
 
 declare module 'vitest' {

@@ -2,7 +2,9 @@
  * The failover test's model, in a process of its own (so killing workers never touches it): a
  * local Messages API whose answers follow the conversation. A user turn `turn <k> of <session>`
  * gets text and two tool calls, `look` (read-only) and `bump` (mutating, keyed by session and
- * turn); once their results are in, the turn ends with `done <session>:<k>`. Prints the base URL.
+ * turn); once their results are in, the turn ends with `done <session>:<k>`. A session that starts
+ * with `hold <key>` gets one call of `hold` (slow, read-only), then `held <key>`. Prints the base
+ * URL.
  *
  * @example
  * spawn(process.execPath, ['--import', 'tsx', 'test/workers/scriptedModelMain.ts']);
@@ -13,6 +15,13 @@ const server = await startMessagesApiServer({
   keepAliveTimeoutMs: 120_000,
   eventDelayMs: 3,
   script: (request) => {
+    const first = request.messages[0]?.content;
+    const hold = typeof first === 'string' ? /^hold (\S+)$/.exec(first) : null;
+    if (hold) {
+      return request.messages.length === 1
+        ? reply([{ type: 'tool_use', name: 'hold', input: { key: hold[1]! } }])
+        : reply(`held ${hold[1]}`);
+    }
     const turn = [...request.messages]
       .reverse()
       .map((message) => (typeof message.content === 'string' ? message.content : ''))

@@ -1,7 +1,8 @@
 /**
- * One worker process of the failover test: `startSessionWorker` with two tools — `look`
- * (read-only) and `bump` (mutating: appends `<key> <call id>` to the side file, after a pause that
- * leaves room to kill it mid-call). Mutating calls wait for approval. Prints `ready <executor id>`,
+ * One worker process of the failover test: `startSessionWorker` with three tools — `look`
+ * (read-only), `bump` (mutating: appends `<key> <call id>` to the side file, after a pause that
+ * leaves room to kill it mid-call) and `hold` (read-only, notes its start in `<side file>.hold`
+ * and takes 1.5 s). Mutating calls wait for approval. Prints `ready <executor id>`,
  * then one line per fenced write and per recovery it made. Environment: DATABASE_URL, MODEL_URL,
  * SIDE_FILE, LEASE_MS.
  *
@@ -25,6 +26,17 @@ const tools = createToolRegistry([
     execute: async ({ key }) => `looked at ${key}`,
   }),
   defineTool({
+    name: 'hold',
+    description: 'Takes its time (long enough to pause its worker in the middle).',
+    input: z.object({ key: z.string() }),
+    mutating: false,
+    execute: async ({ key }) => {
+      await appendFile(`${env.SIDE_FILE!}.hold`, `${key}\n`);
+      await sleep(1_500);
+      return `held ${key}`;
+    },
+  }),
+  defineTool({
     name: 'bump',
     description: 'Counts once per call, in a side file.',
     input: z.object({ key: z.string() }),
@@ -43,9 +55,17 @@ const worker = await startSessionWorker({
   tools,
   workspace: process.cwd(),
   llm: new Anthropic({ baseURL: env.MODEL_URL!, apiKey: 'test', maxRetries: 0 }),
-  concurrency: 20,
+  // Room for a dead worker's sessions on the others while the load goes on.
+  concurrency: 40,
+  ...(env.DBOS_LOG_LEVEL ? { logLevel: env.DBOS_LOG_LEVEL as 'warn' } : {}),
   leaseMs: Number(env.LEASE_MS ?? 2000),
   onFenced: (sessionId) => process.stdout.write(`fenced ${sessionId}\n`),
+  // Declared dead (paused past its lease): linger a moment before exiting, so the work that was
+  // in flight when it was paused goes on and tries its late writes, which the test counts refused.
+  onDeclaredDead: () => {
+    process.stdout.write('declared dead\n');
+    setTimeout(() => process.exit(75), 1_000);
+  },
   onRecovery: (recovery) => process.stdout.write(`recovered ${JSON.stringify(recovery)}\n`),
 });
 process.stdout.write(`ready ${worker.executorId}\n`);
