@@ -83,7 +83,8 @@ export interface DriverDependencies {
   inbox: SessionInbox;
   config: AgentConfig;
   tools: ToolRegistry;
-  workspace: string;
+  /** The directory tools work in, or the one of each session. */
+  workspace: string | ((sessionId: string) => string);
   llm: Anthropic;
   /** Runs the post-tools hook; resolves whether it acted. Default: nothing to do. */
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
@@ -207,7 +208,10 @@ async function advance(
       // keeps a worker that was paused since then from running it after another took over.
       if (mutating) await fenced.stillMine(sessionId);
       const outcome = await runToolCall(dependencies.tools, call, {
-        workspace: dependencies.workspace,
+        workspace:
+          typeof dependencies.workspace === 'string'
+            ? dependencies.workspace
+            : dependencies.workspace(sessionId),
       });
       // Recorded first: readers are told of an outcome that is in the log.
       await session.handleEvent({ type: 'ToolCompleted', callId: call.id, outcome });

@@ -3,13 +3,13 @@
  * (`@dbos-inc/dbos-sdk`, an optional peer dependency). A workflow per "drive this session until it
  * needs input", on a queue partitioned by session id (one drive per session at a time), the chart
  * in pure mode as the workflow code and its side effects as steps; fenced writes; a dead worker's
- * sessions taken over by the others.
+ * sessions taken over by the others. The guide: docs/many-workers.md.
  *
  * @example
  * import { startSessionWorker } from 'agent-statechart/dbos';
  * const worker = await startSessionWorker({ connectionString, agent, tools, workspace, llm });
- *
- * @packageDocumentation
+ * const { workflowId } = await worker.send('alice-1', { type: 'UserInput', message: { role: 'user', content: 'hi' } });
+ * for await (const value of worker.events(workflowId)) console.log(value);
  */
 
 export {
@@ -26,6 +26,7 @@ export {
   DRIVE_WORKFLOW,
   driveWorkflowId,
   SESSION_QUEUE,
+  sessionOfDrive,
   type SessionClient,
   type SessionClientOptions,
 } from './sessionClient.js';

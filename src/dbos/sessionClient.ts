@@ -137,7 +137,22 @@ export function sessionClient(
   };
 }
 
-/** The id of the drive enqueued with input `seq` of a session. */
+/**
+ * The id of the drive enqueued with input `seq` of a session.
+ *
+ * @example
+ * driveWorkflowId('alice-1', 3); // 'session:alice-1:input:3'
+ */
 export function driveWorkflowId(sessionId: string, seq: number): string {
   return `session:${sessionId}:input:${seq}`;
+}
+
+/**
+ * The session a drive's workflow id names, or `undefined` for another id.
+ *
+ * @example
+ * sessionOfDrive('session:alice-1:input:3'); // 'alice-1'
+ */
+export function sessionOfDrive(workflowId: string): string | undefined {
+  return /^session:(.+):input:\d+$/.exec(workflowId)?.[1];
 }

@@ -12,7 +12,13 @@ import { importOptionalPeer } from '../inspect/importOptionalPeer.js';
 import type { AgentConfig, CompletedToolInfo } from '../machine/types.js';
 import { openPostgresPool } from '../persistence/postgresPool.js';
 import { createPostgresSessionStore } from '../persistence/postgresSessionStore.js';
-import { createSessionDriver, type DriverEngine } from './driveSession.js';
+import { SessionCore } from '../persistence/sessionCore.js';
+import {
+  createSessionDriver,
+  DRIVE_STREAM,
+  type DriverEngine,
+  type DriveStreamValue,
+} from './driveSession.js';
 import {
   beat,
   livenessName,
@@ -47,7 +53,8 @@ export interface SessionWorkerOptions {
   agent: AgentConfig;
   /** The tools the chart's calls run. */
   tools: ToolRegistry;
-  workspace: string;
+  /** The directory tools work in, or the one of each session (made by the caller). */
+  workspace: string | ((sessionId: string) => string);
   /** The model's client; build it with `maxRetries: 0` (the chart retries). */
   llm: Anthropic;
   /** Sessions this worker drives at once. Default 10. */
@@ -75,6 +82,11 @@ export interface SessionWorkerOptions {
  */
 export interface SessionWorker extends SessionClient {
   readonly executorId: string;
+  /**
+   * Opens a session to read it (`core.state`, `core.context`), as this worker's chart sees it;
+   * feeding it events is the drives' job.
+   */
+  open(sessionId: string): Promise<SessionCore>;
   /** Stops taking work, and closes DBOS and the connections. */
   stop(): Promise<void>;
 }
@@ -183,7 +195,12 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   const client = sessionClient(store, inbox, dbosClient, pool);
   return {
     ...client,
+    // Inside a worker, DBOS wakes stream readers through LISTEN/NOTIFY instead of polling.
+    events: (workflowId, offset = 0) =>
+      DBOS.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, { offset }),
     executorId,
+    open: (sessionId) =>
+      SessionCore.open(store, sessionId, { config: options.agent, mustExist: true }),
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);

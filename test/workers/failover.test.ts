@@ -22,6 +22,7 @@ import {
   connectSessionClient,
   type DriveStreamValue,
   type SessionClient,
+  sessionOfDrive,
 } from '../../src/dbos/index.js';
 import { findTranscriptViolations, type Message } from '../../src/index.js';
 import { openSession } from '../../src/persistence/openSession.js';
@@ -156,7 +157,7 @@ async function sessionsOn(worker: Worker): Promise<string[]> {
     loadInput: false,
     loadOutput: false,
   });
-  return running.map((workflow) => /^session:(.+):input:\d+$/.exec(workflow.workflowID)![1]!);
+  return running.map((workflow) => sessionOfDrive(workflow.workflowID)!);
 }
 
 /**
