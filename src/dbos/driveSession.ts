@@ -152,10 +152,12 @@ async function advance(
     mustExist: true,
   });
   const stream = (value: DriveStreamValue) => engine.writeStream(DRIVE_STREAM, value);
-  let actions = session.resume ? await session.handleEvent(session.resume) : [];
+  const actions = session.resume ? await session.handleEvent(session.resume) : [];
   let effect = await announce(actions, stream);
-  if (effect === undefined) {
-    const input = await inbox.next(sessionId);
+  // Inputs wait for the drive in front of them, which holds the session's partition until it
+  // rests; an Interrupt is the exception, taken before more work starts.
+  const input = await inbox.next(sessionId);
+  if (effect === undefined || input?.event.type === 'Interrupt') {
     if (input === undefined) {
       return {
         next: 'rest',
@@ -168,10 +170,15 @@ async function advance(
       };
     }
     fenced.taking = input.seq;
-    actions = await session.handleEvent(input.event);
+    let taken = await session.handleEvent(input.event);
     // An input the chart refused records nothing; it is taken all the same.
     if (fenced.taking !== undefined) await fenced.takeAlone(sessionId, input.seq);
-    effect = await announce(actions, stream);
+    // Between steps nothing of this drive is running: the calls an Interrupt would wait for
+    // cannot report any more, so their grace is over at once.
+    if (taken.some((action) => action.type === 'Cancel' && action.graceMs !== undefined)) {
+      taken = [...taken, ...(await session.handleEvent({ type: 'ToolGraceExpired' }))];
+    }
+    effect = await announce(taken, stream);
     if (effect === undefined) return { next: 'more' };
   }
 
@@ -179,18 +186,26 @@ async function advance(
     case 'SendLlmRequest': {
       await session.started({ effect: 'llm' });
       await stream({ type: 'attempt', executor: engine.executorID });
-      // Stream writes are chained, so text reaches readers in the order it came.
+      // Stream writes are chained, so text reaches readers in the order it came. The first one
+      // refused (this execution lost the workflow) stops the rest and fails the step once the
+      // call is over; until then the chain never rejects, so nothing is left unhandled.
       let writes = Promise.resolve();
+      let refused: { error: unknown } | undefined;
       const result = await streamLlmResponse({
         client: dependencies.llm,
         request: effect.request,
         onEvent: (delta) => {
-          if (delta.type === 'LlmTextDelta') {
-            writes = writes.then(() => stream({ type: 'text', content: delta.content }));
-          }
+          if (delta.type !== 'LlmTextDelta') return;
+          writes = writes.then(async () => {
+            if (refused !== undefined) return;
+            await stream({ type: 'text', content: delta.content }).catch((error: unknown) => {
+              refused = { error };
+            });
+          });
         },
       });
       await writes;
+      if (refused !== undefined) throw refused.error;
       await session.handleEvent(
         result.ok
           ? { type: 'LlmCompleted', response: result.response }

@@ -191,6 +191,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     });
     directory = await mkdtemp(join(tmpdir(), 'failover-'));
     await writeFile(join(directory, 'side-effects.txt'), '');
+    await writeFile(join(directory, 'side-effects.txt.hold'), '');
     model = startChild(MODEL, {});
     modelUrl = await firstLine(model, 'the scripted model');
     // The first worker builds the schemas; the others then start side by side.
@@ -271,7 +272,6 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
 
   it('refuses the late writes of a worker paused past its lease, whose session another finished', async () => {
     const holdFile = join(directory, 'side-effects.txt.hold');
-    await writeFile(holdFile, '');
     await client.createSession('held');
     const { workflowId } = await client.send('held', {
       type: 'UserInput',
@@ -307,6 +307,30 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     expect(results).toHaveLength(1);
     expect(core.context.messages.at(-1)).toMatchObject({ role: 'assistant' });
     await startWorker(holder!.name);
+  });
+
+  it('takes an Interrupt sent during a turn before the drive does more: the model is not called again', async () => {
+    await client.createSession('interrupted');
+    const { workflowId } = await client.send('interrupted', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'hold interrupted' },
+    });
+    const holdFile = join(directory, 'side-effects.txt.hold');
+    while (!(await readFile(holdFile, 'utf8')).includes('interrupted')) await sleep(20);
+    const interrupt = await client.send('interrupted', { type: 'Interrupt' });
+    expect(await client.result(workflowId)).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+    });
+    expect((await client.result(interrupt.workflowId)).state).toBe('WaitingForUserInput');
+    const { core } = await openSession(client.store, 'interrupted', { mustExist: true });
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+    // The call ran to its end; the model was not asked about its result.
+    expect(core.context.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
   });
 
   it(`completes ${SESSIONS} sessions of ${TURNS} turns while one worker is killed and another paused past its lease`, async () => {
