@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // Code written as a user writes it (examples, docs) imports `agent-statechart`; tsconfig's
@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     include: ['test/**/*.test.ts'],
+    // The many-workers failover test runs on its own: npm run test:workers.
+    exclude: [...configDefaults.exclude, 'test/workers/**'],
     // Finds Chromium and PostgreSQL once for the tests that need them (skipped without them,
     // failing under CI).
     globalSetup: ['test/support/chromiumSetup.ts', 'test/support/postgresSetup.ts'],

@@ -124,6 +124,16 @@ export {
   type MemorySessionStoreOptions,
 } from './persistence/memorySessionStore.js';
 export { type OpenSessionOptions } from './persistence/openSession.js';
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryResult,
+} from './persistence/postgresPool.js';
+export {
+  createPostgresSessionStore,
+  type PostgresSessionStore,
+  type PostgresSessionStoreOptions,
+} from './persistence/postgresSessionStore.js';
 export { SessionCore } from './persistence/sessionCore.js';
 export type {
   Checkpoint,

@@ -17,7 +17,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import {
   type AgentNotificationName,
@@ -26,6 +25,14 @@ import {
   type PermissionMode,
   type SessionStore,
 } from 'agent-statechart';
+import {
+  closeServer,
+  HttpError,
+  listen,
+  readJson,
+  routeErrorsToAnswers,
+  sendJson,
+} from './http.js';
 import { SessionEvents } from './sessionEvents.js';
 
 /**
@@ -87,16 +94,6 @@ const FORWARDED: AgentNotificationName[] = [
 ];
 
 const PERMISSION_MODES: PermissionMode[] = ['plan', 'default', 'acceptEdits', 'bypassPermissions'];
-const MAX_BODY_BYTES = 1_000_000;
-
-/** An answer the route handlers give by throwing: status and message. */
-class HttpError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
 
 /**
  * Creates the service. Nothing listens until `listen` is called.
@@ -247,63 +244,15 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     throw new HttpError(404, `no route ${method} ${url.pathname}`);
   }
 
-  const server = createServer((request, response) => {
-    route(request, response).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
-      const message = error instanceof Error ? error.message : String(error);
-      // A stream already started cannot change its status; end it instead.
-      if (response.headersSent) response.end();
-      else sendJson(response, status, { error: message });
-    });
-  });
+  const server = createServer(routeErrorsToAnswers(route));
 
   return {
     server,
-    async listen(port = 0, host = '127.0.0.1') {
-      await new Promise<void>((done, fail) => {
-        server.once('error', fail);
-        server.listen(port, host, () => {
-          server.off('error', fail);
-          done();
-        });
-      });
-      const address = server.address() as AddressInfo;
-      return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-    },
+    listen: (port = 0, host = '127.0.0.1') => listen(server, port, host),
     async close() {
-      // Event streams end with the connections below; clients reconnect to the next run.
+      // Event streams end with the connections; clients reconnect to the next run.
       await host.close();
-      await new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
     },
   };
-}
-
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'request body over 1 MB');
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'the request body is not valid JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'the request body must be a JSON object');
-  }
-  return body as Record<string, unknown>;
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(body));
 }

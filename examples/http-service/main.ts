@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { createSqliteSessionStore } from 'agent-statechart';
 import { createAgentService } from './createAgentService.js';
+import { stopOnSignals } from './http.js';
 
 const workspaceRoot = process.env.WORKSPACE_ROOT ?? './agent-workspaces';
 const store = createSqliteSessionStore({
@@ -19,18 +20,7 @@ const service = createAgentService({ workspaceRoot, store });
 const url = await service.listen(Number(process.env.PORT ?? 8080));
 console.log(`agent service listening on ${url}`);
 
-const stop = () => {
+stopOnSignals(() => {
   console.log('taking every session out of memory (they stay in the store)…');
-  service
-    .close()
-    .then(() => store.close())
-    .then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+  return service.close().then(() => store.close());
+});

@@ -10,7 +10,12 @@ import { Application, type TypeDocOptions } from 'typedoc';
 import type { PluginOptions } from 'typedoc-plugin-markdown';
 
 /** The entry points documented: the package's exports, and the diagram functions. */
-export const API_ENTRY_POINTS = ['src/index.ts', 'src/testing/index.ts', 'src/diagram/index.ts'];
+export const API_ENTRY_POINTS = [
+  'src/index.ts',
+  'src/testing/index.ts',
+  'src/diagram/index.ts',
+  'src/dbos/index.ts',
+];
 
 /**
  * Runs TypeDoc over the entry points and returns the Markdown pages, keyed by path relative to

@@ -24,6 +24,7 @@ import {
   storedState,
   toStoredJson,
 } from './storeRules.js';
+import { checkWriteAgainst } from './storedRows.js';
 
 interface Row {
   header: string;
@@ -128,18 +129,7 @@ export function createMemorySessionStore(_options: MemorySessionStoreOptions = {
           messageCount: write.checkpoint.messageCount,
           context: toStoredJson(write.checkpoint.context, 'the checkpoint'),
         };
-        if (write.epoch !== undefined && write.epoch !== row.epoch) {
-          throw new AgentStatechartError(
-            'SESSION_FENCED',
-            `session '${sessionId}' was claimed by another writer (epoch ${row.epoch}, this write ${write.epoch})`,
-          );
-        }
-        if (write.after !== row.head) {
-          throw new AgentStatechartError(
-            'SESSION_CONFLICT',
-            `session '${sessionId}' moved on: its log ends at ${row.head}, this write follows ${write.after}`,
-          );
-        }
+        checkWriteAgainst(sessionId, write, row);
         for (const entry of entries) row.entries.set(entry.seq, entry);
         for (const record of transcript) row.transcript.set(record.index, record);
         if (checkpoint) row.checkpoint = checkpoint;

@@ -8,24 +8,24 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import type {
-  Checkpoint,
-  SessionHeader,
-  SessionStore,
-  SessionSummary,
-  StoredEntry,
-  StoredSession,
-  TranscriptRecord,
-} from './sessionStore.js';
+import type { SessionHeader, SessionStore, StoredSession } from './sessionStore.js';
 import { migrateSqlite } from './sqliteMigrations.js';
+import {
+  checkWriteAgainst,
+  entriesFromRows,
+  sessionFromRow,
+  summaryFromRow,
+  transcriptFromRows,
+  type EntryRow,
+  type RecordRow,
+  type SessionRow,
+} from './storedRows.js';
 import {
   checkHeader,
   checkSessionId,
   checkWrite,
-  fromStoredJson,
   settleNow,
   neededEntries,
-  storedState,
   toStoredJson,
 } from './storeRules.js';
 
@@ -49,25 +49,6 @@ export interface SqliteSessionStoreOptions {
 
 type Database = BetterSqlite3.Database;
 
-interface SessionRow {
-  header: string;
-  head: number;
-  epoch: number;
-  updated_at: number;
-  created_at: number;
-  checkpoint_seq: number | null;
-  checkpoint_state: string | null;
-  checkpoint_message_count: number | null;
-  checkpoint_context: string | null;
-}
-
-interface EntryRow {
-  seq: number;
-  at: number;
-  kind: string;
-  data: string;
-}
-
 /**
  * A session store in one SQLite file: the embedded default. `better-sqlite3` is loaded when the
  * first store is created, not when the package is imported.
@@ -80,24 +61,8 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const db = openDatabase(options);
   const statements = prepare(db);
 
-  const readEntries = (sessionId: string, rows: EntryRow[]): StoredEntry[] =>
-    rows.map((row) => {
-      if (row.kind !== 'event' && row.kind !== 'started') {
-        throw new AgentStatechartError(
-          'SESSION_CORRUPT',
-          `session '${sessionId}', entry ${row.seq} has an unknown kind '${row.kind}'`,
-        );
-      }
-      return {
-        seq: row.seq,
-        at: row.at,
-        kind: row.kind,
-        data: fromStoredJson(row.data, `session '${sessionId}', entry ${row.seq}`),
-      };
-    });
-
-  const sessionRow = (sessionId: string): SessionRow => {
-    const row = statements.session.get(sessionId) as SessionRow | undefined;
+  const sessionRow = (sessionId: string): SessionRow & { epoch: number } => {
+    const row = statements.session.get(sessionId) as (SessionRow & { epoch: number }) | undefined;
     if (row === undefined) {
       throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
     }
@@ -107,18 +72,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const append = db.transaction(
     (sessionId: string, write: Parameters<SessionStore['append']>[1]) => {
       const row = sessionRow(sessionId);
-      if (write.epoch !== undefined && write.epoch !== row.epoch) {
-        throw new AgentStatechartError(
-          'SESSION_FENCED',
-          `session '${sessionId}' was claimed by another writer (epoch ${row.epoch}, this write ${write.epoch})`,
-        );
-      }
-      if (write.after !== row.head) {
-        throw new AgentStatechartError(
-          'SESSION_CONFLICT',
-          `session '${sessionId}' moved on: its log ends at ${row.head}, this write follows ${write.after}`,
-        );
-      }
+      checkWriteAgainst(sessionId, write, row);
       for (const entry of write.entries) {
         statements.insertEntry.run(
           sessionId,
@@ -156,38 +110,12 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     const row = statements.session.get(sessionId) as SessionRow | undefined;
     if (row === undefined) return undefined;
     const what = `session '${sessionId}'`;
-    const header = fromStoredJson(row.header, `${what}, header`) as SessionHeader;
-    let checkpoint: Checkpoint | undefined;
-    if (row.checkpoint_seq !== null) {
-      checkpoint = {
-        seq: row.checkpoint_seq,
-        state: storedState(row.checkpoint_state, `${what}, checkpoint`),
-        messageCount: row.checkpoint_message_count ?? 0,
-        context: fromStoredJson(row.checkpoint_context, `${what}, checkpoint`),
-      };
-    }
-    const transcript: TranscriptRecord[] = [];
-    const records = statements.records.all(sessionId, checkpoint?.messageCount ?? 0) as Array<{
-      message_index: number;
-      refs: string;
-      body: string;
-    }>;
-    for (const [index, record] of records.entries()) {
-      if (record.message_index !== index) {
-        throw new AgentStatechartError(
-          'SESSION_CORRUPT',
-          `${what} has lost transcript record ${index}`,
-        );
-      }
-      transcript.push({
-        index,
-        refs: fromStoredJson(record.refs, `${what}, transcript record ${index}`) as number[],
-        body: fromStoredJson(record.body, `${what}, transcript record ${index}`),
-      });
-    }
-    if (transcript.length < (checkpoint?.messageCount ?? 0)) {
-      throw new AgentStatechartError('SESSION_CORRUPT', `${what} has lost transcript records`);
-    }
+    const { header, checkpoint } = sessionFromRow(row);
+    const transcript = transcriptFromRows(
+      sessionId,
+      statements.records.all(sessionId, checkpoint?.messageCount ?? 0) as RecordRow[],
+      checkpoint?.messageCount ?? 0,
+    );
     const { refs, after } = neededEntries(checkpoint, transcript);
     const referenced = [...refs].filter((seq) => seq <= after).sort((a, b) => a - b);
     const entryRows: EntryRow[] = [];
@@ -210,7 +138,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       head: row.head,
       checkpoint,
       transcript,
-      entries: readEntries(sessionId, entryRows),
+      entries: entriesFromRows(sessionId, entryRows),
     };
   });
 
@@ -272,33 +200,13 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
           options.after ?? 0,
           options.limit ?? -1,
         ) as EntryRow[];
-        return readEntries(sessionId, rows);
+        return entriesFromRows(sessionId, rows);
       });
     },
 
     list(options = {}) {
       return settleNow(() => {
-        const rows = statements.list.all(options.limit ?? -1) as Array<
-          SessionRow & { session_id: string }
-        >;
-        return rows.map((row): SessionSummary => {
-          const header = fromStoredJson(
-            row.header,
-            `session '${row.session_id}', header`,
-          ) as SessionHeader;
-          return {
-            sessionId: row.session_id,
-            createdAt: row.created_at,
-            updatedAt: row.updated_at,
-            head: row.head,
-            state:
-              row.checkpoint_state === null
-                ? undefined
-                : storedState(row.checkpoint_state, `session '${row.session_id}'`),
-            messageCount: row.checkpoint_message_count ?? 0,
-            ...(header.metadata === undefined ? {} : { metadata: header.metadata }),
-          };
-        });
+        return (statements.list.all(options.limit ?? -1) as SessionRow[]).map(summaryFromRow);
       });
     },
 

@@ -8,7 +8,14 @@ import { findPostgres, POSTGRES_HINT, type PostgresInstallation } from './findPo
 import { isCi } from './isCi.js';
 
 /** The files whose tests start a PostgreSQL server, named in the skip line. */
-export const POSTGRES_TEST_FILES = ['test/support/postgresServer.test.ts'];
+export const POSTGRES_TEST_FILES = [
+  'test/support/postgresServer.test.ts',
+  'test/persistence/postgresSessionStore.test.ts',
+  'test/examples/httpWorkers.test.ts',
+];
+
+/** The same for `npm run test:workers` (vitest.workers.config.ts). */
+export const POSTGRES_WORKER_TEST_FILES = ['test/workers/failover.test.ts'];
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,8 +35,11 @@ export default function setup(project: TestProject): void {
       `CI is set and ${probe.problem}: the PostgreSQL tests cannot run; ${POSTGRES_HINT}`,
     );
   }
+  const files = project.config.include.some((pattern) => pattern.startsWith('test/workers/'))
+    ? POSTGRES_WORKER_TEST_FILES
+    : POSTGRES_TEST_FILES;
   console.warn(
-    `Skipping the PostgreSQL tests (${POSTGRES_TEST_FILES.join(', ')}): ${probe.problem}; to run them, ${POSTGRES_HINT}`,
+    `Skipping the PostgreSQL tests (${files.join(', ')}): ${probe.problem}; to run them, ${POSTGRES_HINT}`,
   );
   project.provide('postgresInstallation', null);
 }

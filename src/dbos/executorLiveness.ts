@@ -1,0 +1,133 @@
+/**
+ * Which workers are alive, and recovering the work of those that are not. Self-hosted DBOS
+ * recovers a dead executor's workflows only when an executor with the same id starts again; here
+ * every worker process runs under a fresh id, so a dead id never comes back and its workflows are
+ * taken over by the others:
+ *
+ * - each worker beats (`last_seen`) in the `executors` table on a connection of its own, never
+ *   waiting behind its busy pool, and that connection's backend disappears from
+ *   `pg_stat_activity` as soon as the process dies;
+ * - every worker runs the reaper: under a transaction-scoped advisory lock (one reaper at a time,
+ *   released if the reaper dies), it removes the executors whose lease ran out or whose liveness
+ *   connection is gone, then hands every pending workflow of the session queue whose executor is
+ *   no longer listed back to the queue (`DBOS.resumeWorkflows`), where another worker picks it up;
+ * - a worker that finds its own row gone was declared dead while it was paused or cut off: its
+ *   workflows already run elsewhere, so it stops (the store's epochs refuse what it still tries
+ *   to write meanwhile).
+ */
+import { quoteSchemaName } from '../persistence/postgresMigrations.js';
+import { inTransaction, type PostgresPool } from '../persistence/postgresPool.js';
+
+/** The DBOS calls the reaper makes (the `DBOS` class fits). */
+export interface ReaperEngine {
+  listWorkflows(input: {
+    status: 'PENDING';
+    queueName: string;
+    loadInput: false;
+    loadOutput: false;
+  }): Promise<Array<{ workflowID: string; executorId?: string }>>;
+  resumeWorkflows(workflowIDs: string[], options: { queueName: string }): Promise<unknown>;
+}
+
+/**
+ * A recovery the reaper made.
+ *
+ * @example
+ * liveness.onRecovery = (recovery) => log(`${recovery.workflows.length} workflows of ${recovery.dead}`);
+ */
+export interface Recovery {
+  /** The executors declared dead in this round. */
+  dead: string[];
+  /** The workflows handed back to the queue. */
+  workflows: string[];
+  at: number;
+}
+
+/** The application name of a worker's liveness connection. */
+export function livenessName(executorId: string): string {
+  return `agent-statechart:${executorId}`.slice(0, 63);
+}
+
+/**
+ * Registers `executorId` as alive (call before the executor takes any work).
+ *
+ * @example
+ * await registerExecutor(liveness, 'agent_statechart', executorId);
+ */
+export async function registerExecutor(
+  connection: Pick<PostgresPool, 'query'>,
+  schema: string,
+  executorId: string,
+): Promise<void> {
+  await connection.query(
+    `INSERT INTO ${quoteSchemaName(schema)}.executors (executor_id) VALUES ($1)`,
+    [executorId],
+  );
+}
+
+/**
+ * One heartbeat: `false` when the executor's row is gone (it was declared dead).
+ *
+ * @example
+ * if (!(await beat(liveness, schema, executorId))) process.exit(75);
+ */
+export async function beat(
+  connection: Pick<PostgresPool, 'query'>,
+  schema: string,
+  executorId: string,
+): Promise<boolean> {
+  const { rowCount } = await connection.query(
+    `UPDATE ${quoteSchemaName(schema)}.executors SET last_seen = now() WHERE executor_id = $1`,
+    [executorId],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * One round of the reaper; `undefined` when another reaper holds the lock or nothing was dead.
+ *
+ * @example
+ * const recovery = await reap({ pool, schema, engine: DBOS, queueName, self, leaseMs: 3000 });
+ */
+export async function reap(options: {
+  pool: PostgresPool;
+  schema: string;
+  engine: ReaperEngine;
+  queueName: string;
+  self: string;
+  leaseMs: number;
+}): Promise<Recovery | undefined> {
+  const q = quoteSchemaName(options.schema);
+  return inTransaction(options.pool, async (client) => {
+    const { rows: lock } = await client.query(
+      'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS mine',
+      [`agent-statechart reaper ${options.schema}`],
+    );
+    if (!(lock[0] as { mine: boolean }).mine) return undefined;
+    const { rows: deadRows } = await client.query(
+      `DELETE FROM ${q}.executors e
+       WHERE e.executor_id <> $1
+         AND (e.last_seen < now() - make_interval(secs => $2::float8 / 1000)
+              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = $3 || e.executor_id))
+       RETURNING e.executor_id`,
+      [options.self, options.leaseMs, 'agent-statechart:'],
+    );
+    const { rows: alive } = await client.query(`SELECT executor_id FROM ${q}.executors`);
+    const living = new Set((alive as Array<{ executor_id: string }>).map((row) => row.executor_id));
+    const pending = await options.engine.listWorkflows({
+      status: 'PENDING',
+      queueName: options.queueName,
+      loadInput: false,
+      loadOutput: false,
+    });
+    const orphans = pending
+      .filter((workflow) => workflow.executorId !== undefined && !living.has(workflow.executorId))
+      .map((workflow) => workflow.workflowID);
+    const dead = (deadRows as Array<{ executor_id: string }>).map((row) => row.executor_id);
+    if (orphans.length === 0 && dead.length === 0) return undefined;
+    if (orphans.length > 0) {
+      await options.engine.resumeWorkflows(orphans, { queueName: options.queueName });
+    }
+    return { dead, workflows: orphans, at: Date.now() };
+  });
+}

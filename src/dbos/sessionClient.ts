@@ -1,0 +1,158 @@
+/**
+ * Talking to sessions that workers drive, from any process (a worker, an HTTP front end, a test):
+ * create a session, send it input, wait for a drive's result, read a drive's event stream.
+ */
+import type { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { importOptionalPeer } from '../inspect/importOptionalPeer.js';
+import type { AgentEvent } from '../machine/types.js';
+import { CHART_VERSION } from '../persistence/chartVersion.js';
+import { openPostgresPool, type PostgresPool } from '../persistence/postgresPool.js';
+import {
+  createPostgresSessionStore,
+  type PostgresSessionStore,
+} from '../persistence/postgresSessionStore.js';
+import type { DriveResult, DriveStreamValue } from './driveSession.js';
+import { DRIVE_STREAM } from './driveSession.js';
+import { createSessionInbox, type SessionInbox } from './sessionInbox.js';
+
+/** The DBOS queue sessions are driven from. */
+export const SESSION_QUEUE = 'agent-statechart-sessions';
+/** The registered name of the drive workflow. */
+export const DRIVE_WORKFLOW = 'agent-statechart.driveSession';
+/** The application version every worker and client of this package registers and enqueues under. */
+export const DRIVE_APP_VERSION = 'agent-statechart-1';
+
+/**
+ * Options of {@link connectSessionClient}.
+ *
+ * @example
+ * const options: SessionClientOptions = { connectionString: process.env.DATABASE_URL! };
+ */
+export interface SessionClientOptions {
+  /** The PostgreSQL the workers use. */
+  connectionString: string;
+  /** The sessions' schema. Default `agent_statechart`. */
+  schema?: string;
+  /** DBOS's application name, the workers' one. Default `agent-statechart`. */
+  applicationName?: string;
+}
+
+/**
+ * A connection to the sessions the workers drive.
+ *
+ * @example
+ * const client = await connectSessionClient({ connectionString });
+ * await client.createSession('alice-1');
+ * const { workflowId } = await client.send('alice-1', { type: 'UserInput', message: { role: 'user', content: 'hi' } });
+ * const result = await client.result(workflowId);
+ */
+export interface SessionClient {
+  readonly store: PostgresSessionStore;
+  /** Starts a session with an empty log. */
+  createSession(sessionId: string, metadata?: Record<string, unknown>): Promise<void>;
+  /**
+   * Puts an input in the session's inbox and enqueues a drive of the session, in one transaction:
+   * the input is not stored without a drive coming for it, nor the other way round.
+   */
+  send(sessionId: string, event: AgentEvent): Promise<{ inboxSeq: number; workflowId: string }>;
+  /** The result of a drive, once it is done. */
+  result(workflowId: string): Promise<DriveResult>;
+  /** What a drive streams, from value number `offset` on, until the drive ends. */
+  events(workflowId: string, offset?: number): AsyncGenerator<DriveStreamValue>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to the sessions of a service of workers (see `startSessionWorker`).
+ *
+ * @example
+ * const client = await connectSessionClient({ connectionString: process.env.DATABASE_URL! });
+ */
+export async function connectSessionClient(options: SessionClientOptions): Promise<SessionClient> {
+  const { DBOSClient } = await importOptionalPeer(
+    '@dbos-inc/dbos-sdk',
+    'connectSessionClient',
+    () => import('@dbos-inc/dbos-sdk'),
+  );
+  const schema = options.schema ?? 'agent_statechart';
+  const pool = openPostgresPool(options.connectionString, 10);
+  const store = createPostgresSessionStore({ pool, schema });
+  const dbos = await DBOSClient.create({
+    systemDatabaseUrl: options.connectionString,
+    applicationName: options.applicationName ?? 'agent-statechart',
+  });
+  return sessionClient(store, createSessionInbox(pool, schema), dbos, pool);
+}
+
+/**
+ * A client over connections that already exist (a worker's own).
+ *
+ * @example
+ * const client = sessionClient(store, inbox, dbosClient, pool);
+ */
+export function sessionClient(
+  store: PostgresSessionStore,
+  inbox: SessionInbox,
+  dbos: DBOSClient,
+  pool: PostgresPool,
+): SessionClient {
+  return {
+    store,
+    createSession: (sessionId, metadata) =>
+      store.create({
+        sessionId,
+        chartVersion: CHART_VERSION,
+        createdAt: Date.now(),
+        ...(metadata === undefined ? {} : { metadata }),
+      }),
+    async send(sessionId, event) {
+      const { seq } = await inbox.put(sessionId, event, async (transaction, seq) => {
+        await dbos.enqueueInTransaction(
+          // DBOS takes pg's client; the pool hands out exactly that.
+          transaction as unknown as Parameters<DBOSClient['enqueueInTransaction']>[0],
+          {
+            queueName: SESSION_QUEUE,
+            workflowName: DRIVE_WORKFLOW,
+            workflowID: driveWorkflowId(sessionId, seq),
+            queuePartitionKey: sessionId,
+            appVersion: DRIVE_APP_VERSION,
+          },
+          sessionId,
+        );
+      });
+      return { inboxSeq: seq, workflowId: driveWorkflowId(sessionId, seq) };
+    },
+    result: (workflowId) =>
+      dbos.retrieveWorkflow<DriveResult>(workflowId).getResult({ pollingIntervalMs: 100 }),
+    events: (workflowId, offset = 0) =>
+      dbos.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, {
+        offset,
+        pollingIntervalMs: 200,
+      }),
+    async close() {
+      await dbos.destroy();
+      await store.close();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * The id of the drive enqueued with input `seq` of a session.
+ *
+ * @example
+ * driveWorkflowId('alice-1', 3); // 'session:alice-1:input:3'
+ */
+export function driveWorkflowId(sessionId: string, seq: number): string {
+  return `session:${sessionId}:input:${seq}`;
+}
+
+/**
+ * The session a drive's workflow id names, or `undefined` for another id.
+ *
+ * @example
+ * sessionOfDrive('session:alice-1:input:3'); // 'alice-1'
+ */
+export function sessionOfDrive(workflowId: string): string | undefined {
+  return /^session:(.+):input:\d+$/.exec(workflowId)?.[1];
+}

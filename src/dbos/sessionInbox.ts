@@ -1,0 +1,119 @@
+/**
+ * A session's inbox: what arrives from outside (user input, approvals, mode changes) waits here,
+ * numbered per session, until the session's driver records it in the log and feeds it to the
+ * chart. Writing an input and enqueueing the workflow that will drive the session happen in one
+ * transaction, so an input is never stored without a driver coming for it, nor the other way.
+ */
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import type { AgentEvent } from '../machine/types.js';
+import { quoteSchemaName } from '../persistence/postgresMigrations.js';
+import {
+  inTransaction,
+  type PostgresPool,
+  type PostgresPoolClient,
+} from '../persistence/postgresPool.js';
+import { checkSessionId, fromStoredJson, toStoredJson } from '../persistence/storeRules.js';
+
+/**
+ * An input waiting in a session's inbox.
+ *
+ * @example
+ * const input: InboxInput = { seq: 1, event: { type: 'UserInput', message: { role: 'user', content: 'hi' } } };
+ */
+export interface InboxInput {
+  seq: number;
+  event: AgentEvent;
+}
+
+/** The events a session takes from outside through its inbox. */
+const INBOX_EVENTS = new Set(['UserInput', 'ToolApproval', 'SetPermissionMode', 'Interrupt']);
+
+/**
+ * The inbox of every session in one schema.
+ *
+ * @example
+ * const inbox = createSessionInbox(pool, 'agent_statechart');
+ * await inbox.put('alice-1', event, async (client, seq) => enqueue(client, seq));
+ */
+export interface SessionInbox {
+  /**
+   * Adds `event` to the session's inbox and calls `alongside` with the same open transaction and
+   * the input's number, so what it writes commits or rolls back with the input.
+   */
+  put<T>(
+    sessionId: string,
+    event: AgentEvent,
+    alongside: (client: PostgresPoolClient, seq: number) => Promise<T>,
+  ): Promise<{ seq: number; result: T }>;
+  /** The oldest input the session's driver has not taken yet, if any. */
+  next(sessionId: string): Promise<InboxInput | undefined>;
+  /**
+   * Marks the session's inputs through `seq` as taken, on `client` (inside the transaction that
+   * records the input in the log, so an input is taken exactly when it is recorded).
+   */
+  take(client: Pick<PostgresPoolClient, 'query'>, sessionId: string, seq: number): Promise<void>;
+}
+
+/**
+ * The inboxes of the sessions in `schema`.
+ *
+ * @example
+ * const inbox = createSessionInbox(pool, 'agent_statechart');
+ */
+export function createSessionInbox(pool: PostgresPool, schema: string): SessionInbox {
+  const q = quoteSchemaName(schema);
+  return {
+    async put(sessionId, event, alongside) {
+      checkSessionId(sessionId);
+      if (!INBOX_EVENTS.has((event as { type?: string })?.type ?? '')) {
+        throw new AgentStatechartError(
+          'INVALID_OPTION',
+          `a session takes ${[...INBOX_EVENTS].join(', ')} from outside; got ${JSON.stringify((event as { type?: string })?.type)}`,
+        );
+      }
+      const text = toStoredJson(event, 'the input');
+      return inTransaction(pool, async (client) => {
+        // The session row's lock numbers inputs one at a time, without gaps; the count is read
+        // after the lock, in a statement of its own, so it sees every input committed before.
+        const locked = await client.query(
+          `SELECT 1 FROM ${q}.sessions WHERE session_id = $1 FOR UPDATE`,
+          [sessionId],
+        );
+        if (locked.rows.length === 0) {
+          throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
+        }
+        const { rows } = await client.query(
+          `SELECT coalesce(max(seq), 0) AS last FROM ${q}.inbox WHERE session_id = $1`,
+          [sessionId],
+        );
+        const seq = (rows[0] as { last: number }).last + 1;
+        await client.query(
+          `INSERT INTO ${q}.inbox (session_id, seq, at, input) VALUES ($1, $2, $3, $4)`,
+          [sessionId, seq, Date.now(), text],
+        );
+        return { seq, result: await alongside(client, seq) };
+      });
+    },
+
+    async next(sessionId) {
+      const { rows } = await pool.query(
+        `SELECT i.seq, i.input FROM ${q}.inbox i JOIN ${q}.sessions s USING (session_id)
+         WHERE i.session_id = $1 AND i.seq > s.inbox_taken ORDER BY i.seq LIMIT 1`,
+        [sessionId],
+      );
+      const row = rows[0] as { seq: number; input: string } | undefined;
+      if (row === undefined) return undefined;
+      return {
+        seq: row.seq,
+        event: fromStoredJson(row.input, `session '${sessionId}', input ${row.seq}`) as AgentEvent,
+      };
+    },
+
+    async take(client, sessionId, seq) {
+      await client.query(
+        `UPDATE ${q}.sessions SET inbox_taken = greatest(inbox_taken, $2) WHERE session_id = $1`,
+        [sessionId, seq],
+      );
+    },
+  };
+}

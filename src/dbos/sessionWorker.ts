@@ -1,0 +1,236 @@
+/**
+ * A worker process of a service that drives many sessions on DBOS Transact: any number of them
+ * share one PostgreSQL, each session is driven by one of them at a time (a queue partitioned by
+ * session id, one workflow at a time per partition), and when one dies the others take its work
+ * over without a person.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ToolRegistry } from '../actors/tools/createToolRegistry.js';
+import { importOptionalPeer } from '../inspect/importOptionalPeer.js';
+import type { AgentConfig, CompletedToolInfo } from '../machine/types.js';
+import { openPostgresPool } from '../persistence/postgresPool.js';
+import { createPostgresSessionStore } from '../persistence/postgresSessionStore.js';
+import { SessionCore } from '../persistence/sessionCore.js';
+import {
+  createSessionDriver,
+  DRIVE_STREAM,
+  type DriverEngine,
+  type DriveStreamValue,
+} from './driveSession.js';
+import {
+  beat,
+  livenessName,
+  reap,
+  registerExecutor,
+  type Recovery,
+  type ReaperEngine,
+} from './executorLiveness.js';
+import {
+  DRIVE_APP_VERSION,
+  DRIVE_WORKFLOW,
+  SESSION_QUEUE,
+  sessionClient,
+  type SessionClient,
+} from './sessionClient.js';
+import { createSessionInbox } from './sessionInbox.js';
+
+/**
+ * Options of {@link startSessionWorker}.
+ *
+ * @example
+ * const options: SessionWorkerOptions = { connectionString, agent: { tools: registry.specs() }, tools: registry, workspace: '/srv/ws', llm };
+ */
+export interface SessionWorkerOptions {
+  /** The PostgreSQL holding the sessions and DBOS's own tables. */
+  connectionString: string;
+  /** The sessions' schema (default `agent_statechart`); DBOS keeps its tables in its own. */
+  schema?: string;
+  /** DBOS's application name; every worker of one service uses the same. Default `agent-statechart`. */
+  applicationName?: string;
+  /** The chart's configuration (tools' specs, permissions, model, …). */
+  agent: AgentConfig;
+  /** The tools the chart's calls run. */
+  tools: ToolRegistry;
+  /** The directory tools work in, or the one of each session (made by the caller). */
+  workspace: string | ((sessionId: string) => string);
+  /** The model's client; build it with `maxRetries: 0` (the chart retries). */
+  llm: Anthropic;
+  /** Sessions this worker drives at once. Default 10. */
+  concurrency?: number;
+  /** How long a silent worker keeps its sessions before the others take them over. Default 3 s. */
+  leaseMs?: number;
+  /** Called when this worker learns it was declared dead; default: exit with status 75. */
+  onDeclaredDead?: () => void;
+  /** Called after each recovery this worker's reaper made. */
+  onRecovery?: (recovery: Recovery) => void;
+  /** Told when a write of this worker was refused because another execution took the session. */
+  onFenced?: (sessionId: string) => void;
+  /** DBOS's log level. Default `error`. */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Runs the post-tools hook; resolves whether it acted. */
+  postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
+}
+
+/**
+ * A running worker: a {@link SessionClient} too, over the worker's own connections.
+ *
+ * @example
+ * const worker = await startSessionWorker(options);
+ * await worker.send('alice-1', { type: 'UserInput', message: { role: 'user', content: 'hi' } });
+ */
+export interface SessionWorker extends SessionClient {
+  readonly executorId: string;
+  /**
+   * Opens a session to read it (`core.state`, `core.context`), as this worker's chart sees it;
+   * feeding it events is the drives' job.
+   */
+  open(sessionId: string): Promise<SessionCore>;
+  /** Stops taking work, and closes DBOS and the connections. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts this process's worker: DBOS under a fresh executor id, the drive workflow and the session
+ * queue, the heartbeat and the reaper. One worker per process (DBOS is one per process).
+ *
+ * @example
+ * const worker = await startSessionWorker({ connectionString, agent, tools, workspace, llm });
+ */
+export async function startSessionWorker(options: SessionWorkerOptions): Promise<SessionWorker> {
+  const { DBOS, DBOSClient } = await importOptionalPeer(
+    '@dbos-inc/dbos-sdk',
+    'startSessionWorker',
+    () => import('@dbos-inc/dbos-sdk'),
+  );
+  const schema = options.schema ?? 'agent_statechart';
+  const applicationName = options.applicationName ?? 'agent-statechart';
+  const leaseMs = options.leaseMs ?? 3_000;
+  // A fresh id per process: a dead id never comes back, so recovering its work cannot race with
+  // its own restart.
+  const executorId = `${hostname().slice(0, 16)}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  // A worker paused in the middle of a transaction holds its session's row lock; the server ends
+  // such a transaction once it has been idle for a lease, so the session's new driver can go on.
+  const pool = openPostgresPool(
+    withServerSetting(options.connectionString, 'idle_in_transaction_session_timeout', leaseMs),
+    10,
+  );
+  const store = createPostgresSessionStore({ pool, schema });
+  const inbox = createSessionInbox(pool, schema);
+  // Migrates the schema before anything else touches it.
+  await store.list({ limit: 1 });
+  const liveness = await openLivenessConnection(options.connectionString, executorId);
+  await registerExecutor(liveness, schema, executorId);
+
+  DBOS.setConfig({
+    name: applicationName,
+    systemDatabaseUrl: options.connectionString,
+    executorID: executorId,
+    applicationVersion: DRIVE_APP_VERSION,
+    logLevel: options.logLevel ?? 'error',
+    systemDatabaseIdleTransactionTimeoutMs: leaseMs,
+  });
+  const engine = DBOS as unknown as DriverEngine & ReaperEngine;
+  DBOS.registerWorkflow(
+    createSessionDriver({
+      engine,
+      store,
+      inbox,
+      config: options.agent,
+      tools: options.tools,
+      workspace: options.workspace,
+      llm: options.llm,
+      ...(options.postToolsHook ? { postToolsHook: options.postToolsHook } : {}),
+      ...(options.onFenced ? { onFenced: options.onFenced } : {}),
+    }),
+    { name: DRIVE_WORKFLOW },
+  );
+  await DBOS.launch();
+  await DBOS.registerQueue(SESSION_QUEUE, {
+    partitionConcurrency: 1,
+    workerConcurrency: options.concurrency ?? 10,
+    minPollingIntervalMs: 100,
+  });
+  const dbosClient = await DBOSClient.create({
+    systemDatabaseUrl: options.connectionString,
+    applicationName,
+  });
+
+  let stopped = false;
+  const onDeclaredDead = options.onDeclaredDead ?? (() => process.exit(75));
+  const every = (ms: number, work: () => Promise<void>) => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (stopped || running) return;
+      running = true;
+      // A failed beat or reap is tried again next round; the lease covers a few of them.
+      void work()
+        .catch(() => undefined)
+        .finally(() => (running = false));
+    }, ms);
+    timer.unref();
+    return timer;
+  };
+  const timers = [
+    every(Math.max(50, leaseMs / 6), async () => {
+      if (!(await beat(liveness, schema, executorId)) && !stopped) {
+        stopped = true;
+        onDeclaredDead();
+      }
+    }),
+    every(Math.max(100, leaseMs / 4), async () => {
+      const recovery = await reap({
+        pool,
+        schema,
+        engine,
+        queueName: SESSION_QUEUE,
+        self: executorId,
+        leaseMs,
+      });
+      if (recovery) options.onRecovery?.(recovery);
+    }),
+  ];
+
+  const client = sessionClient(store, inbox, dbosClient, pool);
+  return {
+    ...client,
+    // Inside a worker, DBOS wakes stream readers through LISTEN/NOTIFY instead of polling.
+    events: (workflowId, offset = 0) =>
+      DBOS.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, { offset }),
+    executorId,
+    open: (sessionId) =>
+      SessionCore.open(store, sessionId, { config: options.agent, mustExist: true }),
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      await DBOS.shutdown();
+      await liveness.end().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+async function openLivenessConnection(connectionString: string, executorId: string) {
+  const pg = await importOptionalPeer('pg', 'startSessionWorker', () => import('pg'));
+  const client = new pg.default.Client({
+    connectionString,
+    application_name: livenessName(executorId),
+  });
+  // Losing it is what the reaper watches for; the heartbeat reports trouble of our own.
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/**
+ * `connectionString` with a server setting for every connection opened from it (libpq's
+ * `options`); a connection string that is not a URL is returned as it is.
+ */
+function withServerSetting(connectionString: string, name: string, value: number): string {
+  if (!URL.canParse(connectionString)) return connectionString;
+  const url = new URL(connectionString);
+  const before = url.searchParams.get('options');
+  url.searchParams.set('options', `${before === null ? '' : `${before} `}-c ${name}=${value}`);
+  return url.toString();
+}

@@ -1,0 +1,172 @@
+/**
+ * The HTTP service example as two worker processes on one PostgreSQL: a session created on one,
+ * its input sent to the other, its event stream read from one and resumed on the other with
+ * `Last-Event-ID`, its approval given on either; the tool's file is where the session works.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
+import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
+
+const installation = inject('postgresInstallation');
+const WORKER = join(import.meta.dirname, '../../examples/http-service/workerMain.ts');
+
+interface SseEvent {
+  id: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads the SSE stream at `url` until it ends, or until `limit` events came. */
+async function readEvents(url: string, lastEventId?: number, limit = Infinity) {
+  const stop = new AbortController();
+  const response = await fetch(url, {
+    headers: lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) },
+    signal: stop.signal,
+  });
+  expect(response.status).toBe(200);
+  const events: SseEvent[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  while (events.length < limit) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+      const fields = Object.fromEntries(
+        buffer
+          .slice(0, end)
+          .split('\n')
+          .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+      );
+      buffer = buffer.slice(end + 2);
+      events.push({
+        id: Number(fields.id),
+        type: fields.event!,
+        data: JSON.parse(fields.data!) as Record<string, unknown>,
+      });
+    }
+  }
+  stop.abort();
+  return events.slice(0, limit);
+}
+
+async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, { method: 'POST', body: JSON.stringify(body) });
+  expect(response.status, await response.clone().text()).toBeLessThan(300);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+describe.skipIf(installation === null)('the HTTP service as several workers', () => {
+  let server: PostgresServer;
+  let model: MessagesApiServer;
+  let root: string;
+  const children: ChildProcess[] = [];
+  const urls: string[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres({ installation: installation!, database: 'service' });
+    root = await mkdtemp(join(tmpdir(), 'http-workers-'));
+    model = await startMessagesApiServer({
+      eventDelayMs: 2,
+      script: (request) =>
+        request.messages.length === 1
+          ? reply([
+              { type: 'text', text: 'Writing the file.' },
+              {
+                type: 'tool_use',
+                name: 'write_file',
+                input: { path: 'hello.txt', content: 'hi\n' },
+              },
+            ])
+          : reply('Done.'),
+    });
+    // The first worker builds the schemas, the second starts beside it.
+    for (let index = 0; index < 2; index++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+        env: {
+          ...process.env,
+          DATABASE_URL: server.connectionString,
+          PORT: '0',
+          WORKSPACE_ROOT: root,
+          ANTHROPIC_BASE_URL: model.baseURL,
+          ANTHROPIC_API_KEY: 'test',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      children.push(child);
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', (code) => reject(new Error(`the worker exited (${code})`)));
+      });
+      urls.push(line.replace(/^listening /, ''));
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await model?.close();
+    await server?.stop();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('answers for any session on any worker; a stream resumed on another worker misses nothing', async () => {
+    const [a, b] = urls as [string, string];
+    const { id } = await post(`${a}/sessions`, {});
+    const { drive } = await post(`${b}/sessions/${String(id)}/messages`, {
+      text: 'Create hello.txt saying hi',
+    });
+    const events = (url: string) => `${url}/sessions/${String(id)}/drives/${String(drive)}/events`;
+
+    // Two events from one worker; the rest from the other, after the last one seen.
+    const head = await readEvents(events(a), undefined, 2);
+    const rest = await readEvents(events(b), head.at(-1)!.id);
+    const whole = [...head, ...rest];
+    expect(whole.map((event) => event.id)).toEqual(whole.map((_, index) => index));
+    expect(whole.map((event) => event.type)).toEqual([
+      'attempt',
+      ...whole.filter((event) => event.type === 'text').map(() => 'text'),
+      'approvalRequest',
+      'idle',
+    ]);
+    const text = whole.flatMap((event) => (event.type === 'text' ? [event.data.content] : []));
+    expect(text.join('')).toBe('Writing the file.');
+    const call = whole.find((event) => event.type === 'approvalRequest')!.data.call as {
+      id: string;
+    };
+    expect(await (await fetch(`${a}/sessions/${String(id)}`)).json()).toMatchObject({
+      state: 'ExecutingTools',
+      pendingApprovals: [call.id],
+    });
+
+    const approved = await post(`${a}/sessions/${String(id)}/approvals/${call.id}`, {
+      decision: 'allow',
+    });
+    const after = await readEvents(
+      `${b}/sessions/${String(id)}/drives/${String(approved.drive)}/events`,
+    );
+    expect(after.map((event) => event.type)).toContain('toolEnd');
+    expect(after.at(-1)).toMatchObject({ type: 'idle', data: { state: 'WaitingForUserInput' } });
+    expect(await readFile(join(root, String(id), 'hello.txt'), 'utf8')).toBe('hi\n');
+    expect(await (await fetch(`${b}/sessions/${String(id)}`)).json()).toMatchObject({
+      state: 'WaitingForUserInput',
+      pendingApprovals: [],
+    });
+    // A drive of another session is not this session's to read.
+    expect((await fetch(`${a}/sessions/other/drives/${String(drive)}/events`)).status).toBe(404);
+  }, 60_000);
+});

@@ -1,0 +1,473 @@
+/**
+ * Many workers, one PostgreSQL, workers dying: 3 worker processes drive 200 sessions of 3 turns
+ * each (a read-only tool, a mutating tool counted in a side file, an approval the client gives)
+ * against a scripted model in its own process. One worker is SIGKILLed mid-load and restarted
+ * later; another is SIGSTOPped past its lease and SIGCONTed (it must find itself declared dead and
+ * exit, its late writes refused). Every session must complete with no input lost, no tool_use
+ * left without its result and no mutating call run twice; the time from a worker's death to its
+ * sessions moving on is measured and printed.
+ *
+ * `SESSIONS` and `TURNS` in the environment scale it down for a quick look.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  connectSessionClient,
+  type DriveStreamValue,
+  type SessionClient,
+  sessionOfDrive,
+} from '../../src/dbos/index.js';
+import { findTranscriptViolations, type Message } from '../../src/index.js';
+import { openSession } from '../../src/persistence/openSession.js';
+import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
+
+const installation = inject('postgresInstallation');
+const SESSIONS = Number(process.env.SESSIONS ?? 200);
+const TURNS = Number(process.env.TURNS ?? 3);
+const LEASE_MS = 2_000;
+const WORKER = join(import.meta.dirname, 'workerMain.ts');
+const MODEL = join(import.meta.dirname, 'scriptedModelMain.ts');
+
+interface Worker {
+  name: string;
+  /** Set before the test stops it on purpose. */
+  expected: boolean;
+  child: ChildProcess;
+  executorId: string;
+  output: string[];
+  exited: Promise<number | null>;
+  /** The end of what it wrote to stderr. */
+  stderr: () => string;
+}
+
+let server: PostgresServer;
+let directory: string;
+let model: ChildProcess;
+let modelUrl: string;
+let client: SessionClient;
+let dbos: DBOSClient;
+const workers = new Map<string, Worker>();
+const retired: Worker[] = [];
+/** Workers that exited without the test stopping them (declared dead while merely slow). */
+const unexpectedExits: string[] = [];
+let finished = false;
+
+function startChild(script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function firstLine(child: ChildProcess, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before starting`)));
+  });
+}
+
+async function startWorker(name: string): Promise<Worker> {
+  const child = startChild(WORKER, {
+    DATABASE_URL: server.connectionString,
+    MODEL_URL: modelUrl,
+    SIDE_FILE: join(directory, 'side-effects.txt'),
+    LEASE_MS: String(LEASE_MS),
+  });
+  const output: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (process.env.FAILOVER_LOG) process.stderr.write(`[${name}] ${chunk.toString()}`);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const ready = await firstLine(child, `worker ${name}`).catch((error: Error) => {
+    throw new Error(`${error.message}: ${stderr}`);
+  });
+  createInterface({ input: child.stdout! }).on('line', (line) => output.push(line));
+  const worker: Worker = {
+    name,
+    expected: false,
+    child,
+    executorId: ready.replace(/^ready /, ''),
+    output,
+    exited,
+    stderr: () => stderr.slice(-2000),
+  };
+  workers.set(name, worker);
+  // As a supervisor would: a worker that exits on its own is started again (and counted).
+  void exited.then((code) => {
+    if (worker.expected || finished) return;
+    unexpectedExits.push(`${name} exited ${code}: ${stderr.slice(-500)}`);
+    retired.push(worker);
+    void startWorker(name);
+  });
+  return worker;
+}
+
+/** Drives one session through its turns as a client would, approving every mutating call. */
+async function converse(sessionId: string, onTurn: (ms: number) => void): Promise<void> {
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const started = Date.now();
+    let { workflowId } = await client.send(sessionId, {
+      type: 'UserInput',
+      message: { role: 'user', content: `turn ${turn} of ${sessionId}` },
+    });
+    for (;;) {
+      const result = await client.result(workflowId);
+      if (result.awaitingApproval.length === 0) break;
+      for (const call of result.awaitingApproval) {
+        ({ workflowId } = await client.send(sessionId, {
+          type: 'ToolApproval',
+          callId: call.id,
+          decision: 'allow',
+        }));
+      }
+    }
+    onTurn(Date.now() - started);
+  }
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** The sessions a worker was driving, by the workflows DBOS lists as running on it. */
+async function sessionsOn(worker: Worker): Promise<string[]> {
+  const running = await dbos.listWorkflows({
+    status: 'PENDING',
+    executorId: worker.executorId,
+    loadInput: false,
+    loadOutput: false,
+  });
+  return running.map((workflow) => sessionOfDrive(workflow.workflowID)!);
+}
+
+/**
+ * For each session, how long after `since` it moved on: its log grew, or a drive of it started or
+ * ended (a drive killed after its last write only has its end left to record). Read once the load
+ * is over, from the log's entry times and DBOS's workflow table.
+ */
+async function movedOn(db: pg.Client, sessions: string[], since: number): Promise<number[]> {
+  const { rows } = await db.query<{ session_id: string; at: number }>(
+    `SELECT session_id, min(at) AS at FROM (
+       SELECT session_id, at FROM agent_statechart.entries WHERE session_id = ANY($1) AND at > $2
+       UNION ALL
+       SELECT queue_partition_key, started_at_epoch_ms FROM dbos.workflow_status
+         WHERE queue_partition_key = ANY($1) AND started_at_epoch_ms > $2
+       UNION ALL
+       SELECT queue_partition_key, completed_at FROM dbos.workflow_status
+         WHERE queue_partition_key = ANY($1) AND completed_at > $2
+     ) moved GROUP BY session_id`,
+    [sessions, since],
+  );
+  expect(rows.map((row) => row.session_id).sort()).toEqual([...sessions].sort());
+  return rows.map((row) => Number(row.at) - since);
+}
+
+describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
+  beforeAll(async () => {
+    server = await startPostgres({
+      installation: installation!,
+      database: 'service',
+      settings: { max_connections: 300 },
+    });
+    directory = await mkdtemp(join(tmpdir(), 'failover-'));
+    await writeFile(join(directory, 'side-effects.txt'), '');
+    await writeFile(join(directory, 'side-effects.txt.hold'), '');
+    model = startChild(MODEL, {});
+    modelUrl = await firstLine(model, 'the scripted model');
+    // The first worker builds the schemas; the others then start side by side.
+    await startWorker('A');
+    await Promise.all([startWorker('B'), startWorker('C')]);
+    client = await connectSessionClient({ connectionString: server.connectionString });
+    dbos = await DBOSClient.create({
+      systemDatabaseUrl: server.connectionString,
+      applicationName: 'agent-statechart',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    finished = true;
+    for (const worker of [...workers.values(), ...retired]) {
+      worker.child.kill('SIGCONT');
+      worker.child.kill('SIGKILL');
+    }
+    model?.kill('SIGKILL');
+    await dbos?.destroy();
+    await client?.close();
+    await server?.stop();
+    if (directory) await rm(directory, { recursive: true, force: true });
+  });
+
+  it('streams a drive to readers on any connection; one that reconnects at an offset misses nothing', async () => {
+    const read = async (
+      reader: SessionClient,
+      workflowId: string,
+      offset = 0,
+      limit = Infinity,
+    ) => {
+      const values: DriveStreamValue[] = [];
+      for await (const value of reader.events(workflowId, offset)) {
+        values.push(value);
+        if (values.length === limit) break;
+      }
+      return values;
+    };
+    const texts = (values: DriveStreamValue[]) =>
+      values.flatMap((value) => (value.type === 'text' ? [value.content] : [])).join('');
+    await client.createSession('streamed');
+    const first = await client.send('streamed', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'turn 1 of streamed' },
+    });
+    // A reader takes two values and goes away; another, on a connection of its own, goes on
+    // from there while the drive runs on whichever worker took it.
+    const head = await read(client, first.workflowId, 0, 2);
+    const other = await connectSessionClient({ connectionString: server.connectionString });
+    const rest = await read(other, first.workflowId, head.length).finally(() => other.close());
+    const whole = await read(client, first.workflowId);
+    expect([...head, ...rest]).toEqual(whole);
+    expect(whole[0]).toEqual({ type: 'attempt', executor: expect.any(String) as unknown });
+    expect(texts(whole)).toBe('Working on streamed:1.');
+    const approval = whole.find((value) => value.type === 'approvalRequest');
+    expect(approval).toMatchObject({ call: { name: 'bump' } });
+    expect(whole.at(-1)).toEqual({ type: 'idle', state: 'ExecutingTools' });
+
+    const second = await client.send('streamed', {
+      type: 'ToolApproval',
+      callId: (approval as Extract<DriveStreamValue, { type: 'approvalRequest' }>).call.id,
+      decision: 'allow',
+    });
+    const after = await read(client, second.workflowId);
+    // A drive opens by telling its readers what is pending: here the call just approved.
+    expect(after.map((value) => value.type)).toEqual([
+      'approvalRequest',
+      'toolStart',
+      'toolEnd',
+      'attempt',
+      ...after.filter((value) => value.type === 'text').map(() => 'text'),
+      'idle',
+    ]);
+    expect(texts(after)).toBe('done streamed:1');
+    expect(after.at(-1)).toEqual({ type: 'idle', state: 'WaitingForUserInput' });
+  });
+
+  it('refuses the late writes of a worker paused past its lease, whose session another finished', async () => {
+    const holdFile = join(directory, 'side-effects.txt.hold');
+    await client.createSession('held');
+    const { workflowId } = await client.send('held', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'hold held' },
+    });
+    while (!(await readFile(holdFile, 'utf8')).includes('held')) await sleep(20);
+    // The worker running the call is paused in the middle of it, past its lease.
+    let holder: Worker | undefined;
+    for (const worker of workers.values()) {
+      if ((await sessionsOn(worker)).includes('held')) holder = worker;
+    }
+    expect(holder).toBeDefined();
+    holder!.expected = true;
+    holder!.child.kill('SIGSTOP');
+    // Another worker runs the read-only call again and ends the turn.
+    expect(await client.result(workflowId)).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+    });
+    // Woken, its call ends and it tries to record that: refused; it learns it was declared dead.
+    holder!.child.kill('SIGCONT');
+    expect(await holder!.exited, holder!.stderr()).toBe(75);
+    retired.push(holder!);
+    expect(holder!.output).toContain('fenced held');
+    expect(holder!.output).toContain('declared dead');
+    const { core } = await openSession(client.store, 'held', { mustExist: true });
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+    const results = core.context.messages.flatMap((message) =>
+      typeof message.content === 'string'
+        ? []
+        : message.content.filter((block) => block.type === 'tool_result'),
+    );
+    expect(results).toHaveLength(1);
+    expect(core.context.messages.at(-1)).toMatchObject({ role: 'assistant' });
+    await startWorker(holder!.name);
+  });
+
+  it('takes an Interrupt sent during a turn before the drive does more: the model is not called again', async () => {
+    await client.createSession('interrupted');
+    const { workflowId } = await client.send('interrupted', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'hold interrupted' },
+    });
+    const holdFile = join(directory, 'side-effects.txt.hold');
+    while (!(await readFile(holdFile, 'utf8')).includes('interrupted')) await sleep(20);
+    const interrupt = await client.send('interrupted', { type: 'Interrupt' });
+    expect(await client.result(workflowId)).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+    });
+    expect((await client.result(interrupt.workflowId)).state).toBe('WaitingForUserInput');
+    const { core } = await openSession(client.store, 'interrupted', { mustExist: true });
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+    // The call ran to its end; the model was not asked about its result.
+    expect(core.context.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
+  });
+
+  it(`completes ${SESSIONS} sessions of ${TURNS} turns while one worker is killed and another paused past its lease`, async () => {
+    const ids = Array.from({ length: SESSIONS }, (_, index) => `s${index}`);
+    for (const id of ids) await client.createSession(id);
+    let turnsDone = 0;
+    const turnTimes: number[] = [];
+    const total = SESSIONS * TURNS;
+    const load = inParallel(ids, 60, (id) =>
+      converse(id, (ms) => {
+        turnsDone += 1;
+        turnTimes.push(ms);
+      }),
+    );
+    const failed = load.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    const progress = setInterval(() => {
+      if (process.env.FAILOVER_LOG) console.error(`progress ${turnsDone}/${total}`);
+    }, 5_000);
+    void failed.finally(() => clearInterval(progress));
+    const until = async (fraction: number) => {
+      while (turnsDone < total * fraction) await sleep(50);
+    };
+
+    // A worker dies in the middle of the load, and comes back later under a new id.
+    await until(0.25);
+    const victim = workers.get('A')!;
+    const killedSessions = await sessionsOn(victim);
+    const killedAt = Date.now();
+    victim.expected = true;
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    retired.push(victim);
+    await sleep(LEASE_MS * 2);
+    await startWorker('A');
+
+    // Another is paused past its lease: the others take its sessions over; woken, it finds
+    // itself declared dead and exits, and what it still tried to write was refused.
+    await until(0.5);
+    const paused = workers.get('B')!;
+    const pausedSessions = await sessionsOn(paused);
+    const pausedAt = Date.now();
+    paused.expected = true;
+    paused.child.kill('SIGSTOP');
+    await sleep(LEASE_MS * 2.5);
+    paused.child.kill('SIGCONT');
+    expect(await paused.exited, paused.stderr()).toBe(75);
+    expect(paused.output).toContain('declared dead');
+    // What it had in flight went on when it woke; the writes of it that reached the store were
+    // refused (the test before this one makes sure of one).
+    const lateWrites = paused.output.filter((line) => line.startsWith('fenced')).length;
+    retired.push(paused);
+    await startWorker('B');
+
+    expect(await failed).toBeUndefined();
+    const db = new pg.Client({ connectionString: server.connectionString });
+    await db.connect();
+    const killDelays = await movedOn(db, killedSessions, killedAt);
+    const pauseDelays = await movedOn(db, pausedSessions, pausedAt);
+
+    // Every session completed every turn, each input taken once, every tool_use answered.
+    let interrupted = 0;
+    for (const id of ids) {
+      const { core } = await openSession(client.store, id, { mustExist: true });
+      const messages: Message[] = core.context.messages;
+      expect(findTranscriptViolations(messages), id).toEqual([]);
+      const texts = messages.flatMap((message) =>
+        typeof message.content === 'string'
+          ? [message.content]
+          : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])),
+      );
+      for (let turn = 1; turn <= TURNS; turn++) {
+        expect(
+          texts.filter((text) => text === `turn ${turn} of ${id}`),
+          id,
+        ).toHaveLength(1);
+        expect(
+          texts.filter((text) => text === `done ${id}:${turn}`),
+          id,
+        ).toHaveLength(1);
+      }
+      for (const message of messages) {
+        if (typeof message.content === 'string') continue;
+        for (const block of message.content) {
+          if (
+            block.type === 'tool_result' &&
+            JSON.stringify(block.content).includes('process stopped')
+          )
+            interrupted += 1;
+        }
+      }
+      expect(core.state).toBe('WaitingForUserInput');
+    }
+    // No input was left in an inbox.
+    const { rows } = await db.query<{ left: number; all: number }>(
+      `SELECT count(*) FILTER (WHERE i.seq > s.inbox_taken)::int AS left, count(*)::int AS all
+         FROM agent_statechart.inbox i JOIN agent_statechart.sessions s USING (session_id)`,
+    );
+    await db.end();
+    expect(rows[0]).toEqual({ left: 0, all: expect.any(Number) as unknown });
+
+    // No mutating call ran twice.
+    const lines = (await readFile(join(directory, 'side-effects.txt'), 'utf8'))
+      .split('\n')
+      .filter(Boolean);
+    const keys = lines.map((line) => line.split(' ')[0]!);
+    const twice = keys.filter((key, index) => keys.indexOf(key) !== index);
+    expect(twice).toEqual([]);
+    expect(keys.length + interrupted).toBeGreaterThanOrEqual(total);
+
+    const fenced = [...workers.values(), ...retired].flatMap((worker) =>
+      worker.output.filter((line) => line.startsWith('fenced')),
+    );
+    const report = {
+      sessions: SESSIONS,
+      turns: total,
+      inputs: rows[0]!.all,
+      sideEffects: keys.length,
+      answeredInterrupted: interrupted,
+      fencedWrites: fenced.length,
+      pausedLateWritesRefused: lateWrites,
+      unexpectedExits,
+      turnMs: { p50: percentile(turnTimes, 50), p99: percentile(turnTimes, 99) },
+      killed: {
+        sessions: killDelays.length,
+        p50: percentile(killDelays, 50),
+        p99: percentile(killDelays, 99),
+      },
+      paused: {
+        sessions: pauseDelays.length,
+        p50: percentile(pauseDelays, 50),
+        p99: percentile(pauseDelays, 99),
+      },
+    };
+    console.log(`failover: ${JSON.stringify(report)}`);
+  }, 600_000);
+});

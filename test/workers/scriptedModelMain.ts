@@ -1,0 +1,43 @@
+/**
+ * The failover test's model, in a process of its own (so killing workers never touches it): a
+ * local Messages API whose answers follow the conversation. A user turn `turn <k> of <session>`
+ * gets text and two tool calls, `look` (read-only) and `bump` (mutating, keyed by session and
+ * turn); once their results are in, the turn ends with `done <session>:<k>`. A session that starts
+ * with `hold <key>` gets one call of `hold` (slow, read-only), then `held <key>`. Prints the base
+ * URL.
+ *
+ * @example
+ * spawn(process.execPath, ['--import', 'tsx', 'test/workers/scriptedModelMain.ts']);
+ */
+import { reply, startMessagesApiServer } from '../../src/testing/index.js';
+
+const server = await startMessagesApiServer({
+  keepAliveTimeoutMs: 120_000,
+  eventDelayMs: 3,
+  script: (request) => {
+    const first = request.messages[0]?.content;
+    const hold = typeof first === 'string' ? /^hold (\S+)$/.exec(first) : null;
+    if (hold) {
+      return request.messages.length === 1
+        ? reply([{ type: 'tool_use', name: 'hold', input: { key: hold[1]! } }])
+        : reply(`held ${hold[1]}`);
+    }
+    const turn = [...request.messages]
+      .reverse()
+      .map((message) => (typeof message.content === 'string' ? message.content : ''))
+      .find((text) => text.startsWith('turn '));
+    const key = /^turn (\d+) of (\S+)$/.exec(turn ?? '');
+    const id = key ? `${key[2]}:${key[1]}` : 'unknown';
+    const last = request.messages.at(-1);
+    if (typeof last?.content === 'string') {
+      return reply([
+        { type: 'text', text: `Working on ${id}.` },
+        { type: 'tool_use', name: 'look', input: { key: id } },
+        { type: 'tool_use', name: 'bump', input: { key: id } },
+      ]);
+    }
+    return reply(`done ${id}`);
+  },
+});
+process.stdout.write(`${server.baseURL}\n`);
+process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

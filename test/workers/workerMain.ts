@@ -1,0 +1,72 @@
+/**
+ * One worker process of the failover test: `startSessionWorker` with three tools — `look`
+ * (read-only), `bump` (mutating: appends `<key> <call id>` to the side file, after a pause that
+ * leaves room to kill it mid-call) and `hold` (read-only, notes its start in `<side file>.hold`
+ * and takes 1.5 s). Mutating calls wait for approval. Prints `ready <executor id>`,
+ * then one line per fenced write and per recovery it made. Environment: DATABASE_URL, MODEL_URL,
+ * SIDE_FILE, LEASE_MS.
+ *
+ * @example
+ * spawn(process.execPath, ['--import', 'tsx', 'test/workers/workerMain.ts'], { env });
+ */
+import { appendFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Anthropic from '@anthropic-ai/sdk';
+import { z } from 'zod';
+import { startSessionWorker } from '../../src/dbos/index.js';
+import { createToolRegistry, defineTool } from '../../src/index.js';
+
+const env = process.env;
+const tools = createToolRegistry([
+  defineTool({
+    name: 'look',
+    description: 'Looks at something.',
+    input: z.object({ key: z.string() }),
+    mutating: false,
+    execute: async ({ key }) => `looked at ${key}`,
+  }),
+  defineTool({
+    name: 'hold',
+    description: 'Takes its time (long enough to pause its worker in the middle).',
+    input: z.object({ key: z.string() }),
+    mutating: false,
+    execute: async ({ key }) => {
+      await appendFile(`${env.SIDE_FILE!}.hold`, `${key}\n`);
+      await sleep(1_500);
+      return `held ${key}`;
+    },
+  }),
+  defineTool({
+    name: 'bump',
+    description: 'Counts once per call, in a side file.',
+    input: z.object({ key: z.string() }),
+    mutating: true,
+    execute: async ({ key }, context) => {
+      await sleep(30);
+      await appendFile(env.SIDE_FILE!, `${key} ${context.callId}\n`);
+      return `bumped ${key}`;
+    },
+  }),
+]);
+
+const worker = await startSessionWorker({
+  connectionString: env.DATABASE_URL!,
+  agent: { tools: tools.specs(), permissions: { mode: 'default' }, maxRetries: 5 },
+  tools,
+  workspace: process.cwd(),
+  llm: new Anthropic({ baseURL: env.MODEL_URL!, apiKey: 'test', maxRetries: 0 }),
+  // Room for a dead worker's sessions on the others while the load goes on.
+  concurrency: 40,
+  ...(env.DBOS_LOG_LEVEL ? { logLevel: env.DBOS_LOG_LEVEL as 'warn' } : {}),
+  leaseMs: Number(env.LEASE_MS ?? 2000),
+  onFenced: (sessionId) => process.stdout.write(`fenced ${sessionId}\n`),
+  // Declared dead (paused past its lease): linger a moment before exiting, so the work that was
+  // in flight when it was paused goes on and tries its late writes, which the test counts refused.
+  onDeclaredDead: () => {
+    process.stdout.write('declared dead\n');
+    setTimeout(() => process.exit(75), 1_000);
+  },
+  onRecovery: (recovery) => process.stdout.write(`recovered ${JSON.stringify(recovery)}\n`),
+});
+process.stdout.write(`ready ${worker.executorId}\n`);
+process.on('SIGTERM', () => void worker.stop().then(() => process.exit(0)));
