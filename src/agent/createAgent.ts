@@ -37,7 +37,11 @@ import { microstepNotifier } from './microstepNotifications.js';
 export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
   /** Root the tools work in (default: the current directory). */
   workspace?: string;
-  /** The tools the model may call (default: the built-ins, confined to `workspace`). */
+  /**
+   * The tools the model may call (default: the built-ins, confined to `workspace`). Making the
+   * built-ins probes the OS sandbox, a process start: a service creating many agents makes them
+   * once with `createBuiltinTools()` and passes them to each (`createAgentHost` does).
+   */
   tools?: Tool[];
   /**
    * The Anthropic client, or options to build one (`apiKey`, `baseURL`, …; by default the SDK

@@ -3,6 +3,8 @@
  * live while it is in use, and dropped from memory once it has been idle for a while (it lives in
  * the store, and its next event loads it again). Events for one session are handled in order.
  */
+import { createBuiltinTools } from '../actors/tools/builtins/createBuiltinTools.js';
+import type { Tool } from '../actors/tools/defineTool.js';
 import type { Agent } from '../agent/agent.js';
 import type { AgentNotificationName, AgentNotifications } from '../agent/agentNotifications.js';
 import { createAgent, type CreateAgentOptions } from '../agent/createAgent.js';
@@ -111,6 +113,9 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
     );
   }
   const sessions = new Map<string, LiveSession>();
+  // The built-in tools are made once for all sessions: making them probes the OS sandbox, a
+  // process start each time, and they hold nothing of a session (each call names its workspace).
+  let builtins: Tool[] | undefined;
   const listeners = new Map<AgentNotificationName, Set<(payload: never) => void>>();
   let closed = false;
 
@@ -147,12 +152,9 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   const load = (sessionId: string): LiveSession => {
     let live = sessions.get(sessionId);
     if (live !== undefined) return live;
-    const agent = createAgent({
-      ...agentOptions,
-      ...sessionOptions?.(sessionId),
-      store,
-      sessionId,
-    });
+    const own = sessionOptions?.(sessionId);
+    const tools = own?.tools ?? agentOptions.tools ?? (builtins ??= createBuiltinTools());
+    const agent = createAgent({ ...agentOptions, ...own, tools, store, sessionId });
     live = { agent, forwarding: new Map(), idleTimer: undefined, lane: agent.ready };
     sessions.set(sessionId, live);
     for (const name of listeners.keys()) forward(sessionId, live, name);

@@ -2,7 +2,7 @@
  * The session host: sessions load on their first event, go on after leaving memory, and a
  * restarted host (a new process, here a new host on the same SQLite file) loses nothing.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,6 +51,31 @@ async function idle(h: AgentHost, sessionId: string): Promise<void> {
 }
 
 describe('an agent host', () => {
+  it('makes the built-in tools once for all its sessions: the sandbox is probed once, not per session', async () => {
+    // A bwrap first on PATH that counts its runs (the probe's among them) and succeeds.
+    const bin = join(directory, 'bin');
+    const runs = join(directory, 'bwrap-runs');
+    await mkdir(bin);
+    await writeFile(join(bin, 'bwrap'), `#!/bin/sh\necho run >> '${runs}'\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path ?? ''}`;
+    try {
+      const h = createAgentHost({
+        store,
+        workspace: directory,
+        autoCommit: false,
+        anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
+      });
+      hosts.push(h);
+      await Promise.all(['alice', 'bob', 'carol'].map((id) => h.send(id, 'hello')));
+      await Promise.all(['alice', 'bob', 'carol'].map((id) => idle(h, id)));
+      expect(h.live()).toHaveLength(3);
+    } finally {
+      process.env.PATH = path;
+    }
+    expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['run']);
+  });
+
   it('gives each session the options sessionOptions names for it, over the shared ones', async () => {
     const h = createAgentHost({
       store,
