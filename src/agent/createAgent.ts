@@ -70,7 +70,11 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
    * `createSqliteSessionStore`.
    */
   store?: SessionStore;
-  /** The session to create or resume in `store`. */
+  /**
+   * The session to create or resume in `store`. Opening it claims it: an agent that opened the
+   * same session earlier, in this process or another, can no longer write to it (its next step
+   * reports a `SESSION_FENCED` error and starts nothing).
+   */
   sessionId?: string;
   /** Kept with a session created now (a title, an owner). */
   sessionMetadata?: Record<string, unknown>;
@@ -202,8 +206,11 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     sessionId: options.sessionId,
   };
   if (options.store === undefined) return new Agent(shell, start());
+  // The newest agent on a session is its only writer: one that opened it earlier (another
+  // process, or a stale handle) is refused at its next write and starts nothing more.
   const opened = openSession(options.store, options.sessionId!, {
     config,
+    claim: true,
     ...(options.sessionMetadata === undefined ? {} : { metadata: options.sessionMetadata }),
   });
   return new Agent(shell, opened.then(start));

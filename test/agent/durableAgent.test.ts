@@ -65,6 +65,27 @@ function abandon(agent: Agent): void {
 }
 
 describe('an agent with a session store', () => {
+  it('has one writer: the agent that opened the session last; an earlier one is refused and starts nothing', async () => {
+    const first = await agentOn([reply('from the second agent'), reply('never asked')]);
+    const second = await agentOn([]);
+    const refused: string[] = [];
+    first.on('error', ({ message }) => refused.push(message));
+
+    first.send('written by the first agent?');
+    await first.waitUntilIdle({ timeoutMs: 10_000 });
+    expect(refused.join('\n')).toMatch(/claimed by another writer/);
+    expect(server?.requests).toHaveLength(0);
+
+    second.send('hello');
+    await second.waitUntilIdle({ timeoutMs: 10_000 });
+    const entries = await store.entries('alice-1');
+    expect(JSON.stringify(entries)).not.toContain('written by the first agent?');
+    expect(second.context.messages.map((message) => message.content)).toEqual([
+      'hello',
+      [{ type: 'text', text: 'from the second agent' }],
+    ]);
+  });
+
   it('records the conversation, and an agent on the same session goes on from it', async () => {
     const first = await agentOn([reply('Hello, Alice.'), reply('You said hello.')]);
     first.send('hello');
