@@ -22,6 +22,7 @@ import {
   type AgentNotificationName,
   createAgentHost,
   type CreateAgentOptions,
+  PERMISSION_MODES,
   type PermissionMode,
   type SessionStore,
 } from 'agent-statechart';
@@ -93,8 +94,6 @@ const FORWARDED: AgentNotificationName[] = [
   'diagnostic',
 ];
 
-const PERMISSION_MODES: PermissionMode[] = ['plan', 'default', 'acceptEdits', 'bypassPermissions'];
-
 /**
  * Creates the service. Nothing listens until `listen` is called.
  *
@@ -143,7 +142,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
 
   async function createSession(body: Record<string, unknown>): Promise<string> {
     const mode = body.permissionMode ?? options.permissionMode ?? 'default';
-    if (!PERMISSION_MODES.includes(mode as PermissionMode)) {
+    if (!(PERMISSION_MODES as readonly unknown[]).includes(mode)) {
       throw new HttpError(400, `permissionMode must be one of ${PERMISSION_MODES.join(', ')}`);
     }
     const id = randomUUID();

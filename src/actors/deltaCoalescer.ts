@@ -67,7 +67,7 @@ export class DeltaCoalescer {
   readonly #windowMs: number;
   readonly #schedule: FlushScheduler;
   readonly #now: () => number;
-  #pending = false;
+  /** Cancels the scheduled flush; set while a batch waits. */
   #cancel: (() => void) | null = null;
   /** Before this time a delta waits for the window's end; from it on, one goes at once. */
   #windowEnd = Number.NEGATIVE_INFINITY;
@@ -81,7 +81,7 @@ export class DeltaCoalescer {
 
   /** Adds one delta; it leaves at once after a quiet window, else with the window's batch. */
   push(event: LlmStreamDelta): void {
-    if (this.#windowMs > 0 && !this.#pending) {
+    if (this.#windowMs > 0 && this.#cancel === null) {
       const now = this.#now();
       if (now >= this.#windowEnd) {
         this.#windowEnd = now + this.#windowMs;
@@ -90,8 +90,7 @@ export class DeltaCoalescer {
       }
     }
     this.#batch.push(event);
-    if (this.#pending) return;
-    this.#pending = true;
+    if (this.#cancel !== null) return;
     // Clamped, so a clock set back cannot hold text longer than one window.
     const delay =
       this.#windowMs > 0 ? Math.min(this.#windowMs, Math.max(0, this.#windowEnd - this.#now())) : 0;
@@ -102,7 +101,6 @@ export class DeltaCoalescer {
   flush(): void {
     this.#cancel?.();
     this.#cancel = null;
-    this.#pending = false;
     const events = this.#batch.drain();
     if (events.length === 0) return;
     if (this.#windowMs > 0) this.#windowEnd = this.#now() + this.#windowMs;
@@ -113,7 +111,6 @@ export class DeltaCoalescer {
   discard(): void {
     this.#cancel?.();
     this.#cancel = null;
-    this.#pending = false;
     this.#batch.clear();
   }
 }

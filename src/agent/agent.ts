@@ -13,6 +13,7 @@ import {
 import type { AgentMachine } from '../machine/agentMachine.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentContext } from '../machine/context.js';
+import { atRest } from '../machine/guards.js';
 import type { AgentEvent, AgentStateName, Message, PermissionMode } from '../machine/types.js';
 import { copyPlainJson } from '../machine/plainJson.js';
 import { checkEvent } from '../machine/validateEvent.js';
@@ -278,11 +279,7 @@ export class Agent {
           );
           return true;
         }
-        const idle =
-          snapshot.status !== 'active' ||
-          (snapshot.value === 'WaitingForUserInput' &&
-            snapshot.context.queue.length === 0 &&
-            snapshot.context.toolRuns.every((run) => run.status === 'done'));
+        const idle = snapshot.status !== 'active' || atRest(snapshot.value, snapshot.context);
         if (idle) resolve();
         return idle;
       };

@@ -4,7 +4,7 @@
  */
 import type { AgentContext } from './context.js';
 import { isMutatingTool } from './toolSpecs.js';
-import type { AgentEvent, LlmErrorKind } from './types.js';
+import type { AgentEvent, AgentStateName, LlmErrorKind } from './types.js';
 
 /**
  * Error kinds that never succeed on a retry: the request or the credentials must change first.
@@ -94,6 +94,20 @@ export function responseRefused(context: Pick<AgentContext, 'stopReason'>): bool
  */
 export function hasQueuedInput(context: Pick<AgentContext, 'queue'>): boolean {
   return context.queue.length > 0;
+}
+
+/**
+ * The agent is idle: waiting for the user, with nothing queued and every tool call settled (an
+ * interrupted call may still be reporting how it ended).
+ *
+ * @example
+ * atRest(snapshot.value, snapshot.context); // true between turns
+ */
+export function atRest(
+  state: AgentStateName,
+  context: Pick<AgentContext, 'queue' | 'toolRuns'>,
+): boolean {
+  return state === 'WaitingForUserInput' && !hasQueuedInput(context) && allToolsDone(context);
 }
 
 /**

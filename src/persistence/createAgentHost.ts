@@ -9,6 +9,7 @@ import type { Agent } from '../agent/agent.js';
 import type { AgentNotificationName, AgentNotifications } from '../agent/agentNotifications.js';
 import { createAgent, type CreateAgentOptions } from '../agent/createAgent.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import { atRest } from '../machine/guards.js';
 import type { Message, PermissionMode } from '../machine/types.js';
 import type { SessionStore } from './sessionStore.js';
 
@@ -131,12 +132,7 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
 
   const isIdle = (agent: Agent): boolean => {
     const snapshot = agent.actor.getSnapshot();
-    return (
-      snapshot.status !== 'active' ||
-      (snapshot.value === 'WaitingForUserInput' &&
-        snapshot.context.queue.length === 0 &&
-        snapshot.context.toolRuns.every((run) => run.status === 'done'))
-    );
+    return snapshot.status !== 'active' || atRest(snapshot.value, snapshot.context);
   };
 
   const scheduleRelease = (sessionId: string, live: LiveSession) => {

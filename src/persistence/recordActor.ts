@@ -10,7 +10,7 @@ import { errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentContext } from '../machine/context.js';
 import type { AgentEvent, AgentStateName } from '../machine/types.js';
 import { isAgentEvent } from '../machine/validateEvent.js';
-import { entriesForEvent, shouldCheckpoint } from './sessionRecords.js';
+import { entriesForEvent, isEphemeral, shouldCheckpoint } from './sessionRecords.js';
 import type { SessionLog } from './sessionLog.js';
 
 interface ChartView {
@@ -43,6 +43,9 @@ export function recordActor(
   return (inspection) => {
     if (inspection.actorRef !== root) return;
     if (inspection.type === '@xstate.event') {
+      // Streamed deltas and progress are never stored: leave them before any checking or
+      // copying, since they are most of what a turn's chart takes.
+      if (isEphemeral(inspection.event as AgentEvent)) return;
       const chart = root.getSnapshot() as ChartView;
       const event = chartEventOf(inspection.event, chart);
       if (event === undefined) return;

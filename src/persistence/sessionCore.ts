@@ -7,7 +7,8 @@ import type { AgentCore, AgentDiagnostic } from '../machine/agentCore.js';
 import type { AgentAction, AgentEvent, ResumeEvent } from '../machine/types.js';
 import { type OpenSessionOptions, openSession } from './openSession.js';
 import type { EffectStart } from '../machine/actorInputs.js';
-import { entriesForEvent, shouldCheckpoint } from './sessionRecords.js';
+import { checkEvent } from '../machine/validateEvent.js';
+import { entriesForEvent, isEphemeral, shouldCheckpoint } from './sessionRecords.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionStore } from './sessionStore.js';
 
@@ -92,12 +93,16 @@ export class SessionCore {
    */
   async handleEvent(event: AgentEvent): Promise<AgentAction[]> {
     const core = this.#core;
-    const entries = entriesForEvent(event, core.state, core.context);
+    // What is recorded is the plain-JSON copy the chart takes, never the caller's object, which
+    // it may change before an asynchronous store writes it. Deltas are not recorded: no copy.
+    const checked = isEphemeral(event) ? undefined : checkEvent(event);
+    const taken = checked?.ok ? checked.event : event;
+    const entries = entriesForEvent(taken, core.state, core.context);
     let refused: AgentDiagnostic | undefined;
     const stop = core.onDiagnostic((diagnostic) => {
       refused = diagnostic;
     });
-    const actions = core.handleEvent(event);
+    const actions = core.handleEvent(taken);
     stop();
     // An event the chart refused changed nothing, so there is nothing to record.
     const recorded = refused === undefined ? entries : [];

@@ -6,6 +6,7 @@
  */
 import { AgentStatechartError } from '../machine/agentStatechartError.js';
 import type { AgentContext, StreamingToolCall } from '../machine/context.js';
+import { allToolsDone } from '../machine/guards.js';
 import { toolResultBlock } from '../machine/transcript.js';
 import type {
   AgentEvent,
@@ -91,8 +92,7 @@ export function shouldCheckpoint(
   context: Pick<AgentContext, 'toolRuns'>,
   tailLength: number,
 ): boolean {
-  if (state === 'WaitingForUserInput')
-    return context.toolRuns.every((run) => run.status === 'done');
+  if (state === 'WaitingForUserInput') return allToolsDone(context);
   return state === 'CallingLlm' && tailLength >= 64;
 }
 

@@ -23,6 +23,7 @@ import {
   type LlmErrorKind,
   type LlmResponse,
   type PermissionConfig,
+  PERMISSION_MODES,
   type PermissionMode,
   type StopReason,
   type ToolCall,
@@ -184,7 +185,7 @@ const RETRYABLE_KINDS: LlmErrorKind[] = [
   'unknown',
 ];
 const NON_RETRYABLE_KINDS: LlmErrorKind[] = ['auth', 'invalid_request'];
-const MODES: PermissionMode[] = ['plan', 'default', 'acceptEdits', 'bypassPermissions'];
+const MODES: readonly PermissionMode[] = PERMISSION_MODES;
 const TEXT_PIECES = ['Hel', 'lo', ' world', 'Let me look', ' at the file.', '```ts\n', 'Done.'];
 
 /** What the caller remembers across events: fresh ids, and ids of calls that are over. */
