@@ -23,9 +23,17 @@ export class Terminal {
 
   /** Starts `agent-statechart <args>` (from source, through tsx) offline: no API key. */
   constructor(args: string[]) {
-    const command = [process.execPath, '--import', 'tsx', join(root, 'src/cli/main.ts'), ...args]
+    // `exec`: whichever shell `script` starts ($SHELL) gives its place to the command. A shell
+    // left waiting in between gets the terminal's SIGINT too, and some (dash) then end with it.
+    const command = `exec ${[
+      process.execPath,
+      '--import',
+      'tsx',
+      join(root, 'src/cli/main.ts'),
+      ...args,
+    ]
       .map(shellQuote)
-      .join(' ');
+      .join(' ')}`;
     const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'dumb', NO_COLOR: '1' };
     delete env.ANTHROPIC_API_KEY;
     this.#child = spawn(
