@@ -64,6 +64,8 @@ export interface AgentParts {
   firstEvent?: AgentEvent;
   /** Resolves once everything recorded so far is stored (a durable session). */
   recorded?: () => Promise<void>;
+  /** Resolves if the session stops taking writes: the agent then stops too. */
+  unrecordable?: Promise<unknown>;
 }
 
 /**
@@ -229,7 +231,12 @@ export class Agent {
     }
     const snapshot = this.#parts.actor.getSnapshot();
     if (snapshot.status !== 'active') {
-      return this.#diagnose('AGENT_STOPPED', `${plain.type} ignored: the agent has stopped`, event);
+      const why = this.#failure === undefined ? '' : ` (${errorMessage(this.#failure)})`;
+      return this.#diagnose(
+        'AGENT_STOPPED',
+        `${plain.type} ignored: the agent has stopped${why}`,
+        event,
+      );
     }
     if (!snapshot.can(plain)) {
       return this.#diagnose(
@@ -415,6 +422,17 @@ export class Agent {
           source: 'agent',
         });
       },
+    });
+    // Work the session cannot record must not go on: a newer agent on the session (or the next
+    // one, after a failed store) resumes it from what was recorded.
+    void parts.unrecordable?.then((error) => {
+      if (this.#failure !== undefined) return;
+      this.#failure = error;
+      this.#hub.emit('error', {
+        message: `the session could not be recorded, so the agent stopped: ${errorMessage(error)}`,
+        source: 'agent',
+      });
+      parts.actor.stop();
     });
     if (this.#followsMicrosteps) parts.followMicrosteps();
     parts.actor.start();

@@ -72,8 +72,9 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
   store?: SessionStore;
   /**
    * The session to create or resume in `store`. Opening it claims it: an agent that opened the
-   * same session earlier, in this process or another, can no longer write to it (its next step
-   * reports a `SESSION_FENCED` error and starts nothing).
+   * same session earlier, in this process or another, can no longer write to it: at its next
+   * step that agent stops, and its `waitUntilIdle()` rejects with `AGENT_FAILED` (caused by
+   * `SESSION_FENCED`). Any store failure stops an agent the same way.
    */
   sessionId?: string;
   /** Kept with a session created now (a title, an owner). */
@@ -177,14 +178,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
             input: { config, ...(messages ? { messages } : {}) },
             ...inspection,
           });
-    if (log !== undefined) {
-      record = recordActor(log, actor, (error) =>
-        hub.emit('error', {
-          message: `the session could not be recorded, so no further work starts: ${errorMessage(error)}`,
-          source: 'agent',
-        }),
-      );
-    }
+    if (log !== undefined) record = recordActor(log, actor);
     notifyActions(actor, hub);
     return {
       actor,
@@ -194,7 +188,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
         if (!watched) actor.system.inspect(observe);
       },
       ...(session?.resume ? { firstEvent: session.resume } : {}),
-      ...(log ? { recorded: () => log.flushed() } : {}),
+      ...(log ? { recorded: () => log.flushed(), unrecordable: log.failed } : {}),
     };
   };
 
@@ -207,7 +201,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   };
   if (options.store === undefined) return new Agent(shell, start());
   // The newest agent on a session is its only writer: one that opened it earlier (another
-  // process, or a stale handle) is refused at its next write and starts nothing more.
+  // process, or a stale handle) is refused at its next write and stops.
   const opened = openSession(options.store, options.sessionId!, {
     config,
     claim: true,

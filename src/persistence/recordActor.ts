@@ -22,24 +22,14 @@ const ACTOR_ERROR = 'xstate.error.actor.';
 
 /**
  * An inspection observer that records the events `root` takes into `log`. A write that fails is
- * reported to `onFailure` (once: the log refuses everything after it).
+ * not reported here: the log refuses everything after it and says so through `log.failed`.
  *
  * @example
  * const actor = createActor(machine, { inspect: (event) => record(event) });
- * const record = recordActor(log, actor, (error) => console.error(error));
+ * const record = recordActor(log, actor);
  */
-export function recordActor(
-  log: SessionLog,
-  root: AnyActorRef,
-  onFailure: (error: unknown) => void,
-): (event: InspectionEvent) => void {
-  let failed = false;
-  const settle = (write: Promise<void>) =>
-    write.catch((error: unknown) => {
-      if (failed) return;
-      failed = true;
-      onFailure(error);
-    });
+export function recordActor(log: SessionLog, root: AnyActorRef): (event: InspectionEvent) => void {
+  const settle = (write: Promise<void>) => write.catch(() => undefined);
   return (inspection) => {
     if (inspection.actorRef !== root) return;
     if (inspection.type === '@xstate.event') {

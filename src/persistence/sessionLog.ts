@@ -48,6 +48,15 @@ export class SessionLog {
   #queue: Promise<void> = Promise.resolve();
   #pending = 0;
   #failure: AgentStatechartError | undefined;
+  #reportFailure: (failure: AgentStatechartError) => void = () => undefined;
+  /**
+   * Resolves with the error of the first write that failed (a newer writer's claim, a store that
+   * went away); pending for as long as every write succeeds. Whoever drives the session stops on
+   * it: nothing it does from then on can be recorded.
+   */
+  readonly failed: Promise<AgentStatechartError> = new Promise((resolve) => {
+    this.#reportFailure = resolve;
+  });
 
   constructor(
     store: SessionStore,
@@ -139,6 +148,7 @@ export class SessionLog {
                 `session '${this.sessionId}' could not be written: ${errorMessage(error)}`,
                 { cause: error },
               );
+        this.#reportFailure(this.#failure);
         throw this.#failure;
       } finally {
         this.#pending -= 1;

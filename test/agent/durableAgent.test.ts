@@ -18,6 +18,7 @@ import {
 } from '../../src/index.js';
 import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
 import type { SessionStore } from '../../src/persistence/sessionStore.js';
+import type { EffectStart } from '../../src/machine/actorInputs.js';
 import {
   type MessagesApiServer,
   reply,
@@ -69,12 +70,32 @@ describe('an agent with a session store', () => {
     const first = await agentOn([reply('from the second agent'), reply('never asked')]);
     const second = await agentOn([]);
     const refused: string[] = [];
+    const retries: unknown[] = [];
     first.on('error', ({ message }) => refused.push(message));
+    first.on('retry', (retry) => retries.push(retry));
 
     first.send('written by the first agent?');
-    await first.waitUntilIdle({ timeoutMs: 10_000 });
-    expect(refused.join('\n')).toMatch(/claimed by another writer/);
+    const stopped = await first
+      .waitUntilIdle({ timeoutMs: 10_000 })
+      .catch((error: unknown) => error);
+    expect(stopped).toMatchObject({ code: 'AGENT_FAILED', cause: { code: 'SESSION_FENCED' } });
+    expect(refused).toEqual([
+      expect.stringMatching(
+        /^the session could not be recorded, so the agent stopped: .*claimed by another writer/,
+      ),
+    ]);
+    // It stopped at once: no model call, and no retries of one it was never allowed to make.
     expect(server?.requests).toHaveLength(0);
+    expect(retries).toEqual([]);
+    expect(first.actor.getSnapshot().status).toBe('stopped');
+    const ignored: string[] = [];
+    first.on('diagnostic', ({ code, message }) => ignored.push(`${code}: ${message}`));
+    first.send('anyone there?');
+    expect(ignored).toEqual([
+      expect.stringMatching(
+        /^AGENT_STOPPED: UserInput ignored: the agent has stopped \(.*claimed by another writer/,
+      ),
+    ]);
 
     second.send('hello');
     await second.waitUntilIdle({ timeoutMs: 10_000 });
@@ -84,6 +105,50 @@ describe('an agent with a session store', () => {
       'hello',
       [{ type: 'text', text: 'from the second agent' }],
     ]);
+  });
+
+  it('stops when its store fails: the tool whose start could not be recorded never runs, and the next agent goes on', async () => {
+    let runs = 0;
+    const touch = defineTool({
+      name: 'touch',
+      description: 'Counts its runs.',
+      input: z.object({}),
+      mutating: true,
+      execute: () => {
+        runs += 1;
+        return Promise.resolve('touched');
+      },
+    });
+    // The disk fills up just as the tool call's start is written.
+    const full: SessionStore = Object.create(store) as SessionStore;
+    full.append = (sessionId, write) =>
+      write.entries.some(
+        (entry) => entry.kind === 'started' && (entry.data as EffectStart).effect === 'tool',
+      )
+        ? Promise.reject(new Error('SQLITE_FULL: database or disk is full'))
+        : store.append(sessionId, write);
+    const script: Script = [
+      reply([{ type: 'tool_use', name: 'touch', input: {} }]),
+      reply('Touched it.'),
+    ];
+    const first = await agentOn(script, { tools: [touch], store: full });
+    const errors: string[] = [];
+    first.on('error', ({ message }) => errors.push(message));
+    first.send('touch it');
+    const stopped = await first
+      .waitUntilIdle({ timeoutMs: 10_000 })
+      .catch((error: unknown) => error);
+    expect(stopped).toMatchObject({ code: 'AGENT_FAILED', cause: { code: 'STORE_FAILED' } });
+    expect(errors).toEqual([expect.stringMatching(/could not be recorded.*disk is full/)]);
+    expect(runs).toBe(0);
+
+    const second = await agentOn(script, { tools: [touch] });
+    await second.waitUntilIdle({ timeoutMs: 10_000 });
+    expect(runs).toBe(1);
+    expect(second.context.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Touched it.' }],
+    });
   });
 
   it('records the conversation, and an agent on the same session goes on from it', async () => {

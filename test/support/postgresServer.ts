@@ -13,6 +13,7 @@
  * remove them.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { appendFile, chown, mkdtemp, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -242,6 +243,10 @@ function freeLoopbackPort(): Promise<number> {
   });
 }
 
+/** util-linux's `runuser` lives in sbin, which a PATH set for a plain user may leave out. */
+const RUNUSER =
+  ['/usr/sbin/runuser', '/sbin/runuser'].find((path) => existsSync(path)) ?? 'runuser';
+
 /** `runuser -u postgres -- program …` when we are root, the program itself otherwise. */
 function serverUserCommand(
   installation: PostgresInstallation,
@@ -249,7 +254,7 @@ function serverUserCommand(
   args: string[],
 ): string[] {
   return installation.runAs
-    ? ['runuser', '-u', installation.runAs.user, '--', program, ...args]
+    ? [RUNUSER, '-u', installation.runAs.user, '--', program, ...args]
     : [program, ...args];
 }
 
