@@ -60,7 +60,12 @@ export type HostNotification<Name extends AgentNotificationName> = AgentNotifica
  * await host.send('alice-1', 'Summarise README.md');
  */
 export interface AgentHost {
-  /** Sends the user's input to a session (queued if a turn is running); resolves once stored. */
+  /**
+   * Sends the user's input to a session (queued if a turn is running); resolves once stored.
+   * Rejects if it could not be stored: `SESSION_FENCED` when another process opened the session
+   * since (this host lets its agent go; the session's next event opens it here again), or
+   * `STORE_FAILED`.
+   */
   send(sessionId: string, input: string | Message): Promise<void>;
   /** Answers an approval request of a session. */
   approve(sessionId: string, callId: string, options?: { remember?: boolean }): Promise<void>;
@@ -157,8 +162,15 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
     const loaded = live;
     agent.ready.then(
       () => {
-        // Every change of state restarts the idle clock.
-        agent.actor.subscribe(() => scheduleRelease(sessionId, loaded));
+        agent.actor.subscribe({
+          // Every change of state restarts the idle clock.
+          next: () => scheduleRelease(sessionId, loaded),
+          // An agent that stopped by itself (its session was claimed elsewhere, or its store
+          // failed) is let go: the session's next event opens it again from the store.
+          complete: () => {
+            if (sessions.get(sessionId) === loaded) void release(sessionId);
+          },
+        });
         scheduleRelease(sessionId, loaded);
       },
       () => {

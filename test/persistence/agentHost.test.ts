@@ -137,6 +137,28 @@ describe('an agent host', () => {
     ]);
   });
 
+  it('refuses input its session can no longer store once another process opened it, then opens it again', async () => {
+    const here = host();
+    await here.send('alice', 'first');
+    await idle(here, 'alice');
+    // Another process (here another host on the same file) opens the session: it is the writer now.
+    const elsewhere = host();
+    await elsewhere.send('alice', 'second');
+    await idle(elsewhere, 'alice');
+
+    const refused = await here.send('alice', 'lost?').catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'SESSION_FENCED' });
+    for (let waited = 0; here.live().length > 0 && waited < 2_000; waited += 10) await sleep(10);
+    expect(here.live()).toEqual([]);
+
+    await here.send('alice', 'third');
+    await idle(here, 'alice');
+    const inputs = (await here.agent('alice')).context.messages
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content);
+    expect(inputs).toEqual(['first', 'second', 'third']);
+  });
+
   it('handles one session’s events in the order they came', async () => {
     const h = host();
     await Promise.all(['one', 'two', 'three'].map((text) => h.send('alice', text)));
