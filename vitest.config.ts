@@ -1,22 +1,26 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { END_TO_END_TEST_FILES } from './test/support/testTiers.js';
 
+// `npm test`. What drives whole programs (Chromium, npm pack, TypeDoc) runs with
+// `npm run test:e2e` (vitest.e2e.config.ts), the many-workers failover with `npm run test:workers`.
 export default defineConfig({
   // Code written as a user writes it (examples, docs) imports `agent-statechart`; tsconfig's
   // `paths` point those imports at this checkout's source, as they do for tsc and tsx.
   resolve: { tsconfigPaths: true },
   test: {
     include: ['test/**/*.test.ts'],
-    // The many-workers failover test runs on its own: npm run test:workers.
-    exclude: [...configDefaults.exclude, 'test/workers/**'],
-    // Finds Chromium and PostgreSQL once for the tests that need them (skipped without them,
-    // failing under CI).
-    globalSetup: ['test/support/chromiumSetup.ts', 'test/support/postgresSetup.ts'],
-    typecheck: {
-      enabled: true,
-      include: ['test/**/*.test-d.ts'],
-      tsconfig: './tsconfig.json',
-    },
+    exclude: [...configDefaults.exclude, 'test/workers/**', ...END_TO_END_TEST_FILES],
+    // Finds PostgreSQL once for the tests that need it (skipped without it, failing under CI).
+    globalSetup: ['test/support/postgresSetup.ts'],
+    // The type tests (test/**/*.test-d.ts) are compiled by `npm run check`, with everything else.
     testTimeout: 20_000,
+    // What a page or a process shows comes when it comes: on a busy machine, later than a second.
+    expect: { poll: { timeout: 10_000 } },
+    // Both cores: left alone, Vitest keeps one for itself and runs the files one at a time here.
+    maxWorkers: 2,
+    // Test files share a worker's loaded modules instead of loading the package again for each
+    // file. The package keeps no module-level mutable state, so nothing leaks from file to file.
+    isolate: false,
     // Unhandled rejections fail the run: the package promises none escape to the host.
     dangerouslyIgnoreUnhandledErrors: false,
   },

@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type DemoResult, runDemo } from '../../src/cli/demo.js';
 import { AGENT_STATE_NAMES, findTranscriptViolations } from '../../src/index.js';
@@ -64,20 +62,5 @@ describe('agent-statechart demo', () => {
     expect(JSON.stringify(results)).toContain('may or may not have taken effect');
     expect(lines.filter((line) => line === '  tool    edit_file → success')).toHaveLength(1);
     expect(await readFile(join(result.workspace, 'hello.txt'), 'utf8')).toBe('Hi, world\n');
-  });
-});
-
-describe('agent-statechart demo (the command npm start runs)', () => {
-  it('serves the inspector page, prints its address first, and exits when no terminal is attached', async () => {
-    const root = join(import.meta.dirname, '../..');
-    const { stdout } = await promisify(execFile)(
-      join(root, 'node_modules/.bin/tsx'),
-      [join(root, 'src/cli/main.ts'), 'demo'],
-      { cwd: root, timeout: 60_000 },
-    );
-    const lines = stdout.split('\n');
-    expect(lines[0]).toMatch(/^inspector http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect(stdout).toContain(`states visited: ${AGENT_STATE_NAMES.join(', ')}`.slice(0, 40));
-    expect(stdout).toMatch(/commits:\n {2}[0-9a-f]{7} agent: edit_file changed hello\.txt/);
   });
 });

@@ -55,7 +55,7 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     await page.goto(url!);
 
     // The page opens at the session's last step: the turn is over, the transcript complete.
-    expect(await text('agent-tabs')).toContain('notes');
+    await expect.poll(() => text('agent-tabs')).toContain('notes');
     await page.locator('[data-state="WaitingForUserInput"].is-active').waitFor();
     await expect.poll(() => viewedState()).toBe('WaitingForUserInput');
     await expect.poll(() => text('conversation-caption')).toBe('4 messages');

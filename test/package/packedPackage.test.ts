@@ -3,8 +3,8 @@
  * scratch project with `npm install`, and the README's actor-mode quick start run there as
  * written, the http-service example type-checked there, and the command started through `npx`.
  *
- * Packing compiles the package and installing takes a while, so this runs when `CI` is set (or
- * `PACKAGE_TEST=1`); the dependencies come from npm's cache (`--prefer-offline`).
+ * Packing compiles the package and installing takes a while, so this runs with the end-to-end
+ * tests (`npm run test:e2e`); the dependencies come from npm's cache (`--prefer-offline`).
  */
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,18 +16,12 @@ import { readmeBlock, statedOutput } from '../docs/readmeBlocks.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
-const enabled = Boolean(process.env.CI) || process.env.PACKAGE_TEST === '1';
-if (!enabled) {
-  console.warn(
-    'skipping the packed-package test (npm pack, install into a scratch project, the README quick start there): it runs when CI is set, or with PACKAGE_TEST=1 npx vitest run test/package',
-  );
-}
 
 interface PackedFile {
   path: string;
 }
 
-describe.skipIf(!enabled)('the packed package', () => {
+describe('the packed package', () => {
   let scratch = '';
   let packed: PackedFile[] = [];
 

@@ -6,13 +6,7 @@
 import type { TestProject } from 'vitest/node';
 import { CHROMIUM_HINT, findChromium } from './findChromium.js';
 import { isCi } from './isCi.js';
-
-/** The files whose tests need a browser, named in the skip line. */
-export const BROWSER_TEST_FILES = [
-  'test/diagram/browserRendering.test.ts',
-  'test/inspect/inspectorPage.test.ts',
-  'test/inspect/inspectorPageLoad.test.ts',
-];
+import { BROWSER_TEST_FILES } from './testTiers.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

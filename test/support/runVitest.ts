@@ -4,6 +4,7 @@
  *
  * @example
  * const { code, output } = await runVitest(['test/x.test.ts'], { CI: 'true' });
+ * const e2e = await runVitest(['test/y.test.ts'], {}, 'vitest.e2e.config.ts');
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ export const REPOSITORY_ROOT = join(import.meta.dirname, '../..');
 export function runVitest(
   files: string[],
   env: NodeJS.ProcessEnv,
+  config = 'vitest.config.ts',
 ): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(
@@ -20,6 +22,8 @@ export function runVitest(
       [
         join(REPOSITORY_ROOT, 'node_modules/vitest/vitest.mjs'),
         'run',
+        '--config',
+        config,
         '--typecheck.enabled=false',
         ...files,
       ],
