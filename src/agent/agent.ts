@@ -264,7 +264,8 @@ export class Agent {
 
   /**
    * Resolves when the agent is idle (waiting for input with nothing queued) or stopped. Rejects
-   * only if the agent failed internally (`AGENT_FAILED`) or `timeoutMs` passed (`TIMED_OUT`).
+   * only if the agent failed (`AGENT_FAILED`: an internal error, or a session it could no longer
+   * record, its `cause` saying which) or `timeoutMs` passed (`TIMED_OUT`).
    *
    * @example
    * agent.send('hi');
