@@ -333,7 +333,9 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     ]);
   });
 
-  it(`completes ${SESSIONS} sessions of ${TURNS} turns while one worker is killed and another paused past its lease`, async () => {
+  it(`completes ${SESSIONS} sessions of ${TURNS} turns while one worker is killed and another paused past its lease`, async ({
+    onTestFinished,
+  }) => {
     const ids = Array.from({ length: SESSIONS }, (_, index) => `s${index}`);
     for (const id of ids) await client.createSession(id);
     let turnsDone = 0;
@@ -361,8 +363,10 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     // A worker dies in the middle of the load, and comes back later under a new id.
     await until(0.25);
     const victim = workers.get('A')!;
-    const killedSessions = await sessionsOn(victim);
+    // The clock starts before the listing: a drive that ends between the two still counts as
+    // moving on after it.
     const killedAt = Date.now();
+    const killedSessions = await sessionsOn(victim);
     victim.expected = true;
     victim.child.kill('SIGKILL');
     await victim.exited;
@@ -374,8 +378,8 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     // itself declared dead and exits, and what it still tried to write was refused.
     await until(0.5);
     const paused = workers.get('B')!;
-    const pausedSessions = await sessionsOn(paused);
     const pausedAt = Date.now();
+    const pausedSessions = await sessionsOn(paused);
     paused.expected = true;
     paused.child.kill('SIGSTOP');
     await sleep(LEASE_MS * 2.5);
@@ -390,6 +394,8 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
 
     expect(await failed).toBeUndefined();
     const db = new pg.Client({ connectionString: server.connectionString });
+    // Ended when the test ends, passed or failed: the server stops after it.
+    onTestFinished(() => db.end().catch(() => undefined));
     await db.connect();
     const killDelays = await movedOn(db, killedSessions, killedAt);
     const pauseDelays = await movedOn(db, pausedSessions, pausedAt);
@@ -432,7 +438,6 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       `SELECT count(*) FILTER (WHERE i.seq > s.inbox_taken)::int AS left, count(*)::int AS all
          FROM agent_statechart.inbox i JOIN agent_statechart.sessions s USING (session_id)`,
     );
-    await db.end();
     expect(rows[0]).toEqual({ left: 0, all: expect.any(Number) as unknown });
 
     // No mutating call ran twice.
