@@ -27,6 +27,7 @@ import type {
 import type { PostgresSessionStore } from '../persistence/postgresSessionStore.js';
 import { SessionCore } from '../persistence/sessionCore.js';
 import type { SessionStore } from '../persistence/sessionStore.js';
+import { claimWhileAlive } from './executorLiveness.js';
 import type { SessionInbox } from './sessionInbox.js';
 
 /**
@@ -113,8 +114,16 @@ export function createSessionDriver(
 ): (sessionId: string) => Promise<DriveResult> {
   const { engine, store } = dependencies;
   return async function drive(sessionId: string): Promise<DriveResult> {
-    // Not a step: every execution, first or recovered, takes a newer claim than the one before.
-    const epoch = await store.claim(sessionId);
+    // Not a step: every execution, first or recovered, takes a newer claim than the one before,
+    // and only while its worker is alive.
+    const epoch = await claimWhileAlive(store, engine.executorID, sessionId);
+    if (epoch === undefined) {
+      // This worker was declared dead (paused or cut off past its lease) and has not noticed yet.
+      // The drive stays unfinished, neither done nor failed: the reaper hands it to a live
+      // worker, and this process stops at its next heartbeat.
+      dependencies.onFenced?.(sessionId);
+      return new Promise<never>(() => undefined);
+    }
     for (;;) {
       const outcome = await engine.runStep(() => advance(dependencies, sessionId, epoch), {
         name: 'advance',

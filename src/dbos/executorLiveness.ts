@@ -17,6 +17,7 @@
  */
 import { quoteSchemaName } from '../persistence/postgresMigrations.js';
 import { inTransaction, type PostgresPool } from '../persistence/postgresPool.js';
+import type { PostgresSessionStore } from '../persistence/postgresSessionStore.js';
 
 /** The DBOS calls the reaper makes (the `DBOS` class fits). */
 export interface ReaperEngine {
@@ -81,6 +82,30 @@ export async function beat(
     [executorId],
   );
   return rowCount === 1;
+}
+
+/**
+ * Claims a session for a drive on `executorId` while that executor is alive; `undefined` when it
+ * was declared dead. The executor's row is held for the claim's transaction, so a reaper declaring
+ * it dead either waits until the claim is made (and the recovery's own claim then supersedes it)
+ * or has removed the row first, and no claim is made: a worker woken after being declared dead
+ * cannot take a session back from the execution that recovered its work, nor start new work.
+ *
+ * @example
+ * const epoch = await claimWhileAlive(store, DBOS.executorID, 'alice-1');
+ */
+export function claimWhileAlive(
+  store: PostgresSessionStore,
+  executorId: string,
+  sessionId: string,
+): Promise<number | undefined> {
+  return store.claimWith(sessionId, async (client) => {
+    const { rowCount } = await client.query(
+      `SELECT 1 FROM ${quoteSchemaName(store.schema)}.executors WHERE executor_id = $1 FOR KEY SHARE`,
+      [executorId],
+    );
+    return rowCount === 1;
+  });
 }
 
 /**

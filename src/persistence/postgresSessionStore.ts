@@ -70,6 +70,14 @@ export interface PostgresSessionStore extends SessionStore {
     write: SessionWrite,
     alongside: (client: PostgresPoolClient) => Promise<unknown>,
   ): Promise<void>;
+  /**
+   * Claims like `claim` if `before`, run first in the same transaction, resolves `true`; resolves
+   * `undefined`, with no claim made, if it resolves `false`.
+   */
+  claimWith(
+    sessionId: string,
+    before: (client: PostgresPoolClient) => Promise<boolean>,
+  ): Promise<number | undefined>;
 }
 
 /**
@@ -232,16 +240,23 @@ export function createPostgresSessionStore(
     },
 
     async claim(sessionId) {
+      return (await this.claimWith(sessionId, () => Promise.resolve(true)))!;
+    },
+
+    async claimWith(sessionId, before) {
       checkSessionId(sessionId);
-      return run(async () => {
-        const { rows } = await pool.query(
-          `UPDATE ${q}.sessions SET epoch = epoch + 1 WHERE session_id = $1 RETURNING epoch`,
-          [sessionId],
-        );
-        const row = rows[0] as { epoch: string } | undefined;
-        if (row === undefined) throw notFound(sessionId);
-        return Number(row.epoch);
-      });
+      return run(() =>
+        inTransaction(pool, async (client) => {
+          if (!(await before(client))) return undefined;
+          const { rows } = await client.query(
+            `UPDATE ${q}.sessions SET epoch = epoch + 1 WHERE session_id = $1 RETURNING epoch`,
+            [sessionId],
+          );
+          const row = rows[0] as { epoch: string } | undefined;
+          if (row === undefined) throw notFound(sessionId);
+          return Number(row.epoch);
+        }),
+      );
     },
 
     append(sessionId, write) {

@@ -16,7 +16,11 @@ import {
   quoteSchemaName,
 } from '../../src/persistence/postgresMigrations.js';
 import type { PostgresPool } from '../../src/persistence/postgresPool.js';
-import { createPostgresSessionStore } from '../../src/persistence/postgresSessionStore.js';
+import {
+  createPostgresSessionStore,
+  type PostgresSessionStore,
+} from '../../src/persistence/postgresSessionStore.js';
+import { claimWhileAlive, registerExecutor } from '../../src/dbos/executorLiveness.js';
 import type { SessionStore, StoredEntry } from '../../src/persistence/sessionStore.js';
 import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
 import { describeSessionStore } from './sessionStoreConformance.js';
@@ -251,6 +255,36 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       }
       // Both really raced: at least one append was refused for a head that had moved.
       expect(conflicts).toBeGreaterThan(0);
+    });
+
+    it('makes no claim when what must hold alongside it fails, and one that waits on it is refused', async () => {
+      const name = freshSchema();
+      const store = openStore(name) as PostgresSessionStore;
+      await store.create({ sessionId: 's1', chartVersion: 'chart-1', createdAt: 1 });
+      expect(await store.claimWith('s1', () => Promise.resolve(true))).toBe(1);
+      expect(await store.claimWith('s1', () => Promise.resolve(false))).toBeUndefined();
+      expect(await store.claim('s1')).toBe(2);
+
+      // A worker's drive claims only while the worker is alive. The reaper is declaring it dead
+      // (its row deleted, not yet committed): the claim waits for the reaper, then is refused.
+      await registerExecutor(admin, name, 'worker-1');
+      expect(await claimWhileAlive(store, 'worker-1', 's1')).toBe(3);
+      const reaper = await admin.connect();
+      await reaper.query('BEGIN');
+      await reaper.query(`DELETE FROM ${quoteSchemaName(name)}.executors WHERE executor_id = $1`, [
+        'worker-1',
+      ]);
+      let settled = false;
+      const zombie = claimWhileAlive(store, 'worker-1', 's1').finally(() => {
+        settled = true;
+      });
+      await sleep(200);
+      expect(settled).toBe(false);
+      await reaper.query('COMMIT');
+      reaper.release();
+      expect(await zombie).toBeUndefined();
+      // The epoch did not move: the recovery's claim is the next one.
+      expect(await store.claim('s1')).toBe(4);
     });
 
     it('a late writer whose claim was superseded mid-write lands before the new claim, then is fenced', async () => {
