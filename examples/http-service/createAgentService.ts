@@ -34,7 +34,7 @@ import {
   routeErrorsToAnswers,
   sendJson,
 } from './http.js';
-import { SessionEvents } from './sessionEvents.js';
+import { eventIds, SessionEvents } from './sessionEvents.js';
 
 /**
  * Options of {@link createAgentService}.
@@ -120,12 +120,17 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
 
   // Event logs for watchers, by session; each forgets itself once idle with no client.
   const logs = new Map<string, SessionEvents>();
+  const nextEventId = eventIds();
   const eventsOf = (id: string): SessionEvents => {
     let log = logs.get(id);
     if (log === undefined) {
-      const created = new SessionEvents(() => {
-        if (logs.get(id) === created) logs.delete(id);
-      }, idleMs);
+      const created = new SessionEvents(
+        () => {
+          if (logs.get(id) === created) logs.delete(id);
+        },
+        idleMs,
+        nextEventId,
+      );
       logs.set(id, created);
       log = created;
     }

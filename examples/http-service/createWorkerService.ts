@@ -22,9 +22,11 @@ import {
   closeServer,
   HttpError,
   listen,
+  openEventStream,
   readJson,
   routeErrorsToAnswers,
   sendJson,
+  writeEvent,
 } from './http.js';
 
 /**
@@ -67,16 +69,11 @@ export function createWorkerService(worker: SessionWorker): WorkerService {
   ): Promise<void> {
     const last = Number(request.headers['last-event-id'] ?? -1);
     const from = Number.isInteger(last) && last >= 0 ? last + 1 : 0;
-    response.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-    });
-    const stop = new AbortController();
-    response.once('close', () => stop.abort());
+    openEventStream(response);
     let offset = from;
     for await (const value of worker.events(drive, from)) {
-      if (stop.signal.aborted) break;
-      response.write(`id: ${offset}\nevent: ${value.type}\ndata: ${JSON.stringify(value)}\n\n`);
+      if (response.closed) break;
+      writeEvent(response, offset, value.type, value);
       offset += 1;
     }
     response.end();

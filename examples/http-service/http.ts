@@ -44,6 +44,29 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(JSON.stringify(body));
 }
 
+/**
+ * Starts a Server-Sent Events stream on `response`. The headers go out at once: a client waits
+ * for them before it reads any event.
+ */
+export function openEventStream(response: ServerResponse): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  response.flushHeaders();
+}
+
+/** Writes one Server-Sent Event: its id, its name and its data as JSON. */
+export function writeEvent(
+  response: ServerResponse,
+  id: number,
+  type: string,
+  data: unknown,
+): void {
+  response.write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
 /** Runs `route` for each request; what it throws becomes the answer. */
 export function routeErrorsToAnswers(
   route: (request: IncomingMessage, response: ServerResponse) => Promise<void>,

@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { AgentNotificationName } from 'agent-statechart';
+import { openEventStream, writeEvent } from './http.js';
 
 /**
  * One entry of the event log, sent to clients as an SSE event named `type`.
@@ -22,16 +23,25 @@ export interface SessionEvent {
 const LOG_LIMIT = 2_000;
 
 /**
- * Ids go on increasing when the service restarts: each run numbers its events from its start time
- * in microseconds, so a client that reconnects with an id of an earlier run gets everything.
+ * The ids of a service's events, one sequence for all its logs: a log made again for a session
+ * (the old one was forgotten while idle) goes on after the ids clients already saw. Ids also go on
+ * increasing when the service restarts: each run starts from its start time in microseconds, so a
+ * client that reconnects with an id of an earlier run gets everything.
+ *
+ * @example
+ * const nextId = eventIds();
+ * const events = new SessionEvents(() => logs.delete(id), 60_000, nextId);
  */
-const FIRST_ID = Date.now() * 1_000;
+export function eventIds(): () => number {
+  let last = Date.now() * 1_000;
+  return () => ++last;
+}
 
 /**
  * A session's event log and its connected SSE clients.
  *
  * @example
- * const events = new SessionEvents(() => logs.delete(id), 60_000);
+ * const events = new SessionEvents(() => logs.delete(id), 60_000, eventIds());
  * events.record('text', { text: 'Hello' });
  * events.subscribe(response, 0);
  */
@@ -40,14 +50,18 @@ export class SessionEvents {
   readonly #clients = new Set<ServerResponse>();
   readonly #forget: () => void;
   readonly #idleMs: number;
+  readonly #nextId: () => number;
   #idleTimer: NodeJS.Timeout | undefined;
-  #nextId = FIRST_ID + 1;
   #closed = false;
 
-  /** `forget` is called once the log has had no client and no event for `idleMs`. */
-  constructor(forget: () => void, idleMs: number) {
+  /**
+   * `forget` is called once the log has had no client and no event for `idleMs`; `nextId` numbers
+   * the events (one `eventIds()` for all the logs of a service).
+   */
+  constructor(forget: () => void, idleMs: number, nextId: () => number) {
     this.#forget = forget;
     this.#idleMs = idleMs;
+    this.#nextId = nextId;
     this.#touch();
   }
 
@@ -59,13 +73,7 @@ export class SessionEvents {
    * events.subscribe(response, Number(request.headers['last-event-id'] ?? 0));
    */
   subscribe(response: ServerResponse, lastEventId: number): void {
-    response.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
-    // Send the headers now: a client waits for them before it reads any event.
-    response.flushHeaders();
+    openEventStream(response);
     for (const event of this.#log) if (event.id > lastEventId) write(response, event);
     if (this.#closed) {
       response.end();
@@ -87,7 +95,7 @@ export class SessionEvents {
    */
   record(type: SessionEvent['type'], data: unknown): void {
     if (this.#closed) return;
-    const event: SessionEvent = { id: this.#nextId++, type, data };
+    const event: SessionEvent = { id: this.#nextId(), type, data };
     this.#log.push(event);
     if (this.#log.length > LOG_LIMIT) this.#log.shift();
     for (const client of this.#clients) write(client, event);
@@ -117,5 +125,5 @@ export class SessionEvents {
 }
 
 function write(response: ServerResponse, event: SessionEvent): void {
-  response.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+  writeEvent(response, event.id, event.type, event.data);
 }

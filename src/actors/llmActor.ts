@@ -9,7 +9,7 @@ import { type EventObject, fromCallback } from 'xstate';
 import type { BeforeEffect, LlmActorInput } from '../machine/actorInputs.js';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
-import { DEFAULT_DELTA_WINDOW_MS, DeltaCoalescer } from './deltaCoalescer.js';
+import { DeltaCoalescer } from './deltaCoalescer.js';
 import type { InFlightWork } from './inFlightWork.js';
 import { streamLlmResponse } from './llm/streamLlmResponse.js';
 
@@ -67,7 +67,7 @@ export function createLlmActor(options: LlmActorOptions) {
     const coalescer =
       options.coalesceDeltas === false
         ? null
-        : new DeltaCoalescer(send, { windowMs: options.deltaWindowMs ?? DEFAULT_DELTA_WINDOW_MS });
+        : new DeltaCoalescer(send, { windowMs: options.deltaWindowMs });
 
     const work = (async () => {
       try {

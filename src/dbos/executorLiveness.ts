@@ -44,9 +44,13 @@ export interface Recovery {
   at: number;
 }
 
+const LIVENESS_PREFIX = 'agent-statechart:';
+/** PostgreSQL keeps the first 63 bytes of an application name. */
+const NAME_LENGTH = 63;
+
 /** The application name of a worker's liveness connection. */
 export function livenessName(executorId: string): string {
-  return `agent-statechart:${executorId}`.slice(0, 63);
+  return `${LIVENESS_PREFIX}${executorId}`.slice(0, NAME_LENGTH);
 }
 
 /**
@@ -133,9 +137,9 @@ export async function reap(options: {
       `DELETE FROM ${q}.executors e
        WHERE e.executor_id <> $1
          AND (e.last_seen < now() - make_interval(secs => $2::float8 / 1000)
-              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = $3 || e.executor_id))
+              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = left($3 || e.executor_id, $4)))
        RETURNING e.executor_id`,
-      [options.self, options.leaseMs, 'agent-statechart:'],
+      [options.self, options.leaseMs, LIVENESS_PREFIX, NAME_LENGTH],
     );
     const { rows: alive } = await client.query(`SELECT executor_id FROM ${q}.executors`);
     const living = new Set((alive as Array<{ executor_id: string }>).map((row) => row.executor_id));

@@ -231,7 +231,14 @@ export class AgentCore {
     // The chart gets a plain-JSON copy: nothing the caller still holds can reach the context.
     const checked = checkEvent(event);
     if (!checked.ok) return this.#reject('MALFORMED_EVENT', checked.problem, event);
-    const plain = checked.event;
+    return this.handleCheckedEvent(checked.event, event);
+  }
+
+  /**
+   * @internal `handleEvent` for an event `checkEvent` already copied (a durable session records
+   * that copy), so it is not copied twice; diagnostics name `event`, the caller's own.
+   */
+  handleCheckedEvent(plain: AgentEvent, event: unknown = plain): AgentAction[] {
     if (this.done) {
       return this.#reject(
         'AGENT_STOPPED',

@@ -102,7 +102,7 @@ export class SessionCore {
     const stop = core.onDiagnostic((diagnostic) => {
       refused = diagnostic;
     });
-    const actions = core.handleEvent(taken);
+    const actions = checked?.ok ? core.handleCheckedEvent(taken, event) : core.handleEvent(event);
     stop();
     // An event the chart refused changed nothing, so there is nothing to record.
     const recorded = refused === undefined ? entries : [];

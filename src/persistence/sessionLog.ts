@@ -83,11 +83,6 @@ export class SessionLog {
     return this.#tail.length;
   }
 
-  /** Why the log stopped writing, if it did. */
-  get failure(): AgentStatechartError | undefined {
-    return this.#failure;
-  }
-
   /**
    * Records `entries`, and, when given, a checkpoint of the chart as it stands after them.
    * Resolves once all of it (and everything recorded before) is in the store.
