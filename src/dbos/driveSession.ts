@@ -215,11 +215,12 @@ async function advance(
       });
       await writes;
       if (refused !== undefined) throw refused.error;
-      await session.handleEvent(
+      const completed = await session.handleEvent(
         result.ok
           ? { type: 'LlmCompleted', response: result.response }
           : { type: 'LlmError', error: result.error },
       );
+      await streamErrors(completed, stream);
       return { next: 'more' };
     }
     case 'ExecuteTools': {
@@ -238,19 +239,27 @@ async function advance(
             : dependencies.workspace(sessionId),
       });
       // Recorded first: readers are told of an outcome that is in the log.
-      await session.handleEvent({ type: 'ToolCompleted', callId: call.id, outcome });
+      const completed = await session.handleEvent({
+        type: 'ToolCompleted',
+        callId: call.id,
+        outcome,
+      });
       await stream({ type: 'toolEnd', callId: call.id, outcome });
+      await streamErrors(completed, stream);
       return { next: 'more' };
     }
     case 'RunPostToolsHook': {
       await session.started({ effect: 'hook' });
       const actionTaken = (await dependencies.postToolsHook?.(effect.completedTools)) ?? false;
-      await session.handleEvent({ type: 'PostToolsHookCompleted', actionTaken });
+      await streamErrors(
+        await session.handleEvent({ type: 'PostToolsHookCompleted', actionTaken }),
+        stream,
+      );
       return { next: 'more' };
     }
     case 'ScheduleRetry':
       if (effect.delayMs > FIRE_NOW_MS) return { next: 'sleep', ms: effect.delayMs };
-      await session.handleEvent({ type: 'RetryTimeoutFired' });
+      await streamErrors(await session.handleEvent({ type: 'RetryTimeoutFired' }), stream);
       return { next: 'more' };
   }
 }
@@ -287,6 +296,20 @@ async function announce(
     }
   }
   return effect;
+}
+
+/**
+ * The errors the chart reported for an outcome a step recorded (a model call given up on, a reply
+ * cut off at max_tokens). Everything else the step's event led to is announced by the next step,
+ * whose `Resume` names it again; an error is said once, here.
+ */
+async function streamErrors(
+  actions: AgentAction[],
+  stream: (value: DriveStreamValue) => Promise<void>,
+): Promise<void> {
+  for (const action of actions) {
+    if (action.type === 'DisplayError') await stream({ type: 'error', message: action.message });
+  }
 }
 
 /**

@@ -270,6 +270,20 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     expect(after.at(-1)).toEqual({ type: 'idle', state: 'WaitingForUserInput' });
   });
 
+  it('tells its readers of the error a drive ends on: a reply cut off at max_tokens', async () => {
+    await client.createSession('cut-off');
+    const { workflowId } = await client.send('cut-off', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'write at length' },
+    });
+    const values: DriveStreamValue[] = [];
+    for await (const value of client.events(workflowId)) values.push(value);
+    expect(values.filter((value) => value.type === 'error')).toEqual([
+      { type: 'error', message: expect.stringMatching(/cut off at max_tokens/) as unknown },
+    ]);
+    expect(values.at(-1)).toEqual({ type: 'idle', state: 'WaitingForUserInput' });
+  });
+
   it('refuses the late writes of a worker paused past its lease, whose session another finished', async () => {
     const holdFile = join(directory, 'side-effects.txt.hold');
     await client.createSession('held');

@@ -22,6 +22,7 @@ const server = await startMessagesApiServer({
         ? reply([{ type: 'tool_use', name: 'hold', input: { key: hold[1]! } }])
         : reply(`held ${hold[1]}`);
     }
+    if (first === 'write at length') return reply('Once upon a', { stopReason: 'max_tokens' });
     const turn = [...request.messages]
       .reverse()
       .map((message) => (typeof message.content === 'string' ? message.content : ''))
