@@ -4,7 +4,7 @@
  * process was killed with SIGKILL while a tool ran — and `sessions list | show | rm` read it.
  */
 import { execFile } from 'node:child_process';
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,15 +32,13 @@ async function gitWorkspace(onTestFinished: (cleanup: OnTestFinishedHandler) => 
   return workspace;
 }
 
-async function waitForFile(path: string, timeoutMs = 20_000): Promise<void> {
+/** Waits until `path` holds `content`: a shell opens a file for `>>` before it writes, so existing is not enough. */
+async function waitForContent(path: string, content: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = await access(path).then(
-      () => true,
-      () => false,
-    );
-    if (found) return;
-    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+    const found = await readFile(path, 'utf8').catch(() => undefined);
+    if (found === content) return;
+    if (Date.now() > deadline) throw new Error(`${path} never held ${JSON.stringify(content)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -119,7 +117,7 @@ describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () =>
     await first.expect(`allow bash ${JSON.stringify({ command })}?`);
     first.type('y');
     // The command has started: its start was stored before it ran.
-    await waitForFile(join(workspace, 'runs.txt'));
+    await waitForContent(join(workspace, 'runs.txt'), 'once\n');
     first.crash();
     expect((await first.exited).signal).toBe('SIGKILL');
 
