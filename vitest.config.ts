@@ -13,7 +13,10 @@ export default defineConfig({
     // Finds PostgreSQL once for the tests that need it (skipped without it, failing under CI).
     globalSetup: ['test/support/postgresSetup.ts'],
     // The type tests (test/**/*.test-d.ts) are compiled by `npm run check`, with everything else.
-    testTimeout: 20_000,
+    // A timeout is there to catch a hang, not to time anything: a test or hook that starts
+    // processes (a server, a browser, a nested Vitest) can take many seconds on a busy machine.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // What a page or a process shows comes when it comes: on a busy machine, later than a second.
     expect: { poll: { timeout: 10_000 } },
     // Both cores: left alone, Vitest keeps one for itself and runs the files one at a time here.

@@ -265,7 +265,8 @@ describe('createAgent', () => {
       await expect(access(join(session.workspace, 'finished.txt'))).rejects.toThrow();
       session.agent.send('ok');
       await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // Far below the command's 30 s: it was killed, not waited for.
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect(findTranscriptViolations(lastRequestMessages(session))).toEqual([]);
     });
   });
@@ -448,7 +449,7 @@ describe('createAgent', () => {
       await new Promise<void>((resolve) => session!.agent.on('toolStart', () => resolve()));
       const started = Date.now();
       await session.agent.shutdown();
-      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(session.agent.actor.getSnapshot().status).toBe('done');
       expect(findTranscriptViolations(session.agent.context.messages)).toEqual([]);
       expect(toolResults(session.agent.context.messages.at(-1))[0]).toMatchObject({

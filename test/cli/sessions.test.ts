@@ -109,7 +109,7 @@ describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () =>
   }) => {
     const workspace = await gitWorkspace(onTestFinished);
     const run = ['run', '--workspace', workspace, '--session', 'build'];
-    const command = 'echo once >> runs.txt && sleep 4';
+    const command = 'echo once >> runs.txt && sleep 20';
     const first = await startCli(run);
     onTestFinished(() => first.crash());
     await first.expect('you> ');

@@ -305,14 +305,14 @@ describe.runIf(chromiumPath)('the inspector page', () => {
       });
     }
     expect(recorded).toBeGreaterThan(6_400);
-    await expect.poll(() => text('conversation-caption'), { timeout: 5_000 }).toBe('16 messages');
+    await expect.poll(() => text('conversation-caption'), { timeout: 15_000 }).toBe('16 messages');
     const caughtUpMs = Date.now() - started;
     const rows = await page.locator('[data-testid="event-log"] .row').count();
     const elements = await page.evaluate<number>('document.getElementsByTagName("*").length');
     await screenshot(page, 'long-session');
     expect(rows).toBeLessThan(80);
     expect(elements).toBeLessThan(3_000);
-    expect(caughtUpMs).toBeLessThan(5_000);
+    expect(caughtUpMs).toBeLessThan(15_000);
 
     // A page opened now gets the server's bounded history (the last maxSteps steps) at once.
     const late = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -320,9 +320,9 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     await late.goto(inspector.url);
     await late.getByTestId('agent-tab').filter({ hasText: 'long session' }).click();
     await expect
-      .poll(() => late.getByTestId('step-position').textContent(), { timeout: 5_000 })
+      .poll(() => late.getByTestId('step-position').textContent(), { timeout: 15_000 })
       .toMatch(/\/ 5,000 · live/);
-    expect(Date.now() - opened).toBeLessThan(5_000);
+    expect(Date.now() - opened).toBeLessThan(15_000);
     await late.keyboard.press('Home');
     await expect.poll(() => late.getByTestId('step-position').textContent()).toMatch(/^step 1 \//);
     await late.close();

@@ -122,8 +122,9 @@ describe.runIf(chromiumPath)('the inspector page as it opens', () => {
     await page.locator('[data-state="CallingLlm"].is-active').waitFor();
     const drawnAt = await page.evaluate<number>('window.__chartDrawnAt');
     expect(storyteller.state, 'the agent still streams').toBe('CallingLlm');
-    // Measured in the page, from the start of navigation.
-    expect(drawnAt).toBeLessThan(1_000);
+    // Measured in the page, from the start of navigation: the chart is drawn while the agent
+    // streams, without waiting for the history to be replayed. A bound for that, not a benchmark.
+    expect(drawnAt).toBeLessThan(5_000);
     await screenshot(page, 'opened-while-streaming');
     storyteller.interrupt();
   });

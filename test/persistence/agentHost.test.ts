@@ -5,7 +5,6 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentHost, createSqliteSessionStore, type AgentHost } from '../../src/index.js';
 import type { SessionStore } from '../../src/persistence/sessionStore.js';
@@ -108,8 +107,7 @@ describe('an agent host', () => {
     const h = host(50);
     await h.send('alice', 'first');
     await idle(h, 'alice');
-    for (let waited = 0; h.live().length > 0 && waited < 2_000; waited += 10) await sleep(10);
-    expect(h.live()).toEqual([]);
+    await expect.poll(() => h.live()).toEqual([]);
     await h.send('alice', 'second');
     await idle(h, 'alice');
     const agent = await h.agent('alice');
@@ -148,8 +146,7 @@ describe('an agent host', () => {
 
     const refused = await here.send('alice', 'lost?').catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'SESSION_FENCED' });
-    for (let waited = 0; here.live().length > 0 && waited < 2_000; waited += 10) await sleep(10);
-    expect(here.live()).toEqual([]);
+    await expect.poll(() => here.live()).toEqual([]);
 
     await here.send('alice', 'third');
     await idle(here, 'alice');

@@ -228,6 +228,8 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       const name = freshSchema();
       const [first, second] = [openStore(name), openStore(name)];
       await first.create({ sessionId: 's1', chartVersion: 'chart-1', createdAt: 1 });
+      // Both pools connected and migrated before the race, so neither starts late.
+      await second.load('s1');
       let conflicts = 0;
       const worker = async (store: SessionStore, who: string) => {
         for (let index = 0; index < 40; index++) {

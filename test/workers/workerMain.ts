@@ -32,7 +32,7 @@ const tools = createToolRegistry([
     mutating: false,
     execute: async ({ key }) => {
       await appendFile(`${env.SIDE_FILE!}.hold`, `${key}\n`);
-      await sleep(1_500);
+      await sleep(5_000);
       return `held ${key}`;
     },
   }),
@@ -64,7 +64,7 @@ const worker = await startSessionWorker({
   // in flight when it was paused goes on and tries its late writes, which the test counts refused.
   onDeclaredDead: () => {
     process.stdout.write('declared dead\n');
-    setTimeout(() => process.exit(75), 1_000);
+    setTimeout(() => process.exit(75), 3_000);
   },
   onRecovery: (recovery) => process.stdout.write(`recovered ${JSON.stringify(recovery)}\n`),
 });
