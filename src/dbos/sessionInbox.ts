@@ -8,6 +8,7 @@ import { AgentStatechartError } from '../machine/agentStatechartError.js';
 import type { AgentEvent } from '../machine/types.js';
 import { quoteSchemaName } from '../persistence/postgresMigrations.js';
 import {
+  asStoreFailure,
   inTransaction,
   type PostgresPool,
   type PostgresPoolClient,
@@ -62,6 +63,7 @@ export interface SessionInbox {
  */
 export function createSessionInbox(pool: PostgresPool, schema: string): SessionInbox {
   const q = quoteSchemaName(schema);
+  const run = <T>(work: () => Promise<T>) => asStoreFailure('the session inbox', work);
   return {
     async put(sessionId, event, alongside) {
       checkSessionId(sessionId);
@@ -72,34 +74,41 @@ export function createSessionInbox(pool: PostgresPool, schema: string): SessionI
         );
       }
       const text = toStoredJson(event, 'the input');
-      return inTransaction(pool, async (client) => {
-        // The session row's lock numbers inputs one at a time, without gaps; the count is read
-        // after the lock, in a statement of its own, so it sees every input committed before.
-        const locked = await client.query(
-          `SELECT 1 FROM ${q}.sessions WHERE session_id = $1 FOR UPDATE`,
-          [sessionId],
-        );
-        if (locked.rows.length === 0) {
-          throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
-        }
-        const { rows } = await client.query(
-          `SELECT coalesce(max(seq), 0) AS last FROM ${q}.inbox WHERE session_id = $1`,
-          [sessionId],
-        );
-        const seq = (rows[0] as { last: number }).last + 1;
-        await client.query(
-          `INSERT INTO ${q}.inbox (session_id, seq, at, input) VALUES ($1, $2, $3, $4)`,
-          [sessionId, seq, Date.now(), text],
-        );
-        return { seq, result: await alongside(client, seq) };
-      });
+      return run(() =>
+        inTransaction(pool, async (client) => {
+          // The session row's lock numbers inputs one at a time, without gaps; the count is read
+          // after the lock, in a statement of its own, so it sees every input committed before.
+          const locked = await client.query(
+            `SELECT 1 FROM ${q}.sessions WHERE session_id = $1 FOR UPDATE`,
+            [sessionId],
+          );
+          if (locked.rows.length === 0) {
+            throw new AgentStatechartError(
+              'SESSION_NOT_FOUND',
+              `there is no session '${sessionId}'`,
+            );
+          }
+          const { rows } = await client.query(
+            `SELECT coalesce(max(seq), 0) AS last FROM ${q}.inbox WHERE session_id = $1`,
+            [sessionId],
+          );
+          const seq = (rows[0] as { last: number }).last + 1;
+          await client.query(
+            `INSERT INTO ${q}.inbox (session_id, seq, at, input) VALUES ($1, $2, $3, $4)`,
+            [sessionId, seq, Date.now(), text],
+          );
+          return { seq, result: await alongside(client, seq) };
+        }),
+      );
     },
 
     async next(sessionId) {
-      const { rows } = await pool.query(
-        `SELECT i.seq, i.input FROM ${q}.inbox i JOIN ${q}.sessions s USING (session_id)
+      const { rows } = await run(() =>
+        pool.query(
+          `SELECT i.seq, i.input FROM ${q}.inbox i JOIN ${q}.sessions s USING (session_id)
          WHERE i.session_id = $1 AND i.seq > s.inbox_taken ORDER BY i.seq LIMIT 1`,
-        [sessionId],
+          [sessionId],
+        ),
       );
       const row = rows[0] as { seq: number; input: string } | undefined;
       if (row === undefined) return undefined;
@@ -110,9 +119,11 @@ export function createSessionInbox(pool: PostgresPool, schema: string): SessionI
     },
 
     async take(client, sessionId, seq) {
-      await client.query(
-        `UPDATE ${q}.sessions SET inbox_taken = greatest(inbox_taken, $2) WHERE session_id = $1`,
-        [sessionId, seq],
+      await run(() =>
+        client.query(
+          `UPDATE ${q}.sessions SET inbox_taken = greatest(inbox_taken, $2) WHERE session_id = $1`,
+          [sessionId, seq],
+        ),
       );
     },
   };

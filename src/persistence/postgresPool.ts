@@ -116,3 +116,21 @@ export async function inTransaction<T>(
     client.release(broken);
   }
 }
+
+/**
+ * Runs `work`, reporting a failure of the driver or the server as `STORE_FAILED` naming `what`
+ * failed. An `AgentStatechartError` (a refusal the caller can act on) passes as it is.
+ *
+ * @example
+ * const rows = await asStoreFailure('the PostgreSQL session store', () => pool.query('SELECT 1'));
+ */
+export async function asStoreFailure<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AgentStatechartError) throw error;
+    throw new AgentStatechartError('STORE_FAILED', `${what} failed: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}

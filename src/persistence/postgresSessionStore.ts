@@ -5,9 +5,10 @@
  * the session and two writers racing after the same head are refused, and a connection lost
  * mid-write leaves the log as it was before the write.
  */
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/agentStatechartError.js';
 import { migratePostgres, quoteSchemaName } from './postgresMigrations.js';
 import {
+  asStoreFailure,
   inTransaction,
   openPostgresPool,
   type PostgresPool,
@@ -101,23 +102,16 @@ export function createPostgresSessionStore(
   let closed = false;
 
   /** Runs `work` once the schema is migrated, with driver failures as `STORE_FAILED`. */
-  async function run<T>(work: () => Promise<T>): Promise<T> {
-    try {
+  function run<T>(work: () => Promise<T>): Promise<T> {
+    return asStoreFailure('the PostgreSQL session store', async () => {
       if (closed) throw new AgentStatechartError('STORE_FAILED', 'this session store is closed');
       ready ??= migratePostgres(pool, schema).catch((error: unknown) => {
         ready = undefined; // the next call tries again
         throw error;
       });
       await ready;
-      return await work();
-    } catch (error) {
-      if (error instanceof AgentStatechartError) throw error;
-      throw new AgentStatechartError(
-        'STORE_FAILED',
-        `the PostgreSQL session store failed: ${errorMessage(error)}`,
-        { cause: error },
-      );
-    }
+      return work();
+    });
   }
 
   const notFound = (sessionId: string) =>

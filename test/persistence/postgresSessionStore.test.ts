@@ -15,12 +15,13 @@ import {
   POSTGRES_MIGRATIONS,
   quoteSchemaName,
 } from '../../src/persistence/postgresMigrations.js';
-import type { PostgresPool } from '../../src/persistence/postgresPool.js';
+import { openPostgresPool, type PostgresPool } from '../../src/persistence/postgresPool.js';
 import {
   createPostgresSessionStore,
   type PostgresSessionStore,
 } from '../../src/persistence/postgresSessionStore.js';
 import { claimWhileAlive, registerExecutor } from '../../src/dbos/executorLiveness.js';
+import { createSessionInbox } from '../../src/dbos/sessionInbox.js';
 import type { SessionStore, StoredEntry } from '../../src/persistence/sessionStore.js';
 import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
 import { describeSessionStore } from './sessionStoreConformance.js';
@@ -420,6 +421,33 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       const error = await store.list().catch((thrown: unknown) => thrown);
       expect(error).toMatchObject({ code: 'STORE_FAILED' });
       expect(String(error)).toMatch(/the PostgreSQL session store failed: .*ECONNREFUSED/);
+    });
+
+    it("reports the workers' inbox on an unreachable server as STORE_FAILED, and passes its own refusals as they are", async () => {
+      const input = { type: 'UserInput', message: { role: 'user', content: 'hi' } } as const;
+      const unreachable = openPostgresPool('postgresql://postgres@127.0.0.1:1/sessions', 1);
+      try {
+        const inbox = createSessionInbox(unreachable, freshSchema());
+        const put = await inbox.put('s1', input, async () => undefined).catch((e: unknown) => e);
+        expect(put).toMatchObject({ code: 'STORE_FAILED' });
+        expect(String(put)).toMatch(/the session inbox failed: .*ECONNREFUSED/);
+        expect(await codeOf(inbox.next('s1'))).toBe('STORE_FAILED');
+      } finally {
+        await unreachable.end();
+      }
+
+      const name = freshSchema();
+      const store = openStore(name);
+      await store.list();
+      const pool = openPostgresPool(server.connectionString, 1);
+      try {
+        const inbox = createSessionInbox(pool, name);
+        expect(await codeOf(inbox.put('nobody', input, async () => undefined))).toBe(
+          'SESSION_NOT_FOUND',
+        );
+      } finally {
+        await pool.end();
+      }
     });
   });
 });
