@@ -13,6 +13,7 @@
  * paused past its lease) can no longer write to it; DBOS itself refuses its step outcomes.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { DeltaCoalescer } from '../actors/deltaCoalescer.js';
 import { streamLlmResponse } from '../actors/llm/streamLlmResponse.js';
 import type { ToolRegistry } from '../actors/tools/createToolRegistry.js';
 import { runToolCall } from '../actors/tools/runToolCall.js';
@@ -195,24 +196,30 @@ async function advance(
     case 'SendLlmRequest': {
       await session.started({ effect: 'llm' });
       await stream({ type: 'attempt', executor: engine.executorID });
-      // Stream writes are chained, so text reaches readers in the order it came. The first one
-      // refused (this execution lost the workflow) stops the rest and fails the step once the
-      // call is over; until then the chain never rejects, so nothing is left unhandled.
+      // Text is written in batches, one per display frame at most (each write is a row in
+      // PostgreSQL), and the writes are chained, so it reaches readers in the order it came.
+      // The first one refused (this execution lost the workflow) stops the rest and fails the
+      // step once the call is over; until then the chain never rejects, so nothing is left
+      // unhandled.
       let writes = Promise.resolve();
       let refused: { error: unknown } | undefined;
+      const text = new DeltaCoalescer((delta) => {
+        if (delta.type !== 'LlmTextDelta') return; // only text is pushed
+        writes = writes.then(async () => {
+          if (refused !== undefined) return;
+          await stream({ type: 'text', content: delta.content }).catch((error: unknown) => {
+            refused = { error };
+          });
+        });
+      });
       const result = await streamLlmResponse({
         client: dependencies.llm,
         request: effect.request,
         onEvent: (delta) => {
-          if (delta.type !== 'LlmTextDelta') return;
-          writes = writes.then(async () => {
-            if (refused !== undefined) return;
-            await stream({ type: 'text', content: delta.content }).catch((error: unknown) => {
-              refused = { error };
-            });
-          });
+          if (delta.type === 'LlmTextDelta') text.push(delta);
         },
       });
+      text.flush();
       await writes;
       if (refused !== undefined) throw refused.error;
       const completed = await session.handleEvent(

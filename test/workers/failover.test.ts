@@ -270,7 +270,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     expect(after.at(-1)).toEqual({ type: 'idle', state: 'WaitingForUserInput' });
   });
 
-  it('tells its readers of the error a drive ends on: a reply cut off at max_tokens', async () => {
+  it('tells its readers of the error a drive ends on (a reply cut off at max_tokens), its text streamed in batches', async () => {
     await client.createSession('cut-off');
     const { workflowId } = await client.send('cut-off', {
       type: 'UserInput',
@@ -281,6 +281,10 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     expect(values.filter((value) => value.type === 'error')).toEqual([
       { type: 'error', message: expect.stringMatching(/cut off at max_tokens/) as unknown },
     ]);
+    // The model sent 500 deltas within a few frames; each write to the stream is a row.
+    const texts = values.flatMap((value) => (value.type === 'text' ? [value.content] : []));
+    expect(texts.join('')).toBe('Once upon a time '.repeat(200).slice(0, 2_000));
+    expect(texts.length).toBeLessThan(100);
     expect(values.at(-1)).toEqual({ type: 'idle', state: 'WaitingForUserInput' });
   });
 

@@ -11,6 +11,8 @@
  */
 import { reply, startMessagesApiServer } from '../../src/testing/index.js';
 
+const LONG_STORY = 'Once upon a time '.repeat(200).slice(0, 2_000);
+
 const server = await startMessagesApiServer({
   keepAliveTimeoutMs: 120_000,
   eventDelayMs: 3,
@@ -22,7 +24,10 @@ const server = await startMessagesApiServer({
         ? reply([{ type: 'tool_use', name: 'hold', input: { key: hold[1]! } }])
         : reply(`held ${hold[1]}`);
     }
-    if (first === 'write at length') return reply('Once upon a', { stopReason: 'max_tokens' });
+    // 2,000 characters in 500 deltas, as fast as the server can send them.
+    if (first === 'write at length') {
+      return reply(LONG_STORY, { stopReason: 'max_tokens', textChunkSize: 4, eventDelayMs: 0 });
+    }
     const turn = [...request.messages]
       .reverse()
       .map((message) => (typeof message.content === 'string' ? message.content : ''))
