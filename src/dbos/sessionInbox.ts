@@ -13,7 +13,12 @@ import {
   type PostgresPool,
   type PostgresPoolClient,
 } from '../persistence/postgresPool.js';
-import { checkSessionId, fromStoredJson, toStoredJson } from '../persistence/storeRules.js';
+import {
+  checkSessionId,
+  fromStoredJson,
+  sessionNotFound,
+  toStoredJson,
+} from '../persistence/storeRules.js';
 
 /**
  * An input waiting in a session's inbox.
@@ -82,12 +87,7 @@ export function createSessionInbox(pool: PostgresPool, schema: string): SessionI
             `SELECT 1 FROM ${q}.sessions WHERE session_id = $1 FOR UPDATE`,
             [sessionId],
           );
-          if (locked.rows.length === 0) {
-            throw new AgentStatechartError(
-              'SESSION_NOT_FOUND',
-              `there is no session '${sessionId}'`,
-            );
-          }
+          if (locked.rows.length === 0) throw sessionNotFound(sessionId);
           const { rows } = await client.query(
             `SELECT coalesce(max(seq), 0) AS last FROM ${q}.inbox WHERE session_id = $1`,
             [sessionId],

@@ -9,6 +9,7 @@ import { AgentStatechartError, errorMessage } from '../machine/agentStatechartEr
 import type { AgentConfig } from '../machine/types.js';
 import { CHART_VERSION } from '../persistence/chartVersion.js';
 import type { SessionStore, StoredEntry } from '../persistence/sessionStore.js';
+import { sessionNotFound } from '../persistence/storeRules.js';
 import type { InspectionRecorder } from './inspectionRecorder.js';
 import { SessionLogReplay } from './sessionLogReplay.js';
 
@@ -78,9 +79,7 @@ export async function inspectStoredSession(
   options: InspectStoredSessionOptions = {},
 ): Promise<StoredSessionView> {
   const stored = await store.load(sessionId);
-  if (stored === undefined) {
-    throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
-  }
+  if (stored === undefined) throw sessionNotFound(sessionId);
   const { header, checkpoint } = stored;
   if (header.chartVersion !== CHART_VERSION) {
     throw new AgentStatechartError(

@@ -19,10 +19,13 @@ import {
   checkSessionId,
   checkWrite,
   fromStoredJson,
-  settleNow,
   neededEntries,
+  sessionExists,
+  sessionNotFound,
+  settleNow,
   storedState,
   toStoredJson,
+  toStoredWrite,
 } from './storeRules.js';
 import { checkWriteAgainst } from './storedRows.js';
 
@@ -56,9 +59,7 @@ export function createMemorySessionStore(_options: MemorySessionStoreOptions = {
   const rowOf = (sessionId: string): Row => {
     checkSessionId(sessionId);
     const row = sessions.get(sessionId);
-    if (row === undefined) {
-      throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
-    }
+    if (row === undefined) throw sessionNotFound(sessionId);
     return row;
   };
   const readEntry = (sessionId: string, seq: number, row: Row): StoredEntry => {
@@ -81,12 +82,7 @@ export function createMemorySessionStore(_options: MemorySessionStoreOptions = {
     create(header: SessionHeader) {
       return settleNow(() => {
         checkHeader(header);
-        if (sessions.has(header.sessionId)) {
-          throw new AgentStatechartError(
-            'SESSION_EXISTS',
-            `session '${header.sessionId}' exists already`,
-          );
-        }
+        if (sessions.has(header.sessionId)) throw sessionExists(header.sessionId);
         sessions.set(header.sessionId, {
           header: toStoredJson(header, 'the session header'),
           head: 0,
@@ -111,24 +107,7 @@ export function createMemorySessionStore(_options: MemorySessionStoreOptions = {
       return settleNow(() => {
         const row = rowOf(sessionId);
         checkWrite(write);
-        // Everything is turned to text before anything changes: a bad value writes nothing.
-        const entries = write.entries.map((entry) => ({
-          seq: entry.seq,
-          at: entry.at,
-          kind: entry.kind,
-          data: toStoredJson(entry.data, `entry ${entry.seq}`),
-        }));
-        const transcript = (write.transcript ?? []).map((record) => ({
-          index: record.index,
-          refs: [...record.refs],
-          body: toStoredJson(record.body, `transcript record ${record.index}`),
-        }));
-        const checkpoint = write.checkpoint && {
-          seq: write.checkpoint.seq,
-          state: write.checkpoint.state,
-          messageCount: write.checkpoint.messageCount,
-          context: toStoredJson(write.checkpoint.context, 'the checkpoint'),
-        };
+        const { entries, transcript, checkpoint } = toStoredWrite(write);
         checkWriteAgainst(sessionId, write, row);
         for (const entry of entries) row.entries.set(entry.seq, entry);
         for (const record of transcript) row.transcript.set(record.index, record);

@@ -11,6 +11,7 @@ import { CHART_VERSION } from './chartVersion.js';
 import { materializeTranscript, resumeEventFor } from './sessionRecords.js';
 import { SessionLog } from './sessionLog.js';
 import type { SessionHeader, SessionStore } from './sessionStore.js';
+import { sessionNotFound } from './storeRules.js';
 
 /**
  * Options of {@link openSession}.
@@ -65,9 +66,7 @@ export async function openSession(
   let stored = await store.load(sessionId);
   let created = false;
   if (stored === undefined) {
-    if (options.mustExist) {
-      throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
-    }
+    if (options.mustExist) throw sessionNotFound(sessionId);
     const header: SessionHeader = { sessionId, chartVersion: CHART_VERSION, createdAt: clock() };
     if (options.metadata !== undefined) header.metadata = options.metadata;
     await store.create(header).catch((error: unknown) => {

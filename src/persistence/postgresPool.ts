@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import { storeFailure } from './storeRules.js';
 
 /**
  * A result as the store reads it (`pg`'s `QueryResult` fits).
@@ -128,9 +129,6 @@ export async function asStoreFailure<T>(what: string, work: () => Promise<T>): P
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AgentStatechartError) throw error;
-    throw new AgentStatechartError('STORE_FAILED', `${what} failed: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    throw storeFailure(what, error);
   }
 }

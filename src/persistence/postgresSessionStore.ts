@@ -30,7 +30,10 @@ import {
   checkSessionId,
   checkWrite,
   neededEntries,
+  sessionExists,
+  sessionNotFound,
   toStoredJson,
+  toStoredWrite,
 } from './storeRules.js';
 
 /**
@@ -114,9 +117,6 @@ export function createPostgresSessionStore(
     });
   }
 
-  const notFound = (sessionId: string) =>
-    new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
-
   async function writeAppend(
     client: PostgresPoolClient,
     sessionId: string,
@@ -129,7 +129,7 @@ export function createPostgresSessionStore(
     );
     // The epoch is a bigint, which the driver hands over as text.
     const row = rows[0] as { head: number; epoch: string; updated_at: number } | undefined;
-    if (row === undefined) throw notFound(sessionId);
+    if (row === undefined) throw sessionNotFound(sessionId);
     checkWriteAgainst(sessionId, write, { head: row.head, epoch: Number(row.epoch) });
     if (stored.entries.seq.length > 0) {
       await client.query(
@@ -223,10 +223,7 @@ export function createPostgresSessionStore(
           );
         } catch (error) {
           if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
-            throw new AgentStatechartError(
-              'SESSION_EXISTS',
-              `session '${header.sessionId}' exists already`,
-            );
+            throw sessionExists(header.sessionId);
           }
           throw error;
         }
@@ -247,7 +244,7 @@ export function createPostgresSessionStore(
             [sessionId],
           );
           const row = rows[0] as { epoch: string } | undefined;
-          if (row === undefined) throw notFound(sessionId);
+          if (row === undefined) throw sessionNotFound(sessionId);
           return Number(row.epoch);
         }),
       );
@@ -297,7 +294,7 @@ export function createPostgresSessionStore(
            WHERE s.session_id = $1 ORDER BY e.seq`,
           [sessionId, options.after ?? 0, options.limit ?? null],
         );
-        if (rows.length === 0) throw notFound(sessionId);
+        if (rows.length === 0) throw sessionNotFound(sessionId);
         const found = (rows as Array<EntryRow | { seq: null }>).filter(
           (row): row is EntryRow => row.seq !== null,
         );
@@ -355,24 +352,19 @@ function ownPool(options: PostgresSessionStoreOptions): PostgresPool {
 
 /** A write's values as the columns take them, one array per column. */
 function storedWrite(write: SessionWrite) {
-  const transcript = write.transcript ?? [];
+  const { entries, transcript, checkpoint } = toStoredWrite(write);
   return {
     entries: {
-      seq: write.entries.map((entry) => entry.seq),
-      at: write.entries.map((entry) => entry.at),
-      kind: write.entries.map((entry) => entry.kind),
-      data: write.entries.map((entry) => toStoredJson(entry.data, `entry ${entry.seq}`)),
+      seq: entries.map((entry) => entry.seq),
+      at: entries.map((entry) => entry.at),
+      kind: entries.map((entry) => entry.kind),
+      data: entries.map((entry) => entry.data),
     },
     transcript: {
       index: transcript.map((record) => record.index),
       refs: transcript.map((record) => `{${record.refs.join(',')}}`),
-      body: transcript.map((record) =>
-        toStoredJson(record.body, `transcript record ${record.index}`),
-      ),
+      body: transcript.map((record) => record.body),
     },
-    checkpoint: write.checkpoint && {
-      ...write.checkpoint,
-      context: toStoredJson(write.checkpoint.context, 'the checkpoint'),
-    },
+    checkpoint,
   };
 }

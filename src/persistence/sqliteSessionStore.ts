@@ -24,9 +24,14 @@ import {
   checkHeader,
   checkSessionId,
   checkWrite,
-  settleNow,
   neededEntries,
+  sessionExists,
+  sessionNotFound,
+  settleNow,
+  storeFailure,
   toStoredJson,
+  toStoredWrite,
+  type StoredWriteText,
 } from './storeRules.js';
 
 /**
@@ -63,40 +68,32 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
 
   const sessionRow = (sessionId: string): SessionRow & { epoch: number } => {
     const row = statements.session.get(sessionId) as (SessionRow & { epoch: number }) | undefined;
-    if (row === undefined) {
-      throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
-    }
+    if (row === undefined) throw sessionNotFound(sessionId);
     return row;
   };
 
   const append = db.transaction(
-    (sessionId: string, write: Parameters<SessionStore['append']>[1]) => {
+    (sessionId: string, write: Parameters<SessionStore['append']>[1], stored: StoredWriteText) => {
       const row = sessionRow(sessionId);
       checkWriteAgainst(sessionId, write, row);
-      for (const entry of write.entries) {
-        statements.insertEntry.run(
-          sessionId,
-          entry.seq,
-          entry.at,
-          entry.kind,
-          toStoredJson(entry.data, `entry ${entry.seq}`),
-        );
+      for (const entry of stored.entries) {
+        statements.insertEntry.run(sessionId, entry.seq, entry.at, entry.kind, entry.data);
       }
-      for (const record of write.transcript ?? []) {
+      for (const record of stored.transcript) {
         statements.upsertRecord.run(
           sessionId,
           record.index,
           JSON.stringify(record.refs),
-          toStoredJson(record.body, `transcript record ${record.index}`),
+          record.body,
         );
       }
-      const checkpoint = write.checkpoint;
+      const checkpoint = stored.checkpoint;
       if (checkpoint !== undefined) {
         statements.setCheckpoint.run(
           checkpoint.seq,
           checkpoint.state,
           checkpoint.messageCount,
-          toStoredJson(checkpoint.context, 'the checkpoint'),
+          checkpoint.context,
           sessionId,
         );
       }
@@ -155,10 +152,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
           );
         } catch (error) {
           if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
-            throw new AgentStatechartError(
-              'SESSION_EXISTS',
-              `session '${header.sessionId}' exists already`,
-            );
+            throw sessionExists(header.sessionId);
           }
           throw storeFailed(error);
         }
@@ -169,9 +163,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       return settleNow(() => {
         checkSessionId(sessionId);
         const row = statements.claim.get(sessionId) as { epoch: number } | undefined;
-        if (row === undefined) {
-          throw new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
-        }
+        if (row === undefined) throw sessionNotFound(sessionId);
         return row.epoch;
       });
     },
@@ -180,7 +172,9 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       return settleNow(() => {
         checkSessionId(sessionId);
         checkWrite(write);
-        guard(() => append.immediate(sessionId, write));
+        // Everything is turned to text before the transaction: a bad value writes nothing.
+        const stored = toStoredWrite(write);
+        guard(() => append.immediate(sessionId, write, stored));
       });
     },
 
@@ -230,19 +224,12 @@ function guard<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof AgentStatechartError) throw error;
     throw storeFailed(error);
   }
 }
 
 function storeFailed(error: unknown): AgentStatechartError {
-  return new AgentStatechartError(
-    'STORE_FAILED',
-    `the SQLite session store failed: ${errorMessage(error)}`,
-    {
-      cause: error,
-    },
-  );
+  return storeFailure('the SQLite session store', error);
 }
 
 function openDatabase(options: SqliteSessionStoreOptions): Database {

@@ -36,6 +36,40 @@ export function checkSessionId(sessionId: unknown): asserts sessionId is string 
 }
 
 /**
+ * The `SESSION_NOT_FOUND` every store and reader gives for an id it has no session under.
+ *
+ * @example
+ * if (row === undefined) throw sessionNotFound(sessionId);
+ */
+export function sessionNotFound(sessionId: string): AgentStatechartError {
+  return new AgentStatechartError('SESSION_NOT_FOUND', `there is no session '${sessionId}'`);
+}
+
+/**
+ * The `SESSION_EXISTS` a store's `create` gives for an id that is taken.
+ *
+ * @example
+ * if (sessions.has(header.sessionId)) throw sessionExists(header.sessionId);
+ */
+export function sessionExists(sessionId: string): AgentStatechartError {
+  return new AgentStatechartError('SESSION_EXISTS', `session '${sessionId}' exists already`);
+}
+
+/**
+ * A failure of a store's driver or server as `STORE_FAILED`, naming `what` failed; an
+ * `AgentStatechartError` (a refusal the caller can act on) is returned as it is.
+ *
+ * @example
+ * catch (error) { throw storeFailure('the SQLite session store', error); }
+ */
+export function storeFailure(what: string, error: unknown): AgentStatechartError {
+  if (error instanceof AgentStatechartError) return error;
+  return new AgentStatechartError('STORE_FAILED', `${what} failed: ${errorMessage(error)}`, {
+    cause: error,
+  });
+}
+
+/**
  * Throws `INVALID_OPTION` unless `header` can start a session.
  *
  * @example
@@ -118,6 +152,52 @@ export function toStoredJson(value: unknown, what: string): string {
     throw new AgentStatechartError('INVALID_OPTION', `${what} is not JSON: got ${typeof value}`);
   }
   return text;
+}
+
+/**
+ * A write with every value turned into stored text: what a store puts in its rows.
+ *
+ * @example
+ * const text: StoredWriteText = toStoredWrite(write);
+ */
+export interface StoredWriteText {
+  entries: Array<{ seq: number; at: number; kind: StoredEntry['kind']; data: string }>;
+  transcript: Array<{ index: number; refs: number[]; body: string }>;
+  checkpoint?: { seq: number; state: AgentStateName; messageCount: number; context: string };
+}
+
+/**
+ * Turns every value of a checked write into stored text, before a store changes anything, so a
+ * value JSON cannot hold (`INVALID_OPTION`) writes nothing.
+ *
+ * @example
+ * checkWrite(write);
+ * const { entries, transcript, checkpoint } = toStoredWrite(write);
+ */
+export function toStoredWrite(write: SessionWrite): StoredWriteText {
+  const stored: StoredWriteText = {
+    entries: write.entries.map((entry) => ({
+      seq: entry.seq,
+      at: entry.at,
+      kind: entry.kind,
+      data: toStoredJson(entry.data, `entry ${entry.seq}`),
+    })),
+    transcript: (write.transcript ?? []).map((record) => ({
+      index: record.index,
+      refs: [...record.refs],
+      body: toStoredJson(record.body, `transcript record ${record.index}`),
+    })),
+  };
+  if (write.checkpoint !== undefined) {
+    const { seq, state, messageCount, context } = write.checkpoint;
+    stored.checkpoint = {
+      seq,
+      state,
+      messageCount,
+      context: toStoredJson(context, 'the checkpoint'),
+    };
+  }
+  return stored;
 }
 
 /**
