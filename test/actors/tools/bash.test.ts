@@ -1,7 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { collectOutput } from '../../../src/actors/tools/builtins/collectOutput.js';
 import {
@@ -12,53 +10,16 @@ import { createToolRegistry } from '../../../src/actors/tools/createToolRegistry
 import { runToolCall } from '../../../src/actors/tools/runToolCall.js';
 import { sandboxUnavailable } from '../../support/bubblewrap.js';
 import { errorMessage, successOutput } from './outcomes.js';
+import {
+  GONE_WITHIN_MS,
+  processesWith,
+  RETURNS_WITHIN_MS,
+  uniqueSleep,
+  until,
+} from './processes.js';
 import { useTempDirs } from './tempDir.js';
 
 const dirs = useTempDirs();
-
-/** A `sleep` no other process runs, so its host processes can be found by their command line. */
-/**
- * Waits and bounds well inside the sleeps' 30 s: passing them shows a kill, not a command that
- * ended on its own, even on a machine loaded enough to take seconds to reap a process tree.
- */
-const GONE_WITHIN_MS = 10_000;
-const RETURNS_WITHIN_MS = 15_000;
-
-function uniqueSleep(): string {
-  return `sleep ${(30 + Math.random()).toFixed(9)}`;
-}
-
-/**
- * Host PIDs of live processes whose command line contains `marker`. Read from the host's /proc
- * because a sandboxed command sees other PIDs (its own PID namespace).
- */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      // A killed process may linger as a zombie until its parent reaps it: it runs nothing.
-      if (commandLine.includes(marker) && state !== 'Z') found.push(Number(entry));
-    } catch (error) {
-      // The process ended while being read (ESRCH: between opening its file and reading it).
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ESRCH') throw error;
-    }
-  }
-  return found;
-}
-
-async function until(condition: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await delay(20);
-  }
-  return condition();
-}
 
 const variants: { name: string; options: BashToolOptions; skip: boolean }[] = [
   { name: 'in the sandbox', options: {}, skip: sandboxUnavailable !== null },

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { collectOutput } from './collectOutput.js';
+import { killQuietly, watchLaunchedChild } from './launchedChild.js';
 
 /**
  * How to run a shell command.
@@ -23,6 +24,12 @@ export interface ShellCommandOptions {
    * is run instead of bash itself. Default: none.
    */
   launcher?: readonly string[];
+  /**
+   * The launcher writes `{"child-pid": N}` to this file descriptor (bubblewrap's `--info-fd`):
+   * process N is the one whose end ends everything the launcher started, so it is killed along
+   * with the launcher, and not before the launcher has said which it is. Default: none.
+   */
+  childPidFd?: number;
 }
 
 /**
@@ -67,29 +74,38 @@ export function runShellCommand(
       return;
     }
     const [file = 'bash', ...args] = [...(options.launcher ?? []), 'bash', '-c', command];
+    const { childPidFd } = options;
+    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe'];
+    if (childPidFd !== undefined) {
+      while (stdio.length < childPidFd) stdio.push('ignore');
+      stdio[childPidFd] = 'pipe';
+    }
     // detached: the shell leads a new process group, so one kill reaches all its descendants.
     const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio,
     });
     const output = collectOutput(options.maxOutputBytes);
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk));
 
     let timedOut = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
     let done = false;
 
+    // A sandbox's processes live in a session of their own, out of the group's reach.
+    const sandbox = childPidFd === undefined ? undefined : watchLaunchedChild(child, childPidFd);
     const killGroup = (): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // ESRCH: the group is already gone.
-      }
+      const killLauncher = () => {
+        if (child.pid !== undefined) killQuietly(-child.pid);
+      };
+      // While the launcher runs, its child is killed first; once it has ended, so has its child.
+      if (sandbox !== undefined && exit === undefined)
+        sandbox.kill().then(killLauncher, killLauncher);
+      else killLauncher();
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -129,8 +145,8 @@ export function runShellCommand(
       // Background jobs of the command would otherwise live on and hold the pipes open.
       killGroup();
       graceTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout!.destroy();
+        child.stderr!.destroy();
         finish();
       }, PIPE_GRACE_MS);
     });

@@ -33,6 +33,9 @@ export interface ShellSandbox {
   run(command: string, options: ShellCommandOptions): Promise<ShellCommandResult>;
 }
 
+/** The descriptor bubblewrap reports its sandbox's process on (`--info-fd`). */
+const INFO_FD = 3;
+
 /** Where the proxy's socket directory appears inside the sandbox: in its private temp. */
 const NETWORK_DIRECTORY_INSIDE = '/tmp/.agent-statechart-network';
 
@@ -61,9 +64,12 @@ export function createShellSandbox(options: SandboxOptions = {}): ShellSandbox {
       const mounts = await planSandboxMounts(workspace, paths);
       // Temporary files go to the private /tmp, whatever this process's TMPDIR says.
       const env = { ...(shellOptions.env ?? process.env), TMPDIR: '/tmp' };
+      // bubblewrap says which process the sandbox is, so a cancelled command's sandbox is ended
+      // even when bubblewrap itself is killed before the sandbox would die with it.
+      const bwrap = [bwrapPath, '--info-fd', String(INFO_FD)];
       if (allowed.length === 0) {
-        const launcher = [bwrapPath, ...bwrapArguments(workspace, mounts)];
-        return runShellCommand(command, { ...shellOptions, env, launcher });
+        const launcher = [...bwrap, ...bwrapArguments(workspace, mounts)];
+        return runShellCommand(command, { ...shellOptions, env, launcher, childPidFd: INFO_FD });
       }
       const socketDirectory = await mkdtemp(join(tmpdir(), 'agent-statechart-network-'));
       try {
@@ -78,7 +84,7 @@ export function createShellSandbox(options: SandboxOptions = {}): ShellSandbox {
             directory: true,
           });
           const launcher = [
-            bwrapPath,
+            ...bwrap,
             ...bwrapArguments(workspace, mounts),
             ...networkRelayLauncher(`${NETWORK_DIRECTORY_INSIDE}/proxy.sock`),
           ];
@@ -86,6 +92,7 @@ export function createShellSandbox(options: SandboxOptions = {}): ShellSandbox {
             ...shellOptions,
             env: { ...env, ...proxyEnvironment() },
             launcher,
+            childPidFd: INFO_FD,
           });
         } finally {
           await proxy.close();
