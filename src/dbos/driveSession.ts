@@ -314,9 +314,10 @@ async function streamErrors(
   actions: AgentAction[],
   stream: (value: DriveStreamValue) => Promise<void>,
 ): Promise<void> {
-  for (const action of actions) {
-    if (action.type === 'DisplayError') await stream({ type: 'error', message: action.message });
-  }
+  await announce(
+    actions.filter((action) => action.type === 'DisplayError'),
+    stream,
+  );
 }
 
 /**

@@ -55,7 +55,8 @@ export interface SessionInbox {
   next(sessionId: string): Promise<InboxInput | undefined>;
   /**
    * Marks the session's inputs through `seq` as taken, on `client` (inside the transaction that
-   * records the input in the log, so an input is taken exactly when it is recorded).
+   * records the input in the log, so an input is taken exactly when it is recorded; that
+   * transaction's owner reports its failures).
    */
   take(client: Pick<PostgresPoolClient, 'query'>, sessionId: string, seq: number): Promise<void>;
 }
@@ -119,11 +120,9 @@ export function createSessionInbox(pool: PostgresPool, schema: string): SessionI
     },
 
     async take(client, sessionId, seq) {
-      await run(() =>
-        client.query(
-          `UPDATE ${q}.sessions SET inbox_taken = greatest(inbox_taken, $2) WHERE session_id = $1`,
-          [sessionId, seq],
-        ),
+      await client.query(
+        `UPDATE ${q}.sessions SET inbox_taken = greatest(inbox_taken, $2) WHERE session_id = $1`,
+        [sessionId, seq],
       );
     },
   };

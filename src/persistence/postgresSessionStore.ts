@@ -117,6 +117,25 @@ export function createPostgresSessionStore(
     });
   }
 
+  function claimWith(
+    sessionId: string,
+    before: (client: PostgresPoolClient) => Promise<boolean>,
+  ): Promise<number | undefined> {
+    checkSessionId(sessionId);
+    return run(() =>
+      inTransaction(pool, async (client) => {
+        if (!(await before(client))) return undefined;
+        const { rows } = await client.query(
+          `UPDATE ${q}.sessions SET epoch = epoch + 1 WHERE session_id = $1 RETURNING epoch`,
+          [sessionId],
+        );
+        const row = rows[0] as { epoch: string } | undefined;
+        if (row === undefined) throw sessionNotFound(sessionId);
+        return Number(row.epoch);
+      }),
+    );
+  }
+
   async function writeAppend(
     client: PostgresPoolClient,
     sessionId: string,
@@ -231,24 +250,10 @@ export function createPostgresSessionStore(
     },
 
     async claim(sessionId) {
-      return (await this.claimWith(sessionId, () => Promise.resolve(true)))!;
+      return (await claimWith(sessionId, () => Promise.resolve(true)))!;
     },
 
-    async claimWith(sessionId, before) {
-      checkSessionId(sessionId);
-      return run(() =>
-        inTransaction(pool, async (client) => {
-          if (!(await before(client))) return undefined;
-          const { rows } = await client.query(
-            `UPDATE ${q}.sessions SET epoch = epoch + 1 WHERE session_id = $1 RETURNING epoch`,
-            [sessionId],
-          );
-          const row = rows[0] as { epoch: string } | undefined;
-          if (row === undefined) throw sessionNotFound(sessionId);
-          return Number(row.epoch);
-        }),
-      );
-    },
+    claimWith,
 
     append(sessionId, write) {
       return this.appendWith(sessionId, write, () => Promise.resolve());

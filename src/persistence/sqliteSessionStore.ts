@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import type { SessionHeader, SessionStore, StoredSession } from './sessionStore.js';
+import type { SessionHeader, SessionStore, SessionWrite, StoredSession } from './sessionStore.js';
 import { migrateSqlite } from './sqliteMigrations.js';
 import {
   checkWriteAgainst,
@@ -73,7 +73,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   };
 
   const append = db.transaction(
-    (sessionId: string, write: Parameters<SessionStore['append']>[1], stored: StoredWriteText) => {
+    (sessionId: string, write: SessionWrite, stored: StoredWriteText) => {
       const row = sessionRow(sessionId);
       checkWriteAgainst(sessionId, write, row);
       for (const entry of stored.entries) {
@@ -154,7 +154,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
           if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
             throw sessionExists(header.sessionId);
           }
-          throw storeFailed(error);
+          throw storeFailure(SQLITE_STORE, error);
         }
       });
     },
@@ -219,17 +219,16 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   };
 }
 
+/** What a `STORE_FAILED` of this store names. */
+const SQLITE_STORE = 'the SQLite session store';
+
 /** Runs a database call, turning driver failures (disk full, locked) into `STORE_FAILED`. */
 function guard<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    throw storeFailed(error);
+    throw storeFailure(SQLITE_STORE, error);
   }
-}
-
-function storeFailed(error: unknown): AgentStatechartError {
-  return storeFailure('the SQLite session store', error);
 }
 
 function openDatabase(options: SqliteSessionStoreOptions): Database {

@@ -98,7 +98,7 @@ export function runShellCommand(
 
     // A sandbox's processes live in a session of their own, out of the group's reach.
     const sandbox = childPidFd === undefined ? undefined : watchLaunchedChild(child, childPidFd);
-    const killGroup = (): void => {
+    const killAll = (): void => {
       const killLauncher = () => {
         if (child.pid !== undefined) killQuietly(-child.pid);
       };
@@ -109,10 +109,10 @@ export function runShellCommand(
     };
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      killAll();
     }, options.timeoutMs);
     const onAbort = (): void => {
-      killGroup();
+      killAll();
       finish();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -137,13 +137,13 @@ export function runShellCommand(
     };
 
     child.on('error', (error) => {
-      killGroup();
+      killAll();
       finish(error);
     });
     child.on('exit', (code, exitSignal) => {
       exit = { code, signal: exitSignal };
       // Background jobs of the command would otherwise live on and hold the pipes open.
-      killGroup();
+      killAll();
       graceTimer = setTimeout(() => {
         child.stdout!.destroy();
         child.stderr!.destroy();
