@@ -12,6 +12,11 @@
  * - `--subjects=sdk,agent`: only these subjects (ids in bench/density/densitySubjects.ts);
  * - `--events-per-ms=5`: another arrival rate (the default keeps the floor under one core);
  * - `--cpu-prof[=dir]`: a V8 CPU profile of every measured process (default bench/.cpu-prof);
+ * - `--baseline=<git ref>` (`HEAD~3`, a hash, a branch): also measures the package as it was at
+ *   that commit, built from a git worktree kept in node_modules/.cache and compiled like this
+ *   checkout: a density subject `agentBase` (the `agent` subject's code on that build) in the
+ *   same rounds as `agent`, paired with it per round, and in the persistence table the same
+ *   durable turn on that build beside ours (results go to the temp directory);
  * - `--no-per-turn`, `--no-persistence`, `--no-density`: skip that part.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -19,6 +24,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  type BaselineBuild,
+  describeBaseline,
+  loadBaselinePackage,
+  type PackageExport,
+  useBaseline,
+} from './baseline/baselinePackage.js';
+import { buildBaseline } from './baseline/buildBaseline.js';
 import { eventsPerTurn } from './density/agentTurn.js';
 import { densityFigures } from './density/densityFigures.js';
 import {
@@ -27,8 +40,10 @@ import {
   type DensityStep,
   runDensityRounds,
 } from './density/densityRounds.js';
-import { DENSITY_SUBJECTS, isDensitySubjectId } from './density/densitySubjects.js';
+import { DENSITY_SUBJECTS, planDensitySubjects } from './density/densitySubjects.js';
 import { renderDensityTable } from './density/densityTable.js';
+import { AGENT_EXPORTS } from './density/subjects/createAgentSubject.js';
+import { DURABLE_EXPORTS } from './persistence/durablePackage.js';
 import { PERSISTENCE_METHOD, renderPersistenceTables } from './persistence/persistenceTables.js';
 import { captureEnvironment } from './report/environment.js';
 import type { PhaseResult } from './report/figures.js';
@@ -53,6 +68,13 @@ const roundsOption = option('rounds');
 const subjectsOption = option('subjects')?.split(',');
 const cpuProfile = process.argv.includes('--cpu-prof') ? 'bench/.cpu-prof' : option('cpu-prof');
 const eventsPerMs = Number(option('events-per-ms') ?? EVENTS_PER_MS);
+const baselineRef = option('baseline');
+if (baselineRef === '' || process.argv.includes('--baseline')) {
+  throw new Error('bench: --baseline takes a git ref, e.g. --baseline=HEAD~3');
+}
+const skipDensity = process.argv.includes('--no-density');
+const skipPerTurn = process.argv.includes('--no-per-turn');
+const skipPersistence = process.argv.includes('--no-persistence');
 
 function densityPlan(): DensityPlan {
   const defaults: DensityStep[] = quick
@@ -78,16 +100,12 @@ function densityPlan(): DensityPlan {
       skip: subjectsOption === undefined ? (preset?.skip ?? []) : [],
     };
   });
-  const subjects = (subjectsOption ?? Object.keys(DENSITY_SUBJECTS)).filter(isDensitySubjectId);
+  const subjects = planDensitySubjects(subjectsOption, baselineRef !== undefined);
   const positive = (value: number) => Number.isFinite(value) && value > 0;
   const stepsValid = steps.every((step) => positive(step.agents) && positive(step.rounds));
-  if (!stepsValid || !positive(eventsPerMs) || subjects.length === 0) {
-    throw new Error(
-      'bench: --agents, --rounds and --events-per-ms take positive numbers, --subjects known ids',
-    );
+  if (!stepsValid || !positive(eventsPerMs)) {
+    throw new Error('bench: --agents, --rounds and --events-per-ms take positive numbers');
   }
-  // Every ratio is to the floor, so the floor always runs.
-  if (!subjects.includes('sdk')) subjects.unshift('sdk');
   return {
     steps,
     subjects,
@@ -105,6 +123,10 @@ const BUILD_DIR = fileURLToPath(
   new URL('../node_modules/.cache/agent-statechart-bench/', import.meta.url),
 );
 const compiled = (path: string) => join(BUILD_DIR, 'bench', path.replace(/\.ts$/, '.js'));
+/** Where `--baseline` keeps its worktree and build, between runs. */
+const BASELINE_DIR = fileURLToPath(
+  new URL('../node_modules/.cache/agent-statechart-bench-baseline/', import.meta.url),
+);
 
 function compileBench(): void {
   rmSync(BUILD_DIR, { recursive: true, force: true });
@@ -149,8 +171,30 @@ process.stderr.write('compiling src and bench…\n');
 compileBench();
 if (cpuProfile !== undefined) mkdirSync(cpuProfile, { recursive: true });
 
+/**
+ * Builds the baseline and makes it the one every process started from here measures; fails now,
+ * not in the middle of the run, when it lacks what the parts that run call.
+ */
+async function prepareBaseline(ref: string): Promise<BaselineBuild> {
+  process.stderr.write(`building the baseline ${ref}…\n`);
+  const build = buildBaseline(ref, {
+    checkout: fileURLToPath(new URL('..', import.meta.url)),
+    cacheDir: BASELINE_DIR,
+  });
+  useBaseline(build);
+  const needed: PackageExport[] = [
+    ...(skipDensity ? [] : AGENT_EXPORTS),
+    ...(skipPersistence ? [] : DURABLE_EXPORTS),
+  ];
+  await loadBaselinePackage(needed, 'the bench');
+  process.stderr.write(
+    `baseline: ${describeBaseline(build)} "${build.title}", committed ${build.committedAt}\n`,
+  );
+  return build;
+}
+
+const baseline = baselineRef === undefined ? undefined : await prepareBaseline(baselineRef);
 const plan = densityPlan();
-const skipDensity = process.argv.includes('--no-density');
 const runs: DensityRun[] = skipDensity
   ? []
   : await runDensityRounds(
@@ -166,10 +210,8 @@ const runs: DensityRun[] = skipDensity
         );
       },
     );
-const perTurn = process.argv.includes('--no-per-turn')
-  ? undefined
-  : await runPhase('per-turn', 'perTurn/perTurnPhase.ts');
-const persistence = process.argv.includes('--no-persistence')
+const perTurn = skipPerTurn ? undefined : await runPhase('per-turn', 'perTurn/perTurnPhase.ts');
+const persistence = skipPersistence
   ? undefined
   : await runPhase('persistence', 'persistence/persistencePhase.ts');
 const seconds = (Date.now() - started) / 1000;
@@ -193,6 +235,12 @@ const lines: string[] = [
   `commit ${environment.git.commit}${environment.git.dirtySrc.length > 0 ? ` + uncommitted src changes (${environment.git.dirtySrc.length} files)` : ''}; load average ${environment.loadAverageAtStart.join(' ')} at start, ${loadavg()
     .map((value) => value.toFixed(2))
     .join(' ')} at end; ${seconds.toFixed(0)} s`,
+  ...(baseline === undefined
+    ? []
+    : [
+        `baseline build: commit ${baseline.commit} (--baseline=${baseline.ref}), committed ${baseline.committedAt}: "${baseline.title}"`,
+        '  measured beside this checkout in the same rounds: createAgent (density) and the durable turn (persistence); the per-turn table has no baseline',
+      ]),
   '',
 ];
 if (!skipDensity) {
@@ -224,6 +272,7 @@ process.stdout.write(`${lines.join('\n')}\n`);
 
 const output = {
   environment: { ...environment, loadAverageAtEnd: loadavg(), runSeconds: seconds, quick },
+  baseline: baseline ?? null,
   method: {
     density: `A pacing server (src/testing startMessagesApiServer, its own process) streams the exact Messages API event sequence, one SSE event per socket write, with a fixed delay between events of N ÷ ${eventsPerMs} ms at N agents. Each measured run is a fresh process: one subject, warmed up against an unpaced server, N agents built, garbage collected, then the N turns timed together. CPU is process.cpuUsage (user + system) of that process ÷ N; wall time from the first request to the last turn done; peak RSS sampled every 20 ms; event-loop delay from monitorEventLoopDelay (1 ms resolution, the interval subtracted). Subjects alternate within a round in an order that rotates every round; ratios are paired per round.`,
     perTurn:
@@ -240,9 +289,11 @@ const output = {
   perTurn: perTurn ?? null,
   persistence: persistence ?? null,
 };
-// A quick or partial run is not the benchmark: it never replaces results.json.
+// A quick or partial run, or one against a baseline, is not the benchmark: it never replaces
+// results.json.
 const partial =
   quick ||
+  baseline !== undefined ||
   skipDensity ||
   perTurn === undefined ||
   persistence === undefined ||

@@ -1,12 +1,13 @@
 /**
  * The density runs as figures: per subject and N, the distribution over rounds of CPU time per
  * agent-turn, wall time, peak RSS and event-loop delay p99, and, paired per round, each subject's
- * CPU and loop delay as a ratio to the floor's (and LangGraph.js's CPU to createAgent's).
+ * CPU and loop delay as a ratio to the floor's (and the CPU of createAgent to its baseline
+ * build's, and LangGraph.js's to createAgent's).
  */
 import { figure, type Figure, type Unit } from '../report/figures.js';
 import { pairedRatio, type Stats } from '../report/statistics.js';
 import type { DensityRun } from './densityRounds.js';
-import { DENSITY_SUBJECTS, type DensitySubjectId } from './densitySubjects.js';
+import { BASELINE_PAIR, DENSITY_SUBJECTS, type DensitySubjectId } from './densitySubjects.js';
 
 /** The sections of the density table, in column order. */
 export const DENSITY_COLUMNS = [
@@ -17,6 +18,15 @@ export const DENSITY_COLUMNS = [
   { section: 'density:loop', heading: 'loop delay p99' },
   { section: 'density:loopRatio', heading: '÷ floor (paired)' },
 ] as const;
+
+/**
+ * The sections of one-line ratios printed under each N's table, each between two subjects other
+ * than the floor, paired per round.
+ */
+export const DENSITY_PAIRED_SECTIONS = ['density:baselineRatio', 'density:langGraphRatio'] as const;
+
+/** The row of createAgent's CPU per agent-turn ÷ its baseline build's (`--baseline`). */
+export const BASELINE_RATIO_ROW = 'createAgent ÷ its baseline build, CPU per agent-turn';
 
 const FLOOR: DensitySubjectId = 'sdk';
 
@@ -69,7 +79,14 @@ export function densityFigures(runs: readonly DensityRun[]): Figure[] {
       add('density:loop', 'ns', loop);
       add('density:loopRatio', 'x', pairedRatio(loop, floorLoop));
     }
-    const agentCpu = series(runs, 'agent', agents, cpuPerTurnNs);
+    const agentCpu = series(runs, BASELINE_PAIR.current, agents, cpuPerTurnNs);
+    const baseline = pairedRatio(
+      agentCpu,
+      series(runs, BASELINE_PAIR.baseline, agents, cpuPerTurnNs),
+    );
+    if (baseline.samples.length > 0) {
+      figures.push(figure('density:baselineRatio', BASELINE_RATIO_ROW, agents, 'x', baseline));
+    }
     for (const id of ['lg', 'lgSaver'] as const) {
       const ratio = pairedRatio(series(runs, id, agents, cpuPerTurnNs), agentCpu);
       if (ratio.samples.length > 0) {

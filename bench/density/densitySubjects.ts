@@ -2,6 +2,7 @@
  * The subjects of the density benchmark, by id, each loaded only in the process that measures
  * it (so no subject's modules sit in another's memory or JIT).
  */
+import { loadBaselinePackage } from '../baseline/baselinePackage.js';
 import type { DensitySubject } from './densitySubject.js';
 
 export const DENSITY_SUBJECTS = {
@@ -11,7 +12,19 @@ export const DENSITY_SUBJECTS = {
   },
   agent: {
     label: '(b) createAgent',
-    load: async () => (await import('./subjects/createAgentSubject.js')).createAgentSubject,
+    load: async () => {
+      const { createAgentSubject } = await import('./subjects/createAgentSubject.js');
+      return createAgentSubject(await import('../../src/index.js'));
+    },
+  },
+  agentBase: {
+    label: '(b) createAgent, baseline build',
+    // The same subject as `agent`, on the package built at the `--baseline` commit.
+    load: async () => {
+      const { AGENT_EXPORTS, createAgentSubject } =
+        await import('./subjects/createAgentSubject.js');
+      return createAgentSubject(await loadBaselinePackage(AGENT_EXPORTS, 'the agentBase subject'));
+    },
   },
   naive: {
     label: '(c) naive XState, every delta an event',
@@ -31,4 +44,38 @@ export type DensitySubjectId = keyof typeof DENSITY_SUBJECTS;
 
 export function isDensitySubjectId(id: string): id is DensitySubjectId {
   return Object.hasOwn(DENSITY_SUBJECTS, id);
+}
+
+/** The subject that measures `agent`'s code on the baseline build, and the one it is paired with. */
+export const BASELINE_PAIR = { current: 'agent', baseline: 'agentBase' } as const;
+
+/**
+ * The subjects a run measures, in the order a round starts with: those asked for (all but the
+ * baseline's when none are), and always the floor, first, since every ratio is to it. With a
+ * baseline, `agentBase` runs right after `agent`, and `agent` runs even when not asked for,
+ * since the two are paired; without one, asking for `agentBase` is an error.
+ */
+export function planDensitySubjects(
+  requested: readonly string[] | undefined,
+  withBaseline: boolean,
+): DensitySubjectId[] {
+  const { current, baseline } = BASELINE_PAIR;
+  const all = Object.keys(DENSITY_SUBJECTS) as DensitySubjectId[];
+  const asked = [
+    ...new Set((requested ?? all.filter((id) => id !== baseline)).filter(isDensitySubjectId)),
+  ];
+  if (asked.length === 0) {
+    throw new Error(`bench: --subjects takes known ids (${all.join(', ')})`);
+  }
+  if (asked.includes(baseline) && !withBaseline) {
+    throw new Error(
+      `bench: the subject ${baseline} measures a baseline build: add --baseline=<git ref>`,
+    );
+  }
+  const subjects: DensitySubjectId[] = asked.filter((id) => id !== baseline && id !== 'sdk');
+  if (withBaseline) {
+    if (!subjects.includes(current)) subjects.unshift(current);
+    subjects.splice(subjects.indexOf(current) + 1, 0, baseline);
+  }
+  return ['sdk', ...subjects];
 }

@@ -5,7 +5,7 @@
 import type { Figure } from '../report/figures.js';
 import { formatFigure } from '../report/format.js';
 import { pad } from '../report/table.js';
-import { DENSITY_COLUMNS } from './densityFigures.js';
+import { DENSITY_COLUMNS, DENSITY_PAIRED_SECTIONS } from './densityFigures.js';
 
 export function renderDensityTable(
   figures: readonly Figure[],
@@ -23,9 +23,11 @@ export function renderDensityTable(
         return figure === undefined ? '—' : formatFigure(figure);
       }),
     );
-    const langGraph = atN.filter((entry) => entry.section === 'density:langGraphRatio');
+    const paired = DENSITY_PAIRED_SECTIONS.flatMap((section) =>
+      atN.filter((entry) => entry.section === section),
+    );
     const labelWidth =
-      Math.max(...[...labels, ...langGraph.map((f) => f.row)].map((l) => l.length)) + 2;
+      Math.max(...[...labels, ...paired.map((f) => f.row)].map((l) => l.length)) + 2;
     const widths = DENSITY_COLUMNS.map(
       ({ heading }, column) =>
         Math.max(heading.length, ...cells.map((row) => row[column]!.length)) + 2,
@@ -41,7 +43,7 @@ export function renderDensityTable(
           cells[row]!.map((text, column) => pad(text, widths[column]!)).join(''),
       );
     });
-    for (const figure of langGraph) {
+    for (const figure of paired) {
       lines.push(`${pad(figure.row, labelWidth)}${formatFigure(figure)} (paired)`);
     }
     lines.push('');

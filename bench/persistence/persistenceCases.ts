@@ -13,6 +13,7 @@ import {
 } from '../../src/index.js';
 import type { TurnScript } from '../perTurn/conversation.js';
 import type { Block, Prepare } from '../perTurn/measure.js';
+import type { DurableSubject } from './durablePackage.js';
 import type { Durability } from './persistenceFigures.js';
 import { langGraphTurn, openLangGraphFile, threadMessages } from './langGraphSqlite.js';
 import { runDurableTurn } from './sessionCoreTurn.js';
@@ -29,21 +30,23 @@ function expectLength(label: string, got: number, expected: number): void {
 }
 
 /**
- * `sessions` of our sessions at n messages, each doing the durable turns of `scripts` one after
- * the other (each script's tool call has an id of its own).
+ * `sessions` of `subject`'s sessions at n messages, each doing the durable turns of `scripts` one
+ * after the other (each script's tool call has an id of its own).
  */
 export function ourTurns(
+  subject: DurableSubject,
   durability: Durability,
   n: number,
   sessions: number,
   scripts: readonly TurnScript[],
 ): Prepare {
   return async () => {
-    const file = copyOf(templatePath('ours', n));
-    const store = createSqliteSessionStore({ path: file.path, durability });
+    const build = await subject.load();
+    const file = copyOf(templatePath(subject.kind, n));
+    const store = build.createSqliteSessionStore({ path: file.path, durability });
     const opened: SessionCore[] = [];
     for (const id of sessionIds(sessions)) {
-      opened.push(await SessionCore.open(store, id, { config: DURABLE_CONFIG }));
+      opened.push(await build.SessionCore.open(store, id, { config: DURABLE_CONFIG }));
     }
     const turns: Block = {
       name: '',
@@ -61,7 +64,8 @@ export function ourTurns(
       run: async () => {
         for (const session of opened) {
           const expected = n + 4 * scripts.length;
-          expectLength(`ours-${durability}@${n}`, session.core.context.messages.length, expected);
+          const label = `${subject.kind}-${durability}@${n}`;
+          expectLength(label, session.core.context.messages.length, expected);
         }
         await store.close();
         file.remove();

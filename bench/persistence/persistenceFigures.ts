@@ -1,11 +1,13 @@
 /**
  * The persistence phase's measurements as figures: bytes per turn (logical, against the turn's
  * new content, with what they hold; and page-level), CPU per durable turn with its paired
- * ratios (to itself at the smallest history, and LangGraph.js's to ours), resume time, and the
- * heap of a host over many idle sessions against one over a few.
+ * ratios (to itself at the smallest history, LangGraph.js's to ours, and with `--baseline` ours
+ * to the baseline build's), resume time, and the heap of a host over many idle sessions against
+ * one over a few.
  */
 import { figure, type Figure, ratioFigure, timingFigure } from '../report/figures.js';
 import type { Series } from '../perTurn/measure.js';
+import { pairedRatio } from '../report/statistics.js';
 import type { IdleHeapSample } from './idleHeap.js';
 import type { TurnBytes } from './writtenBytes.js';
 
@@ -13,6 +15,8 @@ import type { TurnBytes } from './writtenBytes.js';
 export interface WrittenBytesRuns {
   ours: Record<number, TurnBytes[]>;
   langGraph: Record<number, TurnBytes[]>;
+  /** The baseline build's (`--baseline`). */
+  oursBase?: Record<number, TurnBytes[]>;
 }
 
 /** The rows the targets read. */
@@ -25,6 +29,9 @@ export const PERSISTENCE_ROWS = {
   langGraphRatio: (durability: string) => `SqliteSaver ÷ ours, ${named(durability)}`,
   resume: (how: string) => `${how}: CPU`,
   idleGrowth: 'heap growth over the few (paired)',
+  baselineCpu: (durability: string) =>
+    `baseline build: SessionCore + SQLite store, durability ${named(durability)}`,
+  baselineRatio: (durability: string) => `ours ÷ baseline build, ${named(durability)}`,
 } as const;
 
 /**
@@ -51,8 +58,10 @@ function bytesFigures(runs: WrittenBytesRuns, sizes: readonly number[]): Figure[
   for (const n of sizes) {
     const ours = runs.ours[n] ?? [];
     const langGraph = runs.langGraph[n] ?? [];
+    const baseline = runs.oursBase?.[n] ?? [];
     const part = (name: string) => (turn: TurnBytes) => turn.parts[name] ?? 0;
     const ratio = (turn: TurnBytes) => turn.logical / turn.newContent;
+    const logical = (turn: TurnBytes) => turn.logical;
     const rows: Array<readonly [string, BytesUnit, TurnBytes[], (turn: TurnBytes) => number]> = [
       ['new content: the 4 messages the turn adds', 'bytes', ours, (turn) => turn.newContent],
       ['ours: logical bytes written', 'bytes', ours, (turn) => turn.logical],
@@ -68,9 +77,18 @@ function bytesFigures(runs: WrittenBytesRuns, sizes: readonly number[]): Figure[
       ...PAGE_ROWS.map(
         ([row, unit, value]) => [`SqliteSaver: ${row}`, unit, langGraph, value] as const,
       ),
+      ['baseline build: logical bytes written', 'bytes', baseline, logical],
+      ...PAGE_ROWS.map(
+        ([row, unit, value]) => [`baseline build: ${row}`, unit, baseline, value] as const,
+      ),
     ];
     for (const [row, unit, turns, value] of rows) {
       if (turns.length > 0) figures.push(figure('persistBytes', row, n, unit, turns.map(value)));
+    }
+    if (baseline.length > 0) {
+      // Turn by turn: the k-th turn of each is the same turn on the same session of its file.
+      const paired = pairedRatio(ours.map(logical), baseline.map(logical));
+      figures.push(figure('persistBytes', 'ours ÷ baseline build: logical bytes', n, 'x', paired));
     }
   }
   return figures;
@@ -112,6 +130,20 @@ function cpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figu
           n,
           at('langGraph', n),
           ours,
+        ),
+      );
+    }
+    for (const durability of DURABILITIES) {
+      const baseline = at(`oursBase-${durability}`, n);
+      if (baseline === undefined) continue;
+      figures.push(
+        timingFigure('persistCpu', PERSISTENCE_ROWS.baselineCpu(durability), n, baseline),
+        ratioFigure(
+          'persistRatio',
+          PERSISTENCE_ROWS.baselineRatio(durability),
+          n,
+          at(`ours-${durability}`, n),
+          baseline,
         ),
       );
     }

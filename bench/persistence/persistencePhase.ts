@@ -8,6 +8,8 @@
  * - CPU per durable turn: ours (`SessionCore` on the SQLite store, durability `full`, the
  *   default, and `normal`) and LangGraph.js's `StateGraph` with `SqliteSaver`, each in a process of its own,
  *   sampled in interleaved rounds (bench/perTurn/measure.ts);
+ * - with `--baseline`, the bytes and CPU of the same durable turn on the baseline commit's build
+ *   (durablePackage.ts), from template files of its own, in the same rounds;
  * - resuming a session from its file, in pure mode and with `createAgent`;
  * - the heap of a host over a file of many idle sessions, against one over a few.
  *
@@ -26,6 +28,7 @@ import {
   subjectFamily,
 } from '../perTurn/measure.js';
 import { finishPhase, phaseSettings, progress } from '../perTurn/phaseIo.js';
+import { durableSubjects } from './durablePackage.js';
 import { durableTurn, PERSISTENCE_HISTORY_SIZES } from './durableTurn.js';
 import { idleSessionId, writeIdleSessions } from './idleSessions.js';
 import { measureIdleHeap } from './idleHeap.js';
@@ -71,6 +74,10 @@ const ourScripts: TurnScript[] = [script, durableTurn(1_000_001)];
 
 const idlePath = (count: number) => join(sessionFolder(), `idle-${count}.db`);
 
+/** Ours, and with `--baseline` the baseline build's: the same durable turn, each package's own. */
+const subjects = durableSubjects();
+const baseline = subjects.find((subject) => subject.kind === 'oursBase');
+
 /** Writes every template file; returns the size of each history's transcript, in JSON bytes. */
 async function writeTemplates(): Promise<Record<number, number>> {
   const historyBytes: Record<number, number> = {};
@@ -79,6 +86,12 @@ async function writeTemplates(): Promise<Record<number, number>> {
     historyBytes[n] = Buffer.byteLength(JSON.stringify(history.messages));
     await writeHistoryFile(templatePath('ours', n), history, sessionIds(ourSessions));
     await writeHistoryFile(templatePath('resume', n), history, sessionIds(1));
+    if (baseline !== undefined) {
+      // Recorded and stored by the baseline itself: its store may lay sessions out otherwise.
+      const ids = sessionIds(ourSessions);
+      const own = await recordHistory(n, baseline);
+      await writeHistoryFile(templatePath(baseline.kind, n), own, ids, baseline);
+    }
     const langGraph = openLangGraphFile(templatePath('langGraph', n), script);
     for (const id of sessionIds(langGraphThreads(n))) {
       await seedThread(langGraph, id, history.messages);
@@ -96,6 +109,9 @@ async function measureBytes(): Promise<WrittenBytesRuns> {
   const runs: WrittenBytesRuns = { ours: {}, langGraph: {} };
   for (const n of sizes) {
     runs.ours[n] = await ourTurnBytes(n, BYTES_TURNS, script);
+    if (baseline !== undefined) {
+      (runs.oursBase ??= {})[n] = await ourTurnBytes(n, BYTES_TURNS, script, baseline);
+    }
     runs.langGraph[n] = await langGraphTurnBytes(
       n,
       Math.min(BYTES_TURNS, langGraphThreads(n)),
@@ -108,8 +124,11 @@ async function measureBytes(): Promise<WrittenBytesRuns> {
 
 const cases: Record<string, Prepare> = {};
 for (const n of sizes) {
-  for (const durability of DURABILITIES) {
-    cases[`ours-${durability}@${n}`] = ourTurns(durability, n, ourSessions, ourScripts);
+  for (const subject of subjects) {
+    for (const durability of DURABILITIES) {
+      const id = `${subject.kind}-${durability}@${n}`;
+      cases[id] = ourTurns(subject, durability, n, ourSessions, ourScripts);
+    }
   }
   cases[`langGraph@${n}`] = langGraphTurns(n, langGraphThreads(n), script);
   cases[`resumeCore@${n}`] = resumeSessionCore(n);
@@ -138,7 +157,7 @@ try {
     onRound: (round) => progress('persistence', `round ${round}/${settings.rounds}`),
   });
   for (const n of sizes) {
-    for (const kind of ['ours', 'langGraph', 'resume'] as const)
+    for (const kind of ['ours', 'oursBase', 'langGraph', 'resume'] as const)
       removeDatabase(templatePath(kind, n));
   }
   const idleHeap = await measureIdleHeap(

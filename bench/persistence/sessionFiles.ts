@@ -22,7 +22,7 @@ export function useSessionFolder(folder: string): void {
   process.env[FOLDER_VARIABLE] = folder;
 }
 
-export type TemplateKind = 'ours' | 'langGraph' | 'resume';
+export type TemplateKind = 'ours' | 'oursBase' | 'langGraph' | 'resume';
 
 export function templatePath(kind: TemplateKind, n: number): string {
   return join(sessionFolder(), `${kind}-${n}.db`);

@@ -4,16 +4,8 @@
  * stored — every entry of its log, its transcript records and its checkpoint — into as many
  * sessions of a SQLite file as a sample needs, in one write each, through the store interface.
  */
-import {
-  type AgentCore,
-  CHART_VERSION,
-  createMemorySessionStore,
-  createSqliteSessionStore,
-  type Message,
-  SessionCore,
-  type SessionStore,
-  type SessionWrite,
-} from '../../src/index.js';
+import type { AgentCore, Message, SessionStore, SessionWrite } from '../../src/index.js';
+import { type DurableSubject, OURS } from './durablePackage.js';
 import { DURABLE_TOOL_SPECS, durableTurn, PRIOR_SIZES, shortExchange } from './durableTurn.js';
 import { runDurableTurn } from './sessionCoreTurn.js';
 
@@ -27,11 +19,20 @@ export interface StoredHistory {
   write: SessionWrite;
   messages: Message[];
   createdAt: number;
+  /** The chart version of the package that recorded it (its sessions are stored under it). */
+  chartVersion: string;
 }
 
-/** Records a session of `n` messages (n even): n ÷ 4 turns, and a short exchange for the rest. */
-export async function recordHistory(n: number): Promise<StoredHistory> {
+/**
+ * Records a session of `n` messages (n even) with `subject`'s package: n ÷ 4 turns, and a short
+ * exchange for the rest.
+ */
+export async function recordHistory(
+  n: number,
+  subject: DurableSubject = OURS,
+): Promise<StoredHistory> {
   if (n % 2 !== 0) throw new Error(`a history ends on the model's answer: ${n} is odd`);
+  const { CHART_VERSION, createMemorySessionStore, SessionCore } = await subject.load();
   const store = createMemorySessionStore();
   const session = await SessionCore.open(store, 'history', { config: DURABLE_CONFIG });
   const turns = Math.floor(n / 4);
@@ -49,6 +50,7 @@ export async function recordHistory(n: number): Promise<StoredHistory> {
     write: { after: 0, entries, transcript: stored.transcript, checkpoint: stored.checkpoint },
     messages,
     createdAt: stored.header.createdAt,
+    chartVersion: CHART_VERSION,
   };
 }
 
@@ -58,16 +60,22 @@ export async function storeHistory(
   sessionId: string,
   history: StoredHistory,
 ): Promise<void> {
-  await store.create({ sessionId, chartVersion: CHART_VERSION, createdAt: history.createdAt });
+  const { chartVersion, createdAt } = history;
+  await store.create({ sessionId, chartVersion, createdAt });
   await store.append(sessionId, history.write);
 }
 
-/** Writes a SQLite session file holding `history` under each of `sessionIds`. */
+/**
+ * Writes a SQLite session file holding `history` under each of `sessionIds`, with the store of
+ * `subject`'s package (the one that recorded the history).
+ */
 export async function writeHistoryFile(
   path: string,
   history: StoredHistory,
   sessionIds: readonly string[],
+  subject: DurableSubject = OURS,
 ): Promise<void> {
+  const { createSqliteSessionStore } = await subject.load();
   const store = createSqliteSessionStore({ path, durability: 'normal' });
   for (const sessionId of sessionIds) await storeHistory(store, sessionId, history);
   await store.close();

@@ -14,9 +14,10 @@
  */
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { createSqliteSessionStore, type Message, SessionCore } from '../../src/index.js';
+import type { Message } from '../../src/index.js';
 import type { TurnScript } from '../perTurn/conversation.js';
 import { countingStore, noBytes, totalBytes, type WrittenBytes } from './countingStore.js';
+import { type DurableSubject, OURS } from './durablePackage.js';
 import {
   langGraphStoredBytes,
   langGraphTurn,
@@ -65,13 +66,15 @@ async function pageLevel(
   return { walBytes, fileGrowth: sizeOf(path) + sizeOf(`${path}-wal`) - before };
 }
 
-/** One turn on each of the first `sessions` sessions of our n-message template. */
+/** One turn on each of the first `sessions` sessions of `subject`'s n-message template. */
 export async function ourTurnBytes(
   n: number,
   sessions: number,
   script: TurnScript,
+  subject: DurableSubject = OURS,
 ): Promise<TurnBytes[]> {
-  const file = copyOf(templatePath('ours', n));
+  const { createSqliteSessionStore, SessionCore } = await subject.load();
+  const file = copyOf(templatePath(subject.kind, n));
   // The default durability: a sync at each commit changes when pages reach the disk, not which.
   const store = countingStore(createSqliteSessionStore({ path: file.path }));
   const side = new Database(file.path);
