@@ -28,7 +28,6 @@ import {
   type BaselineBuild,
   describeBaseline,
   loadBaselinePackage,
-  type PackageExport,
   useBaseline,
 } from './baseline/baselinePackage.js';
 import { buildBaseline } from './baseline/buildBaseline.js';
@@ -182,14 +181,11 @@ async function prepareBaseline(ref: string): Promise<BaselineBuild> {
     cacheDir: BASELINE_DIR,
   });
   useBaseline(build);
-  const needed: PackageExport[] = [
-    ...(skipDensity ? [] : AGENT_EXPORTS),
-    ...(skipPersistence ? [] : DURABLE_EXPORTS),
-  ];
-  await loadBaselinePackage(needed, 'the bench');
-  process.stderr.write(
-    `baseline: ${describeBaseline(build)} "${build.title}", committed ${build.committedAt}\n`,
-  );
+  if (!skipDensity) await loadBaselinePackage(AGENT_EXPORTS, 'the agentBase subject (density)');
+  if (!skipPersistence) {
+    await loadBaselinePackage(DURABLE_EXPORTS, "the persistence table's durable turn");
+  }
+  process.stderr.write(`baseline: ${describeBaseline(build)}, committed ${build.committedAt}\n`);
   return build;
 }
 
@@ -238,7 +234,7 @@ const lines: string[] = [
   ...(baseline === undefined
     ? []
     : [
-        `baseline build: commit ${baseline.commit} (--baseline=${baseline.ref}), committed ${baseline.committedAt}: "${baseline.title}"`,
+        `baseline build: ${describeBaseline(baseline)}, commit ${baseline.commit}, committed ${baseline.committedAt}`,
         '  measured beside this checkout in the same rounds: createAgent (density) and the durable turn (persistence); the per-turn table has no baseline',
       ]),
   '',

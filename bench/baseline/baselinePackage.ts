@@ -35,9 +35,17 @@ export function activeBaseline(): BaselineBuild | undefined {
   return value === undefined ? undefined : (JSON.parse(value) as BaselineBuild);
 }
 
-/** The commit, short, with the ref it was asked for by: `1a2b3c4d5e6f (HEAD~3)`. */
+/** The longest commit title printed (this repository's titles are often a long sentence). */
+const TITLE_LENGTH = 80;
+
+/**
+ * The commit, short, with the ref it was asked for by and its title, shortened:
+ * `1a2b3c4d5e6f (HEAD~3) "Bench: …"`.
+ */
 export function describeBaseline(build: BaselineBuild): string {
-  return `${build.commit.slice(0, 12)} (${build.ref})`;
+  const title =
+    build.title.length > TITLE_LENGTH ? `${build.title.slice(0, TITLE_LENGTH - 1)}…` : build.title;
+  return `${build.commit.slice(0, 12)} (${build.ref}) "${title}"`;
 }
 
 export type PackageExport = keyof typeof Package;
@@ -71,7 +79,7 @@ export async function loadBaselinePackage<Name extends PackageExport>(
   const missing = missingExports(module, names);
   if (missing.length > 0) {
     throw new Error(
-      `the baseline ${describeBaseline(build)} "${build.title}" does not export ${missing.join(', ')}, which ${user} calls; choose a later --baseline, or leave out that part (--no-density, --no-persistence)`,
+      `the baseline ${describeBaseline(build)} does not export ${missing.join(', ')}, which ${user} calls; choose a later --baseline, or leave out that part (--no-density, --no-persistence)`,
     );
   }
   return module as Pick<typeof Package, Name>;
