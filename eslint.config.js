@@ -2,6 +2,7 @@
 // of unhandled rejections) and unsafe `any` flows are caught before they reach a host process.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './scripts/lint/importLayers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'coverage/**', 'test-results/**', 'node_modules/**', 'docs/**/*.js'] },
@@ -21,6 +22,12 @@ export default tseslint.config(
       ],
       'no-empty': ['error', { allowEmptyCatch: false }],
     },
+  },
+  {
+    // Imports point one way between the layers of src/ (docs/architecture.md), each through its index.ts.
+    files: ['src/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/import-layers': 'error' },
   },
   {
     // Tests deliberately throw odd values and write async doubles that never await.

@@ -10,8 +10,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, 'test/workers/**', ...END_TO_END_TEST_FILES],
-    // Finds PostgreSQL once for the tests that need it (skipped without it, failing under CI).
-    globalSetup: ['test/support/postgresSetup.ts'],
+    // Finds PostgreSQL and bubblewrap once for the tests that need them (skipped without them,
+    // failing under CI).
+    globalSetup: ['test/support/postgresSetup.ts', 'test/support/bubblewrapSetup.ts'],
     // The type tests (test/**/*.test-d.ts) are compiled by `npm run check`, with everything else.
     // A timeout is there to catch a hang, not to time anything: a test or hook that starts
     // processes (a server, a browser, a nested Vitest) can take many seconds on a busy machine.

@@ -39,7 +39,7 @@ export interface CapturedScreenshots {
 const viewedState = (page: Page) => page.locator('body').getAttribute('data-view-state');
 
 /**
- * Runs the demo watched by a fresh inspector page (1440×900) and saves both screenshots into
+ * Runs the demo watched by a fresh inspector page (1920×1080, where the whole chart is drawn with readable labels) and saves both screenshots into
  * `directory`.
  *
  * @example
@@ -51,7 +51,7 @@ export async function captureDocsScreenshots(
   directory: string,
 ): Promise<CapturedScreenshots> {
   const inspector = await startInspectorServer();
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
   try {
     await page.goto(inspector.url);
     const printed: string[] = [];

@@ -6,70 +6,71 @@
  * - `agentMachine`: the chart itself, whose invoked actors `createLlmActor`, `createToolActor`,
  *   `createGitAutoCommitActor` and `createRetryTimerActor` make;
  * - `defineTool` and the built-in tools;
+ * - durable sessions (`SessionCore`, `createAgentHost`, the memory, SQLite and PostgreSQL stores);
  * - everything the chart speaks: messages, events, actions, config.
  *
- * Diagrams are in `agent-statechart/diagram`, inspectors in `agent-statechart/inspect`, and a local
- * Messages API server for tests in `agent-statechart/testing`.
+ * Diagrams are in `agent-statechart/diagram`, inspectors in `agent-statechart/inspect`, many
+ * workers in `agent-statechart/dbos`, and a local Messages API server for tests in
+ * `agent-statechart/testing`.
  *
  * @packageDocumentation
  */
 
 // Actor mode.
-export { Agent, type ShutdownOptions } from './agent/agent.js';
-export type { AgentActors } from './agent/agentActors.js';
-export type {
-  AgentListener,
-  AgentNotificationName,
-  AgentNotifications,
-} from './agent/agentNotifications.js';
-export { type CreateAgentOptions, createAgent } from './agent/createAgent.js';
-export type { InspectorOption } from './agent/inspectorOption.js';
+export {
+  Agent,
+  type AgentActors,
+  type AgentListener,
+  type AgentNotification,
+  type AgentNotificationName,
+  type AgentNotifications,
+  type CreateAgentOptions,
+  createAgent,
+  type InspectorOption,
+  type ShutdownOptions,
+  STARTUP_DIAGNOSTIC_CODES,
+  type StartupDiagnostic,
+  type StartupDiagnosticCode,
+} from './agent/index.js';
 
 // The chart and pure mode.
-export type {
-  BeforeEffect,
-  EffectStart,
-  LlmActorInput,
-  PostToolsHookInput,
-  RetryTimerInput,
-  ToolActorInput,
-  ToolGraceTimerInput,
-} from './machine/actorInputs.js';
-export {
-  type AgentCoreOptions,
-  type AgentDiagnostic,
-  type AgentDiagnosticCode,
-  type AgentSnapshot,
-  AgentCore,
-  type StoredContext,
-} from './machine/agentCore.js';
-export { type AgentMachine, agentMachine } from './machine/agentMachine.js';
-export { changedPathsOf } from './machine/changedPathsOf.js';
-export {
-  AgentStatechartError,
-  type AgentStatechartErrorCode,
-} from './machine/agentStatechartError.js';
-export type {
-  AgentContext,
-  AgentMachineInput,
-  ResolvedConfig,
-  StreamingToolCall,
-  ToolRun,
-  ToolRunStatus,
-} from './machine/context.js';
-export { buildRequest, findTranscriptViolations } from './machine/transcript.js';
 export {
   AGENT_STATE_NAMES,
   type AgentAction,
   type AgentActionType,
+  type AgentActorName,
   type AgentConfig,
+  type AgentContext,
+  AgentCore,
+  type AgentCoreOptions,
+  type AgentDiagnostic,
+  type AgentDiagnosticCode,
   type AgentEvent,
   type AgentEventType,
+  type AgentMachine,
+  type AgentMachineInput,
+  type AgentSnapshot,
   type AgentStateName,
+  type AgentStateValue,
+  AgentStatechartError,
+  type AgentStatechartErrorCode,
+  agentMachine,
+  type BeforeEffect,
+  buildRequest,
+  changedPathsOf,
   type CompletedToolInfo,
+  compactStream,
   type ContentBlock,
+  describeStateValue,
+  type EffectStart,
+  EVENT_TRAITS,
+  type EventOrigin,
+  type EventTraits,
+  findTranscriptViolations,
   type InterruptEvent,
   LLM_ERROR_KINDS,
+  type LlmActorInput,
+  type LlmCallEnding,
   type LlmCompletedEvent,
   type LlmContainer,
   type LlmError,
@@ -77,6 +78,7 @@ export {
   type LlmErrorKind,
   type LlmRequest,
   type LlmResponse,
+  type LlmStartedEvent,
   type LlmStopDetails,
   type LlmStreamDelta,
   type LlmTextDeltaEvent,
@@ -87,119 +89,119 @@ export {
   type PermissionConfig,
   type PermissionMode,
   type PostToolsHookCompletedEvent,
+  type PostToolsHookInput,
   type RedactedThinkingBlock,
-  type RetryConfig,
+  type ResolvedConfig,
   type ResumeEvent,
+  type RetryConfig,
   type RetryTimeoutFiredEvent,
+  type RetryTimerInput,
   type SetPermissionModeEvent,
   type ShutdownRequestedEvent,
   type StopReason,
+  type StoredContext,
+  StreamBuffer,
+  type StreamedEvent,
+  type StreamingToolCall,
   type TextBlock,
   type ThinkingBlock,
+  type ToolActorInput,
   type ToolApprovalEvent,
   type ToolCall,
   type ToolCompletedEvent,
   type ToolDefinition,
   type ToolGraceExpiredEvent,
+  type ToolGraceTimerInput,
   type ToolOutcome,
   type ToolProgressEvent,
   type ToolResultBlock,
+  type ToolRun,
+  type ToolRunStatus,
   type ToolSpec,
   type ToolUseBlock,
+  topStateOf,
   type Usage,
   type UserInputEvent,
-} from './machine/types.js';
-export { validateEvent } from './machine/validateEvent.js';
+  validateEvent,
+  WAITING_SUBSTATES,
+} from './machine/index.js';
 
 // Durable sessions.
-export { CHART_VERSION } from './persistence/chartVersion.js';
 export {
   type AgentHost,
   type AgentHostOptions,
   createAgentHost,
   type HostNotification,
-} from './persistence/createAgentHost.js';
+} from './host/index.js';
 export {
+  CHART_VERSION,
+  type Checkpoint,
+  type CheckpointContext,
   createMemorySessionStore,
-  type MemorySessionStoreOptions,
-} from './persistence/memorySessionStore.js';
-export { type OpenSessionOptions } from './persistence/openSession.js';
-export type {
-  PostgresPool,
-  PostgresPoolClient,
-  PostgresQueryResult,
-} from './persistence/postgresPool.js';
-export {
   createPostgresSessionStore,
+  createSqliteSessionStore,
+  type MemorySessionStoreOptions,
+  type OpenSessionOptions,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
   type PostgresSessionStore,
   type PostgresSessionStoreOptions,
-} from './persistence/postgresSessionStore.js';
-export { SessionCore } from './persistence/sessionCore.js';
-export type {
-  Checkpoint,
-  SessionHeader,
-  SessionStore,
-  SessionSummary,
-  SessionWrite,
-  StoredEntry,
-  StoredSession,
-  TranscriptRecord,
-} from './persistence/sessionStore.js';
-export {
-  createSqliteSessionStore,
+  SessionCore,
+  type SessionHeader,
+  type SessionStore,
+  type SessionSummary,
+  type SessionWrite,
   type SqliteSessionStoreOptions,
-} from './persistence/sqliteSessionStore.js';
+  type StoredEntry,
+  type StoredSession,
+  type TranscriptRecord,
+  type TranscriptRecordBody,
+} from './persistence/index.js';
 
-// The invoked actors, and the I/O they run for pure-mode callers.
-export { createLlmActor, type LlmActorOptions } from './actors/llmActor.js';
-export { createToolActor, type ToolActorOptions } from './actors/toolActor.js';
+// The invoked actors, the I/O they run for pure-mode callers, and the tools.
 export {
+  type BashToolOptions,
+  type BuiltinToolsOptions,
+  classifyLlmError,
+  createBashTool,
+  createBuiltinTools,
+  createEditFileTool,
   createGitAutoCommitActor,
-  type GitAutoCommitActorOptions,
-  noPostToolsHook,
-} from './actors/postToolsHookActor.js';
-export {
+  createLeanTransport,
+  createListFilesTool,
+  createLlmActor,
+  createReadFileTool,
   createRetryTimerActor,
+  createToolActor,
   createToolGraceTimerActor,
-  type TimerActorOptions,
-} from './actors/timerActors.js';
-export { classifyLlmError } from './actors/llm/classifyLlmError.js';
-export {
-  type LlmStreamResult,
-  type StreamLlmResponseOptions,
-  streamLlmResponse,
-} from './actors/llm/streamLlmResponse.js';
-export {
+  createToolRegistry,
+  createWriteFileTool,
+  DEFAULT_SANDBOX_DENY_READ,
+  defineTool,
+  type GitAutoCommitActorOptions,
   type GitAutoCommitOptions,
   type GitAutoCommitResult,
   gitAutoCommit,
-} from './actors/hooks/gitAutoCommit.js';
-
-// Tools.
-export {
-  defineTool,
+  type ListFilesToolOptions,
+  type LlmActorOptions,
+  type LlmEventStream,
+  type LlmTransport,
+  type LlmTransportChoice,
+  type LlmStreamResult,
+  noPostToolsHook,
+  type ReadFileToolOptions,
+  type RetryTimerActorOptions,
+  type RunToolCallOptions,
+  runToolCall,
+  type SandboxOptions,
+  type StreamLlmResponseOptions,
+  streamLlmResponse,
+  type TimerActorOptions,
   type Tool,
+  type ToolActorOptions,
   type ToolContext,
   type ToolOptions,
-} from './actors/tools/defineTool.js';
-export { createToolRegistry, type ToolRegistry } from './actors/tools/createToolRegistry.js';
-export { type RunToolCallOptions, runToolCall } from './actors/tools/runToolCall.js';
-export {
-  type BuiltinToolsOptions,
-  createBuiltinTools,
-} from './actors/tools/builtins/createBuiltinTools.js';
-export { type BashToolOptions, createBashTool } from './actors/tools/builtins/createBashTool.js';
-export { createEditFileTool } from './actors/tools/builtins/createEditFileTool.js';
-export {
-  createListFilesTool,
-  type ListFilesToolOptions,
-} from './actors/tools/builtins/createListFilesTool.js';
-export {
-  createReadFileTool,
-  type ReadFileToolOptions,
-} from './actors/tools/builtins/createReadFileTool.js';
-export { createWriteFileTool } from './actors/tools/builtins/createWriteFileTool.js';
-export {
-  DEFAULT_SANDBOX_DENY_READ,
-  type SandboxOptions,
-} from './actors/tools/sandbox/sandboxOptions.js';
+  type SandboxStatus,
+  type ToolRegistry,
+} from './actors/index.js';

@@ -28,6 +28,10 @@ export const DENSITY_PAIRED_SECTIONS = ['density:baselineRatio', 'density:langGr
 /** The row of createAgent's CPU per agent-turn ÷ its baseline build's (`--baseline`). */
 export const BASELINE_RATIO_ROW = 'createAgent ÷ its baseline build, CPU per agent-turn';
 
+/** The row of createAgent's CPU over the SDK's streaming ÷ its baseline build's. */
+export const SDK_BASELINE_RATIO_ROW =
+  "createAgent over the SDK's streaming ÷ the baseline build, CPU per agent-turn";
+
 const FLOOR: DensitySubjectId = 'sdk';
 
 /** Values of `pick` for one subject at one N, in round order. */
@@ -86,6 +90,17 @@ export function densityFigures(runs: readonly DensityRun[]): Figure[] {
     );
     if (baseline.samples.length > 0) {
       figures.push(figure('density:baselineRatio', BASELINE_RATIO_ROW, agents, 'x', baseline));
+    }
+    // The package over the SDK's streaming against the baseline build: what changed beside the
+    // transport (the baseline predates the lean transport, or chooses its own).
+    const sdkBaseline = pairedRatio(
+      series(runs, 'agentSdk', agents, cpuPerTurnNs),
+      series(runs, BASELINE_PAIR.baseline, agents, cpuPerTurnNs),
+    );
+    if (sdkBaseline.samples.length > 0) {
+      figures.push(
+        figure('density:baselineRatio', SDK_BASELINE_RATIO_ROW, agents, 'x', sdkBaseline),
+      );
     }
     for (const id of ['lg', 'lgSaver'] as const) {
       const ratio = pairedRatio(series(runs, id, agents, cpuPerTurnNs), agentCpu);

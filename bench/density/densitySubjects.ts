@@ -17,6 +17,15 @@ export const DENSITY_SUBJECTS = {
       return createAgentSubject(await import('../../src/index.js'));
     },
   },
+  agentSdk: {
+    label: "(b) createAgent over the SDK's own streaming",
+    // The same subject as `agent`, with the model call streamed by the SDK (`transport: 'sdk'`)
+    // instead of the package's lean transport.
+    load: async () => {
+      const { createAgentSubject } = await import('./subjects/createAgentSubject.js');
+      return createAgentSubject(await import('../../src/index.js'), { transport: 'sdk' });
+    },
+  },
   agentBase: {
     label: '(b) createAgent, baseline build',
     // The same subject as `agent`, on the package built at the `--baseline` commit.

@@ -59,7 +59,7 @@ function startTurn(state: HandState, message: Message, out: AgentAction[]): void
   state.messages.push(message);
   state.retries = 0;
   state.state = 'CallingLlm';
-  out.push({ type: 'SendLlmRequest', request: request(state) });
+  out.push({ type: 'SendLlmRequest', request: request(state), attempt: state.retries + 1 });
 }
 
 function endTurn(state: HandState, out: AgentAction[]): void {
@@ -94,6 +94,8 @@ export function reduce(state: HandState, event: AgentEvent, out: AgentAction[]):
       state.messages.push(message);
       state.streamingText = '';
       state.streamingArgs.clear();
+      // Attempts count per model call, as the chart counts them.
+      state.retries = 0;
       state.calls = [];
       state.outcomes.clear();
       if (typeof message.content !== 'string') {
@@ -117,7 +119,7 @@ export function reduce(state: HandState, event: AgentEvent, out: AgentAction[]):
       const content: ToolResultBlock[] = state.calls.map((call) => resultBlock(call, state));
       state.messages.push({ role: 'user', content });
       state.state = 'CallingLlm';
-      out.push({ type: 'SendLlmRequest', request: request(state) });
+      out.push({ type: 'SendLlmRequest', request: request(state), attempt: state.retries + 1 });
       return;
     }
     case 'LlmError':
@@ -138,7 +140,7 @@ export function reduce(state: HandState, event: AgentEvent, out: AgentAction[]):
     case 'RetryTimeoutFired':
       if (state.state !== 'Error') return;
       state.state = 'CallingLlm';
-      out.push({ type: 'SendLlmRequest', request: request(state) });
+      out.push({ type: 'SendLlmRequest', request: request(state), attempt: state.retries + 1 });
       return;
     case 'ShutdownRequested':
       state.state = 'ShuttingDown';

@@ -79,6 +79,7 @@ export const naiveMachine = setup({
       entry: emit(({ context }) => ({
         type: 'SendLlmRequest' as const,
         request: { model: MODEL, maxTokens: 4096, messages: context.messages },
+        attempt: context.retries + 1,
       })),
       invoke: { id: 'llm', src: 'llm', input: ({ context }) => ({ messages: context.messages }) },
       on: {

@@ -84,7 +84,9 @@ export interface AgentService {
 /** Notifications forwarded to clients. (`action` is left out: `turnEnd` says what matters.) */
 const FORWARDED: AgentNotificationName[] = [
   'state',
+  'llmStart',
   'text',
+  'llmEnd',
   'toolStart',
   'toolEnd',
   'approvalRequest',

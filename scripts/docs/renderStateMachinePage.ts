@@ -18,14 +18,15 @@ import { toTransitionTable } from '../../src/diagram/toTransitionTable.js';
 export async function renderStateMachinePage(): Promise<Map<string, string>> {
   const graph = toGraph(agentMachine);
   const always = graph.transitions.filter((transition) => transition.trigger === 'always').length;
+  const nested = graph.root.children.flatMap((state) => state.children);
   const page = `<!-- Generated from src/machine/agentMachine.ts by scripts/generateDocs.ts; do not edit: run \`npx tsx scripts/generateDocs.ts\`. -->
 
 # The state machine
 
 This page is generated from \`agentMachine\`, the one definition that pure mode (\`AgentCore\`) and
 actor mode (\`createAgent\`) both run, and a test fails when it drifts from the machine. It shows
-${graph.root.children.length} top-level states, ${graph.transitions.length} transition branches and
-${always} eventless (\`always\`) transitions.
+${graph.root.children.length} top-level states, ${nested.length} states nested in them,
+${graph.transitions.length} transition branches and ${always} eventless (\`always\`) transitions.
 
 Draw it yourself, or any other XState v5 machine:
 
@@ -47,8 +48,12 @@ or from code: \`toMermaid(machine)\`, \`toDot(machine)\`, \`await toSvg(machine)
   them (a root-level transition), and \`UserInput\` / \`SetPermissionMode\` are handled everywhere
   without changing state (input that arrives during a turn is queued).
 - Inside a state: \`entry\` and \`exit\` actions, the actor it invokes (\`invoke llm\`), and the
-  events it handles **without leaving** (\`LlmTextDelta / appendStreamedText\`).
-  \`onError(llm)\` is the invoked actor failing.
+  events it handles **without leaving** (\`LlmTextDelta / appendStreamedText\`). An invoked actor
+  answers with the chart's own events, its failures included, so there are no error transitions.
+- A state drawn **inside** another is nested in it, with a filled dot at the one it starts in:
+  \`WaitingForUserInput\` is \`Ready\` (input starts a turn) or \`SettlingCancelledCalls\` (after an
+  interrupt, the tool calls it aborted report how they ended, within the grace period; input is
+  queued).
 - The filled dot marks the initial state; a double border marks the final state.
 
 ## Diagram (Mermaid)

@@ -3,7 +3,7 @@
  * run of one tool call's argument fragments, in stream order. The chart appends each delta to its
  * context, so a merged run leaves exactly the context the deltas one by one would have left.
  */
-import type { LlmStreamDelta, LlmToolCallDeltaEvent } from '../machine/types.js';
+import type { LlmStreamDelta, LlmToolCallDeltaEvent } from '../machine/index.js';
 
 export class DeltaBatch {
   /** Text of the open run of text deltas. */

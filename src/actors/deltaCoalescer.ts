@@ -9,7 +9,7 @@
  * same text in the same order, only in fewer pieces. What has not left when the call is cancelled
  * was never shown and is dropped.
  */
-import type { LlmStreamDelta } from '../machine/types.js';
+import type { LlmStreamDelta } from '../machine/index.js';
 import { DeltaBatch } from './deltaBatch.js';
 
 /**

@@ -1,16 +1,23 @@
 /**
- * The `llm` actor: streams one model request with the Anthropic SDK and answers the chart with
- * `LlmTextDelta`, `LlmToolCallDelta` (batched per display frame), then `LlmCompleted` or
- * `LlmError`. Stopping the actor (leaving `CallingLlm` on an interrupt or a shutdown) aborts the
+ * The `llm` actor: streams one model request (through the Anthropic SDK or the lean transport)
+ * and answers the chart with `LlmStarted` as the request goes out, `LlmTextDelta`,
+ * `LlmToolCallDelta` (batched per display frame), then `LlmCompleted` or `LlmError`; every
+ * failure, its own included, is an `LlmError`. Stopping the actor (leaving `CallingLlm` on an
+ * interrupt or a shutdown) aborts the
  * HTTP request.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { type EventObject, fromCallback } from 'xstate';
-import type { BeforeEffect, LlmActorInput } from '../machine/actorInputs.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentEvent } from '../machine/types.js';
+import {
+  type AgentEvent,
+  AgentStatechartError,
+  type BeforeEffect,
+  errorMessage,
+  type LlmActorInput,
+} from '../machine/index.js';
 import { DeltaCoalescer } from './deltaCoalescer.js';
 import type { InFlightWork } from './inFlightWork.js';
+import type { LlmTransport } from './llm/llmTransport.js';
 import { streamLlmResponse } from './llm/streamLlmResponse.js';
 
 /**
@@ -21,11 +28,11 @@ import { streamLlmResponse } from './llm/streamLlmResponse.js';
  */
 export interface LlmActorOptions {
   /**
-   * The SDK client, or a function that makes it on first use (so a missing API key becomes an
-   * `auth` error of the first call rather than a throw at start-up). Build it with
-   * `maxRetries: 0`: the chart owns retries.
+   * The SDK client or a transport (`createLeanTransport`), or a function that makes one on first
+   * use (so a missing API key becomes an `auth` error of the first call rather than a throw at
+   * start-up). Build a client with `maxRetries: 0`: the chart owns retries.
    */
-  client: Anthropic | (() => Anthropic);
+  client: Anthropic | LlmTransport | (() => Anthropic | LlmTransport);
   /**
    * Batch streamed deltas into one event per run of text (default true). Turn off to send every
    * SSE delta to the chart as its own event.
@@ -52,10 +59,10 @@ export interface LlmActorOptions {
  * const machine = agentMachine.provide({ actors: { llm } });
  */
 export function createLlmActor(options: LlmActorOptions) {
-  let client: Anthropic | undefined =
+  let client: Anthropic | LlmTransport | undefined =
     typeof options.client === 'function' ? undefined : options.client;
-  const getClient = (): Anthropic => {
-    client ??= (options.client as () => Anthropic)();
+  const getClient = (): Anthropic | LlmTransport => {
+    client ??= (options.client as () => Anthropic | LlmTransport)();
     return client;
   };
 
@@ -80,15 +87,17 @@ export function createLlmActor(options: LlmActorOptions) {
         return;
       }
       if (controller.signal.aborted) return;
-      let sdk: Anthropic;
+      // Whatever an earlier attempt of this call streamed (before a restart) starts over.
+      send({ type: 'LlmStarted' });
+      let model: Anthropic | LlmTransport;
       try {
-        sdk = getClient();
+        model = getClient();
       } catch (error) {
         send({ type: 'LlmError', error: { kind: 'auth', message: errorMessage(error) } });
         return;
       }
       const result = await streamLlmResponse({
-        client: sdk,
+        client: model,
         request: input.request,
         signal: controller.signal,
         ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),

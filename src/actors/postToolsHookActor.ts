@@ -1,13 +1,17 @@
 /**
  * The `postToolsHook` actor: git auto-commit of what a successful mutating tool changed (Loom's
  * rules; only the paths the tools reported, see `gitAutoCommit`). Fail-open: whatever happens,
- * it answers `PostToolsHookCompleted` and the agent goes on; a failure is reported through
- * `onResult`, never thrown.
+ * it answers `PostToolsHookCompleted` and the agent goes on; a failure is in that event's
+ * `error` (the chart shows it), never thrown.
  */
 import { type EventObject, fromCallback } from 'xstate';
-import type { BeforeEffect, PostToolsHookInput } from '../machine/actorInputs.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentEvent } from '../machine/types.js';
+import {
+  type AgentEvent,
+  AgentStatechartError,
+  type BeforeEffect,
+  errorMessage,
+  type PostToolsHookInput,
+} from '../machine/index.js';
 import { type GitAutoCommitResult, gitAutoCommit } from './hooks/gitAutoCommit.js';
 import type { InFlightWork } from './inFlightWork.js';
 
@@ -52,17 +56,23 @@ export function createGitAutoCommitActor(options: GitAutoCommitActorOptions) {
         ...(options.isMutating ? { isMutating: options.isMutating } : {}),
       });
     };
-    const work = run().then((result) => {
-      if (controller.signal.aborted) return;
-      try {
-        options.onResult?.(result);
-      } finally {
-        sendBack({
-          type: 'PostToolsHookCompleted',
-          actionTaken: result.actionTaken,
-        } satisfies AgentEvent);
-      }
-    });
+    const work = run()
+      .catch((error: unknown): GitAutoCommitResult => ({
+        actionTaken: false,
+        error: errorMessage(error),
+      }))
+      .then((result) => {
+        if (controller.signal.aborted) return;
+        try {
+          options.onResult?.(result);
+        } finally {
+          sendBack({
+            type: 'PostToolsHookCompleted',
+            actionTaken: result.actionTaken,
+            ...(result.error === undefined ? {} : { error: `auto-commit failed: ${result.error}` }),
+          } satisfies AgentEvent);
+        }
+      });
     options.inFlight?.track(work);
     return () =>
       controller.abort(new AgentStatechartError('CANCELLED', 'the post-tools hook was cancelled'));

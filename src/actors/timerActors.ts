@@ -7,8 +7,13 @@
  *   then sends `ToolGraceExpired`.
  */
 import { type EventObject, fromCallback } from 'xstate';
-import type { RetryTimerInput, ToolGraceTimerInput } from '../machine/actorInputs.js';
-import type { RetryTimeoutFiredEvent, ToolGraceExpiredEvent } from '../machine/types.js';
+import type {
+  BeforeEffect,
+  RetryTimeoutFiredEvent,
+  RetryTimerInput,
+  ToolGraceExpiredEvent,
+  ToolGraceTimerInput,
+} from '../machine/index.js';
 
 /**
  * Options of the timer actors.
@@ -21,14 +26,39 @@ export interface TimerActorOptions {
   scale?: number;
 }
 
+/**
+ * Options of the `retryTimer` actor.
+ *
+ * @example
+ * const options: RetryTimerActorOptions = { beforeStart: (start) => session.started(start) };
+ */
+export interface RetryTimerActorOptions extends TimerActorOptions {
+  /**
+   * Awaited before the wait starts (a durable session records when the backoff began, so a
+   * restart waits only for what is left of it). The wait starts anyway if it rejects.
+   */
+  beforeStart?: BeforeEffect;
+}
+
 function timerActor<Input extends { delayMs: number }>(
   event: RetryTimeoutFiredEvent | ToolGraceExpiredEvent,
   options: TimerActorOptions,
+  before?: (input: Input) => Promise<void>,
 ) {
   const scale = options.scale ?? 1;
   return fromCallback<EventObject, Input>(({ input, sendBack }) => {
-    const timer = setTimeout(() => sendBack(event), Math.max(0, input.delayMs * scale));
-    return () => clearTimeout(timer);
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const start = () => {
+      if (!stopped) timer = setTimeout(() => sendBack(event), Math.max(0, input.delayMs * scale));
+    };
+    if (before === undefined) start();
+    // A backoff that could not be recorded is still waited: the turn must not stall on it.
+    else void before(input).then(start, start);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   });
 }
 
@@ -38,8 +68,13 @@ function timerActor<Input extends { delayMs: number }>(
  * @example
  * agentMachine.provide({ actors: { retryTimer: createRetryTimerActor() } });
  */
-export function createRetryTimerActor(options: TimerActorOptions = {}) {
-  return timerActor<RetryTimerInput>({ type: 'RetryTimeoutFired' }, options);
+export function createRetryTimerActor(options: RetryTimerActorOptions = {}) {
+  const { beforeStart } = options;
+  return timerActor<RetryTimerInput>(
+    { type: 'RetryTimeoutFired' },
+    options,
+    beforeStart && ((input) => beforeStart({ effect: 'retry', delayMs: input.delayMs })),
+  );
 }
 
 /**

@@ -5,10 +5,16 @@
  * ended; stopping the actor (a shutdown) aborts it and drops its late result.
  */
 import { type EventObject, fromCallback } from 'xstate';
-import type { BeforeEffect, ToolActorInput } from '../machine/actorInputs.js';
-import type { AgentDiagnostic } from '../machine/agentCore.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentEvent, ToolOutcome } from '../machine/types.js';
+import {
+  type AgentDiagnostic,
+  type AgentEvent,
+  AgentStatechartError,
+  type BeforeEffect,
+  errorMessage,
+  errorOutcome,
+  type ToolActorInput,
+  type ToolOutcome,
+} from '../machine/index.js';
 import type { InFlightWork } from './inFlightWork.js';
 import type { ToolRegistry } from './tools/createToolRegistry.js';
 import { runToolCall } from './tools/runToolCall.js';
@@ -60,9 +66,9 @@ export function createToolActor(options: ToolActorOptions) {
           mutating: options.registry.isMutating(call.name),
         });
       } catch (error) {
-        return { status: 'error', error: { message: `not run: ${errorMessage(error)}` } };
+        return errorOutcome(`not run: ${errorMessage(error)}`);
       }
-      if (stopped) return { status: 'error', error: { message: 'cancelled before it started' } };
+      if (stopped) return errorOutcome('cancelled before it started');
       return runToolCall(options.registry, call, {
         workspace: options.workspace,
         signal: controller.signal,

@@ -5,25 +5,34 @@
  */
 import type { Actor } from 'xstate';
 import {
+  type AgentContext,
   type AgentDiagnostic,
   type AgentDiagnosticCode,
+  type AgentEvent,
+  type AgentMachine,
   type AgentSnapshot,
+  AgentStatechartError,
+  type AgentStateName,
+  type AgentStateValue,
+  admit,
+  atRest,
+  checkEvent,
+  copyPlainJson,
+  describeStateValue,
+  errorMessage,
+  type Message,
+  type PermissionMode,
+  topStateOf,
   toStoredContext,
-} from '../machine/agentCore.js';
-import type { AgentMachine } from '../machine/agentMachine.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentContext } from '../machine/context.js';
-import { atRest } from '../machine/guards.js';
-import type { AgentEvent, AgentStateName, Message, PermissionMode } from '../machine/types.js';
-import { copyPlainJson } from '../machine/plainJson.js';
-import { checkEvent } from '../machine/validateEvent.js';
-import type { InFlightWork } from '../actors/inFlightWork.js';
+} from '../machine/index.js';
+import type { InFlightWork } from '../actors/index.js';
 import type {
   AgentListener,
   AgentNotificationName,
   NotificationHub,
 } from './agentNotifications.js';
-import type { InspectorServer } from '../inspect/createInspectorServer.js';
+import type { SandboxStatus } from '../actors/index.js';
+import type { InspectorServer } from '../inspect/index.js';
 
 /**
  * Options of {@link Agent.shutdown}.
@@ -53,6 +62,7 @@ export interface AgentShell {
   releaseInspector: () => Promise<void>;
   /** The stored session this agent runs, when it runs one. */
   sessionId: string | undefined;
+  sandbox: SandboxStatus | undefined;
 }
 
 /** The running chart, handed over once it exists (at once, or once a stored session is open). */
@@ -88,6 +98,8 @@ export class Agent {
   readonly inspector: InspectorServer | undefined;
   /** The stored session this agent runs, when it was created with a store. */
   readonly sessionId: string | undefined;
+  /** Whether its shell commands run in an OS sandbox (`undefined`: no tool runs any). */
+  readonly sandbox: SandboxStatus | undefined;
   /**
    * Resolves once the chart runs: at once, or, with a session store, once the session is open.
    * Rejects if the session cannot be opened (the reason is also an `error` notification).
@@ -107,6 +119,7 @@ export class Agent {
   constructor(shell: AgentShell, parts: AgentParts | Promise<AgentParts>) {
     this.inspector = shell.inspector;
     this.sessionId = shell.sessionId;
+    this.sandbox = shell.sandbox;
     this.#hub = shell.hub;
     this.#inFlight = shell.inFlight;
     this.#releaseInspector = shell.releaseInspector;
@@ -143,6 +156,14 @@ export class Agent {
 
   /** The current top-level state. */
   get state(): AgentStateName {
+    return topStateOf(this.actor.getSnapshot().value);
+  }
+
+  /**
+   * Where the chart is, nested states included (`{ WaitingForUserInput: 'SettlingCancelledCalls' }`
+   * while tool calls an interrupt aborted are still reporting).
+   */
+  get stateValue(): AgentStateValue {
     return this.actor.getSnapshot().value;
   }
 
@@ -238,13 +259,8 @@ export class Agent {
         event,
       );
     }
-    if (!snapshot.can(plain)) {
-      return this.#diagnose(
-        'EVENT_NOT_ACCEPTED',
-        `${plain.type} is not accepted in state ${snapshot.value}; nothing changed`,
-        event,
-      );
-    }
+    const refusal = admit(snapshot, plain);
+    if (refusal !== null) return this.#diagnose(refusal.code, refusal.message, event);
     this.#parts.actor.send(plain);
   }
 
@@ -315,7 +331,7 @@ export class Agent {
           reject(
             new AgentStatechartError(
               'TIMED_OUT',
-              `the agent was not idle after ${options.timeoutMs} ms (state ${actor.getSnapshot().value})`,
+              `the agent was not idle after ${options.timeoutMs} ms (state ${describeStateValue(actor.getSnapshot().value)})`,
             ),
           );
         }, options.timeoutMs);
@@ -381,7 +397,11 @@ export class Agent {
    */
   snapshot(): AgentSnapshot {
     const snapshot = this.actor.getSnapshot();
-    return { version: 1, state: snapshot.value, context: toStoredContext(snapshot.context) };
+    return {
+      version: 1,
+      state: topStateOf(snapshot.value),
+      context: toStoredContext(snapshot.context),
+    };
   }
 
   /**
@@ -408,7 +428,8 @@ export class Agent {
   }
 
   #diagnose(code: AgentDiagnosticCode, message: string, event: unknown): void {
-    const state = this.#parts?.actor.getSnapshot().value ?? 'WaitingForUserInput';
+    const value = this.#parts?.actor.getSnapshot().value;
+    const state = value === undefined ? 'WaitingForUserInput' : topStateOf(value);
     const diagnostic: AgentDiagnostic = { code, message, state, event };
     this.#hub.emit('diagnostic', diagnostic);
   }

@@ -1,34 +1,47 @@
 /**
  * The invoked actors an agent runs with: the package's own (Anthropic streaming, the tool
- * registry, git auto-commit, a retry timer), built for this agent, or the caller's replacements.
- * `createAgent` hands them to `agentMachine.provide`.
+ * registry, git auto-commit, the timers), built for this agent, or the caller's replacements,
+ * each behind the boundary that turns a throw into the chart's event for it. `createAgent` hands
+ * them to `agentMachine.provide`.
  */
-import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ClientOptions } from '@anthropic-ai/sdk';
 import type { AnyActorLogic } from 'xstate';
-import type { InFlightWork } from '../actors/inFlightWork.js';
-import type { BeforeEffect } from '../machine/actorInputs.js';
-import { createLlmActor } from '../actors/llmActor.js';
-import { createGitAutoCommitActor, noPostToolsHook } from '../actors/postToolsHookActor.js';
-import { createRetryTimerActor, createToolGraceTimerActor } from '../actors/timerActors.js';
-import { createToolActor } from '../actors/toolActor.js';
-import type { ToolRegistry } from '../actors/tools/createToolRegistry.js';
+import {
+  type ActorFailureHandler,
+  checkActorLogic,
+  createGitAutoCommitActor,
+  createLlmActor,
+  createRetryTimerActor,
+  createToolActor,
+  createToolGraceTimerActor,
+  type InFlightWork,
+  llmClientFor,
+  type LlmTransportChoice,
+  noPostToolsHook,
+  type ToolRegistry,
+  withFailureBoundary,
+} from '../actors/index.js';
+import {
+  AGENT_ACTOR_NAMES,
+  type AgentActorName,
+  AgentStatechartError,
+  type BeforeEffect,
+} from '../machine/index.js';
 import type { NotificationHub } from './agentNotifications.js';
 
 /**
  * Replacements for the chart's invoked actors, as actor logic (for example `fromCallback`). Each
  * receives the chart's input for it (`LlmActorInput`, `ToolActorInput`, `PostToolsHookInput`,
- * `RetryTimerInput`, `ToolGraceTimerInput`) and answers with the chart's events through `sendBack`.
+ * `RetryTimerInput`, `ToolGraceTimerInput`) and answers with the chart's events through
+ * `sendBack`, its failures included (an `LlmError`, an error `ToolCompleted`, a
+ * `PostToolsHookCompleted` with `error`). One that throws anyway is reported as a diagnostic
+ * (`ACTOR_FAILED`) and the chart is given the event that stands for the failure.
  *
  * @example
  * const actors: AgentActors = { retryTimer: createRetryTimerActor({ scale: 0.01 }) };
  */
-export interface AgentActors {
-  llm?: AnyActorLogic;
-  tool?: AnyActorLogic;
-  postToolsHook?: AnyActorLogic;
-  retryTimer?: AnyActorLogic;
-  toolGraceTimer?: AnyActorLogic;
-}
+export type AgentActors = Partial<Record<AgentActorName, AnyActorLogic>>;
 
 /** What the package's own actors are built from. */
 export interface AgentActorSettings {
@@ -37,15 +50,39 @@ export interface AgentActorSettings {
   inFlight: InFlightWork;
   hub: NotificationHub;
   anthropic: Anthropic | ClientOptions | undefined;
+  transport: LlmTransportChoice | undefined;
   autoCommit: boolean | undefined;
   toolTimeoutMs: number | undefined;
   retryDelayScale: number | undefined;
   /** Awaited before each side effect starts (a durable session records it first). */
   beforeStart?: BeforeEffect;
+  /** Told when an actor threw instead of answering: gives the chart the event for it. */
+  onFailure: ActorFailureHandler;
 }
 
 /**
- * The five actors of one agent: each replacement given, else the package's own for this agent.
+ * Throws `INVALID_OPTION` for a replacement that is not actor logic, saying what is expected:
+ * checked when the agent is created, not when the chart first starts that actor.
+ *
+ * @example
+ * checkAgentActors({ postToolsHook: fromCallback(myHook) });
+ */
+export function checkAgentActors(given: AgentActors | undefined): void {
+  if (given === undefined) return;
+  for (const [name, logic] of Object.entries(given)) {
+    if (!(AGENT_ACTOR_NAMES as readonly string[]).includes(name)) {
+      throw new AgentStatechartError(
+        'INVALID_OPTION',
+        `actors.${name} is not one of the chart's actors (${AGENT_ACTOR_NAMES.join(', ')})`,
+      );
+    }
+    if (logic !== undefined) checkActorLogic(name as AgentActorName, logic);
+  }
+}
+
+/**
+ * The five actors of one agent: each replacement given, else the package's own for this agent,
+ * each behind its failure boundary.
  *
  * @example
  * const machine = agentMachine.provide({ actors: agentActors(options.actors, settings) });
@@ -53,51 +90,47 @@ export interface AgentActorSettings {
 export function agentActors(
   given: AgentActors | undefined,
   settings: AgentActorSettings,
-): Required<AgentActors> {
-  const { workspace, registry, inFlight, hub } = settings;
-  const gate = settings.beforeStart === undefined ? {} : { beforeStart: settings.beforeStart };
-  return {
-    llm: given?.llm ?? createLlmActor({ client: clientFor(settings.anthropic), inFlight, ...gate }),
-    tool:
-      given?.tool ??
-      createToolActor({
-        registry,
-        workspace,
-        inFlight,
-        ...gate,
-        onDiagnostic: (diagnostic) => hub.emit('diagnostic', diagnostic),
-        ...(settings.toolTimeoutMs === undefined ? {} : { timeoutMs: settings.toolTimeoutMs }),
-      }),
-    postToolsHook:
-      given?.postToolsHook ??
-      (settings.autoCommit === false
-        ? noPostToolsHook
-        : createGitAutoCommitActor({
-            workspace,
-            inFlight,
-            ...gate,
-            isMutating: (name) => registry.isMutating(name),
-            onResult: (result) => {
-              if (result.commit) hub.emit('commit', result.commit);
-              if (result.error) {
-                hub.emit('error', {
-                  message: `auto-commit failed: ${result.error}`,
-                  source: 'hook',
-                });
-              }
-            },
-          })),
-    retryTimer:
-      given?.retryTimer ?? createRetryTimerActor({ scale: settings.retryDelayScale ?? 1 }),
-    toolGraceTimer: given?.toolGraceTimer ?? createToolGraceTimerActor(),
+): Record<AgentActorName, AnyActorLogic> {
+  const { workspace, registry, inFlight, hub, beforeStart } = settings;
+  const gate = beforeStart === undefined ? {} : { beforeStart };
+  const own = (name: AgentActorName): AnyActorLogic => {
+    switch (name) {
+      case 'llm':
+        return createLlmActor({
+          client: llmClientFor(settings.anthropic, settings.transport),
+          inFlight,
+          ...gate,
+        });
+      case 'tool':
+        return createToolActor({
+          registry,
+          workspace,
+          inFlight,
+          ...gate,
+          onDiagnostic: (diagnostic) => hub.emit('diagnostic', diagnostic),
+          ...(settings.toolTimeoutMs === undefined ? {} : { timeoutMs: settings.toolTimeoutMs }),
+        });
+      case 'postToolsHook':
+        return settings.autoCommit === false
+          ? noPostToolsHook
+          : createGitAutoCommitActor({
+              workspace,
+              inFlight,
+              ...gate,
+              isMutating: (toolName) => registry.isMutating(toolName),
+              onResult: (result) => {
+                if (result.commit) hub.emit('commit', result.commit);
+              },
+            });
+      case 'retryTimer':
+        return createRetryTimerActor({ scale: settings.retryDelayScale ?? 1, ...gate });
+      case 'toolGraceTimer':
+        return createToolGraceTimerActor();
+    }
   };
-}
-
-/** The model client: the one given, or a factory that builds one on the first call. */
-function clientFor(
-  anthropic: Anthropic | ClientOptions | undefined,
-): Anthropic | (() => Anthropic) {
-  return anthropic instanceof Anthropic
-    ? anthropic
-    : () => new Anthropic({ ...anthropic, maxRetries: 0 });
+  const actors = {} as Record<AgentActorName, AnyActorLogic>;
+  for (const name of AGENT_ACTOR_NAMES) {
+    actors[name] = withFailureBoundary(name, given?.[name] ?? own(name), settings.onFailure);
+  }
+  return actors;
 }

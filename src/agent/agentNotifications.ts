@@ -1,11 +1,21 @@
 /**
- * What an agent started with `createAgent` tells its listeners, by name.
+ * What an agent tells its listeners, by name, and the one map from what the chart does to what
+ * listeners hear: an agent's handle and the workers' event stream (`agent-statechart/dbos`) both
+ * speak this vocabulary, from the same functions.
  */
 import type { Actor } from 'xstate';
-import type { AgentDiagnostic } from '../machine/agentCore.js';
-import type { AgentMachine } from '../machine/agentMachine.js';
-import { errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentAction, AgentStateName, ToolCall, ToolOutcome } from '../machine/types.js';
+import {
+  type AgentAction,
+  type AgentDiagnostic,
+  type AgentMachine,
+  type AgentStateName,
+  errorMessage,
+  type LlmCallEnding,
+  type ToolCall,
+  type ToolOutcome,
+  type ToolRun,
+} from '../machine/index.js';
+import type { StartupDiagnostic } from './startupDiagnostics.js';
 
 /**
  * The agent's notifications and their payloads.
@@ -15,8 +25,20 @@ import type { AgentAction, AgentStateName, ToolCall, ToolOutcome } from '../mach
  * agent.on('toolEnd', ({ call, outcome }) => console.log(call.name, outcome.status));
  */
 export interface AgentNotifications {
+  /**
+   * An attempt of a model call starts (`attempt` counts from 1 within the call); its response
+   * will go to the transcript at `transcriptIndex`. Text streamed by an earlier attempt that did
+   * not end (`llmEnd`) is not in the transcript: drop it.
+   */
+  llmStart: { attempt: number; transcriptIndex: number };
   /** Streamed model text, as the chart displays it (one piece per display frame). */
   text: { text: string };
+  /**
+   * The model call whose response goes to `transcriptIndex` ended: `completed` (the text since
+   * its `llmStart` is the response's, now in the transcript), `interrupted` (the text so far is
+   * kept) or `failed` (its text is dropped).
+   */
+  llmEnd: LlmCallEnding;
   /** A tool call started running. */
   toolStart: { call: ToolCall };
   /** A tool call ended: completed, failed, denied, interrupted or cancelled. */
@@ -34,19 +56,28 @@ export interface AgentNotifications {
   error: { message: string; source: 'chart' | 'hook' | 'listener' | 'agent' };
   /** The post-tools hook committed the workspace. */
   commit: { sha: string; message: string; files: string[] };
-  /** An event changed nothing (malformed, or not accepted in the current state). */
-  diagnostic: AgentDiagnostic;
+  /**
+   * An event changed nothing (malformed, or not accepted in the current state), or, once at
+   * start, something a service should log about how the agent runs ({@link StartupDiagnostic}).
+   */
+  diagnostic: AgentDiagnostic | StartupDiagnostic;
   /** Every action the chart emitted, as pure mode would return it. */
   action: AgentAction;
 }
 
+/** The name of one notification. */
+export type AgentNotificationName = keyof AgentNotifications;
+
 /**
- * The name of one notification.
+ * One notification as a value: its payload with its name as `type` (every notification but
+ * `action`, whose payload is the chart's action and has a `type` of its own).
  *
  * @example
- * const name: AgentNotificationName = 'toolEnd';
+ * const notification: AgentNotification = { type: 'text', text: 'Hello' };
  */
-export type AgentNotificationName = keyof AgentNotifications;
+export type AgentNotification = {
+  [Name in Exclude<AgentNotificationName, 'action'>]: { type: Name } & AgentNotifications[Name];
+}[Exclude<AgentNotificationName, 'action'>];
 
 /**
  * A listener of one notification.
@@ -57,6 +88,81 @@ export type AgentNotificationName = keyof AgentNotifications;
 export type AgentListener<Name extends AgentNotificationName> = (
   payload: AgentNotifications[Name],
 ) => void;
+
+/**
+ * Hands on one notification: its name and its payload.
+ *
+ * @example
+ * const announce: Announce = (name, payload) => hub.emit(name, payload);
+ */
+export type Announce = <Name extends Exclude<AgentNotificationName, 'action'>>(
+  name: Name,
+  payload: AgentNotifications[Name],
+) => void;
+
+/**
+ * The notifications an action of the chart stands for, handed to `announce` in order (besides
+ * `action`, which every action is).
+ *
+ * @example
+ * notificationsOfAction({ type: 'DisplayMessage', text: 'Hi' }, (name, payload) => log(name, payload));
+ * // text { text: 'Hi' }
+ */
+export function notificationsOfAction(action: AgentAction, announce: Announce): void {
+  switch (action.type) {
+    case 'DisplayMessage':
+      return announce('text', { text: action.text });
+    case 'SendLlmRequest':
+      return announce('llmStart', {
+        attempt: action.attempt,
+        transcriptIndex: action.request.messages.length,
+      });
+    case 'LlmCallEnded':
+      return announce('llmEnd', llmEndOf(action));
+    case 'DisplayError':
+      return announce('error', { message: action.message, source: action.source ?? 'chart' });
+    case 'ExecuteTools':
+      for (const call of action.calls) announce('toolStart', { call });
+      return;
+    case 'RequestApproval':
+      return announce('approvalRequest', { call: action.call });
+    case 'ScheduleRetry':
+      return announce('retry', { delayMs: action.delayMs, attempt: action.attempt });
+    default:
+      return;
+  }
+}
+
+/**
+ * The `llmEnd` payload of how a model call ended.
+ *
+ * @example
+ * llmEndOf(core.context.lastCallEnding!); // { status: 'completed', transcriptIndex: 3 }
+ */
+export function llmEndOf(ending: LlmCallEnding): AgentNotifications['llmEnd'] {
+  return { status: ending.status, transcriptIndex: ending.transcriptIndex };
+}
+
+/**
+ * The `toolEnd` notifications between two versions of a response's tool runs: every call that
+ * has come to its outcome since `before`.
+ *
+ * @example
+ * toolEndsBetween(before.context.toolRuns, after.context.toolRuns, (name, payload) => hub.emit(name, payload));
+ */
+export function toolEndsBetween(
+  before: readonly ToolRun[],
+  after: readonly ToolRun[],
+  announce: Announce,
+): void {
+  if (before === after) return;
+  const was = new Map(before.map((run) => [run.call.id, run.status]));
+  for (const run of after) {
+    if (run.status === 'done' && was.get(run.call.id) !== 'done' && run.outcome) {
+      announce('toolEnd', { call: run.call, outcome: run.outcome });
+    }
+  }
+}
 
 /**
  * A small typed emitter. A listener that throws is reported as an `error` notification (and, if
@@ -104,28 +210,15 @@ export class NotificationHub {
 
 /**
  * Turns every action the chart emits into the agent's notifications: the action itself, and
- * the named notification it stands for.
+ * the named notifications it stands for.
  *
  * @example
  * notifyActions(actor, hub);
  */
 export function notifyActions(actor: Actor<AgentMachine>, hub: NotificationHub): void {
+  const announce: Announce = (name, payload) => hub.emit(name, payload);
   actor.on('*', (action) => {
     hub.emit('action', action);
-    switch (action.type) {
-      case 'DisplayMessage':
-        return hub.emit('text', { text: action.text });
-      case 'DisplayError':
-        return hub.emit('error', { message: action.message, source: 'chart' });
-      case 'ExecuteTools':
-        for (const call of action.calls) hub.emit('toolStart', { call });
-        return;
-      case 'RequestApproval':
-        return hub.emit('approvalRequest', { call: action.call });
-      case 'ScheduleRetry':
-        return hub.emit('retry', { delayMs: action.delayMs, attempt: action.attempt });
-      default:
-        return;
-    }
+    notificationsOfAction(action, announce);
   });
 }

@@ -4,24 +4,41 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ClientOptions } from '@anthropic-ai/sdk';
-import { createActor, type InspectionEvent, type Observer } from 'xstate';
-import { InFlightWork } from '../actors/inFlightWork.js';
-import { createBuiltinTools } from '../actors/tools/builtins/createBuiltinTools.js';
-import { createToolRegistry, type ToolRegistry } from '../actors/tools/createToolRegistry.js';
-import type { Tool } from '../actors/tools/defineTool.js';
-import type { EffectStart } from '../machine/actorInputs.js';
-import { restoreMachineSnapshot } from '../machine/agentCore.js';
-import { agentMachine } from '../machine/agentMachine.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import { type OpenedSession, openSession } from '../persistence/openSession.js';
-import { recordActor } from '../persistence/recordActor.js';
-import type { SessionStore } from '../persistence/sessionStore.js';
-import type { AgentConfig, Message, PermissionConfig } from '../machine/types.js';
+import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
+import {
+  createBuiltinTools,
+  createToolRegistry,
+  InFlightWork,
+  type ActorFailureHandler,
+  checkLlmTransport,
+  type LlmTransportChoice,
+  type Tool,
+  type ToolRegistry,
+} from '../actors/index.js';
+import {
+  type AgentConfig,
+  type AgentMachine,
+  agentMachine,
+  AgentStatechartError,
+  type EffectStart,
+  errorMessage,
+  type Message,
+  type PermissionConfig,
+  restoreMachineSnapshot,
+  topStateOf,
+} from '../machine/index.js';
+import {
+  type OpenedSession,
+  openSession,
+  recordActor,
+  type SessionStore,
+} from '../persistence/index.js';
 import { Agent, type AgentParts } from './agent.js';
-import { type AgentActors, agentActors } from './agentActors.js';
+import { type AgentActors, agentActors, checkAgentActors } from './agentActors.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
 import { attachInspector, type InspectorOption } from './inspectorOption.js';
 import { microstepNotifier } from './microstepNotifications.js';
+import { announceAtStart, sandboxOf, startupNotices } from './startupDiagnostics.js';
 
 /**
  * Options of {@link createAgent}: the chart's config (`maxRetries`, `model`, `system`,
@@ -48,6 +65,15 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
    * reads `ANTHROPIC_API_KEY`). The client's own retries are turned off: the chart retries.
    */
   anthropic?: Anthropic | ClientOptions;
+  /**
+   * How the model calls go over the wire when the agent builds its client from `anthropic`
+   * options (default `'auto'`): `'lean'` sends the request the SDK builds over a keep-alive
+   * connection pool of the agent's own and decodes the event stream itself, `'sdk'` uses the
+   * SDK's own streaming, `'auto'` is lean unless the options need the SDK (a custom `fetch`,
+   * `fetchOptions`, `middleware`, credential providers, OpenTelemetry, request logging). A
+   * client instance always streams through the SDK. See `LlmTransportChoice`.
+   */
+  transport?: LlmTransportChoice;
   /**
    * Permission mode and rules. Default `{ mode: 'acceptEdits' }`: edits in the workspace run,
    * `bash` asks. `{ mode: 'bypassPermissions' }` runs every tool without asking.
@@ -99,8 +125,9 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
  * Without `permissions` the agent starts in `acceptEdits` mode: reading and editing files inside
  * the workspace run, and every `bash` command (and any other mutating tool that is not an edit)
  * waits for `approve` or `deny` — answer `approvalRequest` notifications, or the turn waits. To
- * run every tool without asking, pass `permissions: { mode: 'bypassPermissions' }`; `bash` still
- * runs in an OS sandbox where one can start, and asks before every command where none can.
+ * run every tool without asking, pass `permissions: { mode: 'bypassPermissions' }`. `bash` runs
+ * its commands in an OS sandbox where one can start, and unconfined where none can:
+ * `agent.sandbox` says which, and a `diagnostic` at start says why.
  *
  * @example
  * import { createAgent } from 'agent-statechart';
@@ -114,8 +141,11 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
  */
 export function createAgent(options: CreateAgentOptions = {}): Agent {
   checkSessionOptions(options);
+  checkAgentActors(options.actors);
+  checkLlmTransport(options.anthropic, options.transport);
   const workspace = options.workspace ?? process.cwd();
-  const registry = createToolRegistry(options.tools ?? createBuiltinTools());
+  const tools = options.tools ?? createBuiltinTools();
+  const registry = createToolRegistry(tools);
   const config = chartConfig(options, registry);
   const inFlight = new InFlightWork();
   const hub = new NotificationHub((error) => {
@@ -135,11 +165,24 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   // The closure below reads locals, never `options`: it lives as long as the agent, and must not
   // keep the caller's initial messages alive.
   const messages = options.messages?.slice();
-  const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
+  const { actors, anthropic, transport, autoCommit, toolTimeoutMs, retryDelayScale, inspect } =
+    options;
 
   /** The running chart: a new one, or a stored session's, restored. */
   const start = (session?: OpenedSession): AgentParts => {
-    const log = session?.log;
+    const recorder = session?.recorder;
+    // An actor that throws instead of answering: the chart is given the event for its failure.
+    const running: { chart?: Actor<AgentMachine> } = {};
+    const onFailure: ActorFailureHandler = ({ actor, event, reason }) => {
+      const snapshot = running.chart?.getSnapshot();
+      hub.emit('diagnostic', {
+        code: 'ACTOR_FAILED',
+        message: `the ${actor} actor threw instead of answering the chart (${reason}); the chart was given ${event.type} in its place`,
+        state: snapshot === undefined ? 'WaitingForUserInput' : topStateOf(snapshot.value),
+        event,
+      });
+      running.chart?.send(event);
+    };
     const machine = agentMachine.provide({
       actors: agentActors(actors, {
         workspace,
@@ -147,10 +190,12 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
         inFlight,
         hub,
         anthropic,
+        transport,
         autoCommit,
         toolTimeoutMs,
         retryDelayScale,
-        ...(log ? { beforeStart: (effect: EffectStart) => log.started(effect) } : {}),
+        onFailure,
+        ...(recorder ? { beforeStart: (effect: EffectStart) => recorder.started(effect) } : {}),
       }),
     });
     // Inspection is switched on from the start only when something watches the chart; a
@@ -165,7 +210,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
       if (typeof userInspect === 'function') userInspect(event);
       else userInspect?.next?.(event);
     };
-    const watched = userInspect !== undefined || inspector !== undefined || log !== undefined;
+    const watched = userInspect !== undefined || inspector !== undefined || recorder !== undefined;
     const inspection = watched ? { inspect: observe } : {};
     const actor =
       session !== undefined && !session.created
@@ -178,7 +223,8 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
             input: { config, ...(messages ? { messages } : {}) },
             ...inspection,
           });
-    if (log !== undefined) record = recordActor(log, actor);
+    running.chart = actor;
+    if (recorder !== undefined) record = recordActor(recorder, actor);
     notifyActions(actor, hub);
     return {
       actor,
@@ -188,7 +234,9 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
         if (!watched) actor.system.inspect(observe);
       },
       ...(session?.resume ? { firstEvent: session.resume } : {}),
-      ...(log ? { recorded: () => log.flushed(), unrecordable: log.failed } : {}),
+      ...(recorder
+        ? { recorded: () => recorder.log.flushed(), unrecordable: recorder.log.failed }
+        : {}),
     };
   };
 
@@ -198,8 +246,11 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     inspector: inspector?.server,
     releaseInspector: inspector?.release ?? (() => Promise.resolve()),
     sessionId: options.sessionId,
+    sandbox: sandboxOf(tools),
   };
-  if (options.store === undefined) return new Agent(shell, start());
+  const notices = startupNotices({ tools, workspace, anthropic, autoCommit, actors });
+  const announced = (agent: Agent) => announceAtStart(agent, hub, notices);
+  if (options.store === undefined) return announced(new Agent(shell, start()));
   // The newest agent on a session is its only writer: one that opened it earlier (another
   // process, or a stale handle) is refused at its next write and stops.
   const opened = openSession(options.store, options.sessionId!, {
@@ -207,7 +258,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     claim: true,
     ...(options.sessionMetadata === undefined ? {} : { metadata: options.sessionMetadata }),
   });
-  return new Agent(shell, opened.then(start));
+  return announced(new Agent(shell, opened.then(start)));
 }
 
 /** A store and a session id go together, and a stored session starts from its own log. */

@@ -1,12 +1,14 @@
 /**
  * `createAgent({ inspector })`: the offline inspector page for one agent, or a running page shared
- * by many. The page's HTTP server is loaded only when a page is asked for, so an agent without
- * one never loads `node:http` or the page's assets; recording starts at once either way.
+ * by many. Recording starts at once; the page's HTTP server is loaded in the background only when
+ * a page is asked for.
  */
 import type { InspectionEvent } from 'xstate';
-import type { InspectorServer, InspectorServerOptions } from '../inspect/createInspectorServer.js';
-import { checkBindPolicy } from '../inspect/bindPolicy.js';
-import { InspectionRecorder } from '../inspect/inspectionRecorder.js';
+import {
+  createInspectorServer,
+  type InspectorServer,
+  type InspectorServerOptions,
+} from '../inspect/index.js';
 
 /**
  * What `createAgent({ inspector })` takes: options to start a page for this agent (closed when
@@ -41,36 +43,8 @@ export function attachInspector(
   if ('ready' in given) {
     return { server: given, record: given.observe(), release: () => Promise.resolve() };
   }
-  checkBindPolicy(given);
-  const recorder = given.recorder ?? new InspectionRecorder(given);
-  const started = import('../inspect/createInspectorServer.js').then(({ createInspectorServer }) =>
-    createInspectorServer({ ...given, recorder }),
-  );
-  const ready = started.then((server) => server.ready);
-  let url: string | undefined;
-  ready.then(
-    (address) => {
-      url = address;
-    },
-    (error: unknown) => onError(error),
-  );
-  let closing: Promise<void> | undefined;
-  const server: InspectorServer = {
-    ready,
-    get url() {
-      return url;
-    },
-    recorder,
-    observer: recorder.observe(),
-    observe: (options) => recorder.observe(options),
-    close() {
-      closing ??= started.then(
-        (running) => running.close(),
-        () => undefined,
-      );
-      return closing;
-    },
-  };
-  const record = recorder.observe(given.name === undefined ? {} : { name: given.name });
+  const server = createInspectorServer(given);
+  server.ready.catch(onError);
+  const record = server.observe(given.name === undefined ? {} : { name: given.name });
   return { server, record, release: () => server.close() };
 }

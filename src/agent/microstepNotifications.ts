@@ -5,13 +5,12 @@
  * listener needs them.
  */
 import type { InspectionEvent } from 'xstate';
-import type { AgentContext } from '../machine/context.js';
-import type { AgentStateName } from '../machine/types.js';
-import type { NotificationHub } from './agentNotifications.js';
+import { type AgentContext, type AgentStateValue, topStateOf } from '../machine/index.js';
+import { type Announce, type NotificationHub, toolEndsBetween } from './agentNotifications.js';
 
 /** What the notifications read of a snapshot. */
 interface SnapshotView {
-  value: AgentStateName;
+  value: AgentStateValue;
   context: AgentContext;
 }
 
@@ -27,24 +26,18 @@ export function microstepNotifier(
   root: unknown,
   from: SnapshotView,
 ): (event: InspectionEvent) => void {
-  let state = from.value;
+  let state = topStateOf(from.value);
   let runs = from.context.toolRuns;
+  const announce: Announce = (name, payload) => hub.emit(name, payload);
   return (event) => {
     if (event.type !== '@xstate.microstep' || event.actorRef !== root) return;
     const snapshot = event.snapshot as unknown as SnapshotView;
-    const next = snapshot.context.toolRuns;
-    if (next !== runs) {
-      const before = new Map(runs.map((run) => [run.call.id, run.status]));
-      runs = next;
-      for (const run of next) {
-        if (run.status === 'done' && before.get(run.call.id) !== 'done' && run.outcome) {
-          hub.emit('toolEnd', { call: run.call, outcome: run.outcome });
-        }
-      }
-    }
-    if (snapshot.value !== state) {
+    toolEndsBetween(runs, snapshot.context.toolRuns, announce);
+    runs = snapshot.context.toolRuns;
+    const next = topStateOf(snapshot.value);
+    if (next !== state) {
       const previous = state;
-      state = snapshot.value;
+      state = next;
       hub.emit('state', { state, previous });
     }
   };

@@ -13,13 +13,20 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import type { InspectionRecorder } from '../inspect/inspectionRecorder.js';
-import { inspectStoredSession, type StoredSessionView } from '../inspect/inspectStoredSession.js';
-import type { AgentStateName, Message } from '../machine/types.js';
-import { CHART_VERSION } from '../persistence/chartVersion.js';
-import type { MessagesRequestBody } from '../testing/messagesRequest.js';
-import { overloaded, reply, type ScriptedTurn } from '../testing/scriptedTurn.js';
-import { startMessagesApiServer } from '../testing/messagesApiServer.js';
+import {
+  type InspectionRecorder,
+  inspectStoredSession,
+  type StoredSessionView,
+} from '../inspect/index.js';
+import type { AgentStateName, Message } from '../machine/index.js';
+import { CHART_VERSION } from '../persistence/index.js';
+import {
+  type MessagesRequestBody,
+  overloaded,
+  reply,
+  type ScriptedTurn,
+  startMessagesApiServer,
+} from '../testing/index.js';
 import type { DemoProcessMessage, DemoProcessSettings } from './demoProcess.js';
 import { describeContent } from './describeSession.js';
 import { cliChartConfig, cliSessionMetadata } from './sessionConfig.js';
@@ -97,7 +104,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     '-qm',
     'Initial commit',
   );
-  const { store, path } = await openSessionStore({ workspace });
+  const { store, path } = openSessionStore({ workspace });
   const server = await startMessagesApiServer({
     eventDelayMs: options.eventDelayMs ?? 15,
     script: demoModel(),

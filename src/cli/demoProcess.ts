@@ -7,13 +7,10 @@
  * Run by `runDemo` (src/cli/demo.ts): node demoProcess.js '<json settings>'
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Agent } from '../agent/agent.js';
-import { createAgent } from '../agent/createAgent.js';
-import { createBuiltinTools } from '../actors/tools/builtins/createBuiltinTools.js';
-import type { Tool } from '../actors/tools/defineTool.js';
-import { errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentStateName, Message } from '../machine/types.js';
-import { createSqliteSessionStore } from '../persistence/sqliteSessionStore.js';
+import { type Agent, createAgent } from '../agent/index.js';
+import { createBuiltinTools, type Tool } from '../actors/index.js';
+import { type AgentStateName, errorMessage, type Message } from '../machine/index.js';
+import { createSqliteSessionStore } from '../persistence/index.js';
 import { describeResume, watchResume } from './describeResume.js';
 
 /**

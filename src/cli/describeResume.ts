@@ -4,9 +4,13 @@
  * again (and why that was safe) and which were reported to the model as interrupted.
  */
 import type { InspectionEvent } from 'xstate';
-import type { AgentContext } from '../machine/context.js';
-import { isMutatingTool } from '../machine/toolSpecs.js';
-import type { AgentStateName, ResumeEvent, ToolCall } from '../machine/types.js';
+import {
+  type AgentContext,
+  type AgentStateName,
+  isMutatingTool,
+  type ResumeEvent,
+  type ToolCall,
+} from '../machine/index.js';
 
 /** The part of a chart snapshot a description reads. */
 export interface ChartState {

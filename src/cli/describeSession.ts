@@ -2,9 +2,8 @@
  * A stored session in words, for the terminal: a message of the transcript on one line, and an
  * entry of the log on one line (what came in, or which side effect was about to start).
  */
-import type { EffectStart } from '../machine/actorInputs.js';
-import type { AgentEvent, ContentBlock, Message } from '../machine/types.js';
-import type { StoredEntry } from '../persistence/sessionStore.js';
+import type { AgentEvent, ContentBlock, EffectStart, Message } from '../machine/index.js';
+import type { StoredEntry } from '../persistence/index.js';
 
 /** Long text is cut to this many characters on a line. */
 const MAX_TEXT = 160;
@@ -45,8 +44,8 @@ function describeBlock(block: ContentBlock): string {
  * describeEntry({ seq: 2, at: 0, kind: 'started', data: { effect: 'llm' } }); // 'started  the model call'
  */
 export function describeEntry(entry: StoredEntry): string {
-  if (entry.kind === 'started') return `started  ${describeStart(entry.data as EffectStart)}`;
-  const event = entry.data as AgentEvent;
+  if (entry.kind === 'started') return `started  ${describeStart(entry.data)}`;
+  const event = entry.data;
   const detail = describeEvent(event);
   return detail === '' ? event.type : `${event.type}  ${detail}`;
 }
@@ -85,6 +84,7 @@ function describeEvent(event: AgentEvent): string {
     case 'ToolApproval':
       return `${event.callId} ${event.decision}${event.remember ? ' (remembered)' : ''}`;
     case 'PostToolsHookCompleted':
+      if (event.error !== undefined) return `failed: ${clip(event.error)}`;
       return event.actionTaken ? 'committed' : 'nothing to do';
     case 'SetPermissionMode':
       return event.mode;
@@ -93,7 +93,9 @@ function describeEvent(event: AgentEvent): string {
       if (event.startedToolCallIds !== undefined) {
         parts.push(`tool calls that had started: ${event.startedToolCallIds.join(', ') || 'none'}`);
       }
-      if (event.retryDelayMs !== undefined) parts.push(`${event.retryDelayMs} ms of backoff left`);
+      if (event.retryElapsedMs !== undefined) {
+        parts.push(`${event.retryElapsedMs} ms of the backoff already waited`);
+      }
       return parts.join('; ');
     }
     default:

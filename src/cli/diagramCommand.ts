@@ -5,12 +5,8 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { AnyStateMachine } from 'xstate';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import { loadMachine } from '../diagram/loadMachine.js';
-import { toDot } from '../diagram/toDot.js';
-import { toGraph } from '../diagram/toGraph.js';
-import { toMermaid } from '../diagram/toMermaid.js';
-import { toSvg } from '../diagram/toSvg.js';
+import { AgentStatechartError, errorMessage } from '../machine/index.js';
+import { loadMachine, toDot, toGraph, toMermaid, toSvg } from '../diagram/index.js';
 
 const FORMATS = ['mermaid', 'dot', 'svg', 'json'] as const;
 type DiagramFormat = (typeof FORMATS)[number];
@@ -128,7 +124,7 @@ function isFormat(value: string): value is DiagramFormat {
 async function machineFor(spec: string | undefined): Promise<AnyStateMachine> {
   if (spec !== undefined) return loadMachine(spec);
   // Loaded lazily so `--machine` works without pulling in the agent's chart.
-  const { agentMachine } = await import('../machine/agentMachine.js');
+  const { agentMachine } = await import('../machine/index.js');
   return agentMachine;
 }
 

@@ -4,9 +4,8 @@
  * process appends later (a `run --session NAME` in another terminal) shows up as it is stored.
  */
 import { once } from 'node:events';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
-import { inspectStoredSession } from '../inspect/inspectStoredSession.js';
-import { startInspectorServer } from '../inspect/startInspectorServer.js';
+import { AgentStatechartError } from '../machine/index.js';
+import { inspectStoredSession, startInspectorServer } from '../inspect/index.js';
 import { parseFlags } from './parseFlags.js';
 import { cliChartConfig } from './sessionConfig.js';
 import { openExistingSessionStore } from './workspaceSessionStore.js';

@@ -9,37 +9,13 @@
  * // npx agent-statechart inspect --session fix-tests
  */
 import { once } from 'node:events';
-import { startInspectorServer } from '../inspect/startInspectorServer.js';
+import { startInspectorServer } from '../inspect/index.js';
 import { runDemo } from './demo.js';
 import { runDiagramCommand } from './diagramCommand.js';
 import { portOption, runInspectSessionCommand } from './inspectSessionCommand.js';
 import { runCommand } from './runCommand.js';
 import { runSessionsCommand } from './sessionsCommand.js';
-
-const usage = `usage: agent-statechart <command> [options]
-
-commands:
-  run [--workspace DIR] [--mode MODE] [--model NAME] [--session NAME [--store PATH]]
-                            an interactive agent in DIR: Claude when ANTHROPIC_API_KEY is set,
-                            otherwise an offline scripted model; MODE is plan, default,
-                            acceptEdits or bypassPermissions (default: default). With --session
-                            every step is stored (in DIR/.agent-statechart/sessions.db, or PATH)
-                            and the session resumes where it stopped, even after a crash
-  sessions list | show ID | rm ID [--workspace DIR | --store PATH]
-                            the stored sessions, one session's transcript and log, removing one
-  demo [--keep] [--no-inspector] [--port N]
-                            a scripted session through all seven states, with a retried 529
-                            and a git auto-commit, offline (no API key needed): its process is
-                            killed with SIGKILL mid-tools and a new one resumes it from the
-                            store; shown in the local inspector page
-  inspect [--port N] [--host HOST --token TOKEN]
-                            the demo session in the inspector page, served until Ctrl-C
-  inspect --session NAME [--workspace DIR | --store PATH] [--port N]
-                            a stored session in the inspector page, to step through, followed
-                            as it grows, until Ctrl-C
-  diagram [--format mermaid|dot|svg|json] [--out FILE] [--machine MODULE[:EXPORT]]
-                            draw the agent's chart (or any XState v5 machine)
-  help                      this text`;
+import { asksForHelp, commandUsage, USAGE } from './usage.js';
 
 /** The value after `flag` in `argv`, if given. */
 function option(argv: string[], flag: string): string | undefined {
@@ -84,6 +60,11 @@ async function demoWithInspector(argv: string[], keepServing: boolean): Promise<
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const help = command === undefined ? undefined : commandUsage(command);
+  if (help !== undefined && asksForHelp(rest)) {
+    console.log(help);
+    return 0;
+  }
   switch (command) {
     case 'run':
       return runCommand(rest);
@@ -114,13 +95,13 @@ async function main(argv: string[]): Promise<number> {
     case 'help':
     case '--help':
     case '-h':
-      console.log(usage);
+      console.log(USAGE);
       return 0;
     case undefined:
-      console.error(usage);
+      console.error(USAGE);
       return 1;
     default:
-      console.error(`unknown command '${command}'\n\n${usage}`);
+      console.error(`unknown command '${command}'\n\n${USAGE}`);
       return 1;
   }
 }

@@ -3,8 +3,12 @@
  * last message and answers with the tool call a few plain commands ask for, so the whole loop —
  * tools, approvals, auto-commit — can be tried offline against the local Messages API server.
  */
-import type { MessagesRequestBody } from '../testing/messagesRequest.js';
-import { reply, type ScriptedBlock, type ScriptedTurn } from '../testing/scriptedTurn.js';
+import {
+  type MessagesRequestBody,
+  reply,
+  type ScriptedBlock,
+  type ScriptedTurn,
+} from '../testing/index.js';
 
 const HELP =
   'I am the offline scripted model (set ANTHROPIC_API_KEY to talk to Claude). I understand: ' +

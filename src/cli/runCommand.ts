@@ -9,14 +9,18 @@
  * the idle prompt it says how to quit, and a second Ctrl-C there quits.
  */
 import { resolve } from 'node:path';
-import type { Agent } from '../agent/agent.js';
-import { createAgent } from '../agent/createAgent.js';
-import { resolveWorkspaceRoot } from '../actors/tools/resolveInWorkspace.js';
-import { type AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import { PERMISSION_MODES, type PermissionMode, type ToolCall } from '../machine/types.js';
-import type { SessionStore } from '../persistence/sessionStore.js';
-import { checkSessionId } from '../persistence/storeRules.js';
-import { startMessagesApiServer } from '../testing/messagesApiServer.js';
+import { type Agent, createAgent } from '../agent/index.js';
+import { resolveWorkspaceRoot } from '../actors/index.js';
+import {
+  type AgentStatechartError,
+  atRest,
+  errorMessage,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type ToolCall,
+} from '../machine/index.js';
+import { checkSessionId, type SessionStore } from '../persistence/index.js';
+import { startMessagesApiServer } from '../testing/index.js';
 import { type LineRead, LineReader } from './lineReader.js';
 import { describeResume, type ObservedResume, watchResume } from './describeResume.js';
 import { offlineModel } from './offlineModel.js';
@@ -146,6 +150,8 @@ export async function runCommand(
     wake();
   });
   agent.on('state', () => wake());
+  // An interrupted call reports how it ended after the turn did: the prompt waits for it.
+  agent.on('toolEnd', () => wake());
   const opened = await agent.ready.then(
     () => true,
     () => false,
@@ -246,7 +252,7 @@ interface RunSession {
 
 async function openRunSession(options: RunOptions): Promise<RunSession> {
   const id = options.session!;
-  const { store, path } = await openSessionStore(options);
+  const { store, path } = openSessionStore(options);
   const existed = await store.entries(id, { limit: 1 }).then(
     () => true,
     (error: unknown) => {
@@ -291,9 +297,9 @@ function changeMode(agent: Agent, requested: string | undefined): string {
 }
 
 /**
- * Waits for the turn to end, asking the user about each tool call that needs approval. A
- * cancelled question (Ctrl-C, which also interrupts the turn) withdraws the others too: the
- * interrupt answers every open call.
+ * Waits for the turn to end, and for every call it interrupted to report how it ended, asking
+ * the user about each tool call that needs approval. A cancelled question (Ctrl-C, which also
+ * interrupts the turn) withdraws the others too: the interrupt answers every open call.
  */
 async function untilIdleAnswering(
   agent: Agent,
@@ -315,11 +321,7 @@ async function untilIdleAnswering(
       else agent.deny(call.id);
       continue;
     }
-    const { context } = agent;
-    const idle =
-      agent.state === 'ShuttingDown' ||
-      (agent.state === 'WaitingForUserInput' && context.queue.length === 0);
-    if (idle) return;
+    if (agent.state === 'ShuttingDown' || atRest(agent.state, agent.context)) return;
     await changed();
   }
 }

@@ -4,9 +4,8 @@
  * `inspect --session`) replays it through the chart configured as it was — the built-in tools and
  * the permission mode the session started in.
  */
-import { createBuiltinTools } from '../actors/tools/builtins/createBuiltinTools.js';
-import { createToolRegistry } from '../actors/tools/createToolRegistry.js';
-import { type AgentConfig, PERMISSION_MODES, type PermissionMode } from '../machine/types.js';
+import { createBuiltinTools, createToolRegistry } from '../actors/index.js';
+import { type AgentConfig, PERMISSION_MODES, type PermissionMode } from '../machine/index.js';
 
 /** Marks a session created by this command line. */
 const CREATED_BY = 'agent-statechart';

@@ -2,12 +2,13 @@
  * `agent-statechart sessions list | show ID | rm ID`: the sessions a workspace keeps (or those of
  * the store named by `--store`), one session's transcript and log in words, and removing one.
  */
-import { AgentCore } from '../machine/agentCore.js';
-import type { AgentStatechartError } from '../machine/agentStatechartError.js';
-import { errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentConfig } from '../machine/types.js';
-import { openSession } from '../persistence/openSession.js';
-import type { SessionStore, SessionSummary } from '../persistence/sessionStore.js';
+import {
+  type AgentConfig,
+  AgentCore,
+  type AgentStatechartError,
+  errorMessage,
+} from '../machine/index.js';
+import { openSession, type SessionStore, type SessionSummary } from '../persistence/index.js';
 import { describeResume } from './describeResume.js';
 import { describeContent, describeEntry } from './describeSession.js';
 import { parseFlags } from './parseFlags.js';

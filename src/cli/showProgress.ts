@@ -2,7 +2,7 @@
  * What `agent-statechart run` prints while a turn runs: the streamed reply under the model's
  * label, the state, each tool call and how it ended, retries, commits and errors.
  */
-import type { Agent } from '../agent/agent.js';
+import type { Agent } from '../agent/index.js';
 
 /**
  * Prints the agent's progress through `write`; `label` names who is speaking (`claude`, or the

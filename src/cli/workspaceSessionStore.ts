@@ -5,20 +5,16 @@
  * `--store PATH` names another file.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AGENT_STATECHART_FOLDER } from '../actors/hooks/gitAutoCommit.js';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
-import type { SessionStore } from '../persistence/sessionStore.js';
-import { createSqliteSessionStore } from '../persistence/sqliteSessionStore.js';
+import { AGENT_STATECHART_FOLDER } from '../machine/index.js';
+import { AgentStatechartError } from '../machine/index.js';
+import { createSqliteSessionStore, type SessionStore } from '../persistence/index.js';
 
 /** The folder, inside the workspace, that holds the default store. */
 export const SESSIONS_FOLDER = AGENT_STATECHART_FOLDER;
 
 /** The default store's file name inside {@link SESSIONS_FOLDER}. */
 export const SESSIONS_FILE = 'sessions.db';
-
-const GITIGNORE = `# Written by agent-statechart: its session store stays out of git.\n*\n`;
 
 /**
  * Where the sessions are: `--store PATH` when given, else the workspace's default file.
@@ -33,27 +29,18 @@ export function sessionStorePath(options: { workspace: string; store?: string })
 }
 
 /**
- * Opens the store a command writes to, creating it if needed. The default folder gets its
- * `.gitignore` first, before the database exists.
+ * Opens the store a command writes to, creating it if needed (the default folder with its
+ * `.gitignore`, before the database exists).
  *
  * @example
- * const { store, path } = await openSessionStore({ workspace: process.cwd() });
+ * const { store, path } = openSessionStore({ workspace: process.cwd() });
  */
-export async function openSessionStore(options: {
-  workspace: string;
-  store?: string;
-}): Promise<{ store: SessionStore; path: string }> {
+export function openSessionStore(options: { workspace: string; store?: string }): {
+  store: SessionStore;
+  path: string;
+} {
   const path = sessionStorePath(options);
-  if (options.store === undefined) {
-    const folder = join(options.workspace, SESSIONS_FOLDER);
-    await mkdir(folder, { recursive: true });
-    // `wx`: an existing .gitignore (perhaps edited by its owner) is left alone.
-    await writeFile(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx' }).catch(
-      (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      },
-    );
-  }
+  // The store makes its folder, and the default one ignores itself in git.
   return { store: createSqliteSessionStore({ path }), path };
 }
 

@@ -13,21 +13,30 @@
  * paused past its lease) can no longer write to it; DBOS itself refuses its step outcomes.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { DeltaCoalescer } from '../actors/deltaCoalescer.js';
-import { streamLlmResponse } from '../actors/llm/streamLlmResponse.js';
-import type { ToolRegistry } from '../actors/tools/createToolRegistry.js';
-import { runToolCall } from '../actors/tools/runToolCall.js';
-import type {
-  AgentAction,
-  AgentConfig,
-  AgentStateName,
-  CompletedToolInfo,
-  ToolCall,
-  ToolOutcome,
-} from '../machine/types.js';
-import type { PostgresSessionStore } from '../persistence/postgresSessionStore.js';
-import { SessionCore } from '../persistence/sessionCore.js';
-import type { SessionStore } from '../persistence/sessionStore.js';
+import {
+  DeltaCoalescer,
+  type LlmTransport,
+  runToolCall,
+  streamLlmResponse,
+  type ToolRegistry,
+} from '../actors/index.js';
+import {
+  type AgentNotification,
+  type Announce,
+  llmEndOf,
+  notificationsOfAction,
+  toolEndsBetween,
+} from '../agent/index.js';
+import {
+  type AgentAction,
+  type AgentConfig,
+  type AgentEvent,
+  type AgentStateName,
+  type CompletedToolInfo,
+  errorMessage,
+  type ToolCall,
+} from '../machine/index.js';
+import { type PostgresSessionStore, SessionCore, type SessionStore } from '../persistence/index.js';
 import { claimWhileAlive } from './executorLiveness.js';
 import type { SessionInbox } from './sessionInbox.js';
 
@@ -44,20 +53,23 @@ export interface DriveResult {
 }
 
 /**
- * A value of the event stream a drive writes (DBOS stream `events`). `attempt` starts each model
- * call; when a call runs again after a worker died, its text starts over from the new `attempt`.
+ * A value of the event stream a drive writes (DBOS stream `events`): the agent's own
+ * notifications (`llmStart`, `text`, `llmEnd`, `toolStart`, `toolEnd`, `approvalRequest`,
+ * `retry`, `error`), made by the same map as an agent's handle makes them, and `idle` when the
+ * drive rests (with the calls waiting for approval). `llmStart` also names the worker that makes
+ * the call. A client rebuilds the stored text of each model call from them: the text after an
+ * `llmStart` is in the transcript when an `llmEnd` for the same `transcriptIndex` says
+ * `completed` or `interrupted`; text whose call starts again (a new `llmStart`: a retry, or
+ * another worker taking over) is not. An `llmEnd` may be said twice (after a worker died):
+ * take each call's end once.
  *
  * @example
  * for await (const value of client.readStream<DriveStreamValue>(workflowId, 'events')) show(value);
  */
 export type DriveStreamValue =
-  | { type: 'attempt'; executor: string }
-  | { type: 'text'; content: string }
-  | { type: 'toolStart'; call: ToolCall }
-  | { type: 'toolEnd'; callId: string; outcome: ToolOutcome }
-  | { type: 'approvalRequest'; call: ToolCall }
-  | { type: 'error'; message: string }
-  | { type: 'idle'; state: AgentStateName };
+  | Exclude<AgentNotification, { type: 'llmStart' }>
+  | (Extract<AgentNotification, { type: 'llmStart' }> & { executor: string })
+  | { type: 'idle'; state: AgentStateName; awaitingApproval: ToolCall[] };
 
 /** The DBOS calls the driver makes (the `DBOS` class fits). */
 export interface DriverEngine {
@@ -87,7 +99,7 @@ export interface DriverDependencies {
   tools: ToolRegistry;
   /** The directory tools work in, or the one of each session. */
   workspace: string | ((sessionId: string) => string);
-  llm: Anthropic;
+  llm: Anthropic | LlmTransport;
   /** Runs the post-tools hook; resolves whether it acted. Default: nothing to do. */
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
   /** Told when a write of this worker was refused because another execution took the session. */
@@ -125,23 +137,29 @@ export function createSessionDriver(
       dependencies.onFenced?.(sessionId);
       return new Promise<never>(() => undefined);
     }
+    // Steps this execution replays from DBOS's record do not run; the first that runs may be one
+    // a dead worker began, whose outcome it recorded but never streamed.
+    const execution = { restated: false };
     for (;;) {
-      const outcome = await engine.runStep(() => advance(dependencies, sessionId, epoch), {
-        name: 'advance',
-        retriesAllowed: true,
-        maxAttempts: 4,
-        intervalSeconds: 0.2,
-        backoffRate: 2,
-        // A lost claim never comes back; only a store that could not be reached is worth retrying.
-        shouldRetry: (error) => {
-          const code = (error as { code?: unknown })?.code;
-          if (code === 'SESSION_FENCED') dependencies.onFenced?.(sessionId);
-          return code === 'STORE_FAILED';
+      const outcome = await engine.runStep(
+        () => advance(dependencies, sessionId, epoch, execution),
+        {
+          name: 'advance',
+          retriesAllowed: true,
+          maxAttempts: 4,
+          intervalSeconds: 0.2,
+          backoffRate: 2,
+          // A lost claim never comes back; only a store that could not be reached is worth retrying.
+          shouldRetry: (error) => {
+            const code = (error as { code?: unknown })?.code;
+            if (code === 'SESSION_FENCED') dependencies.onFenced?.(sessionId);
+            return code === 'STORE_FAILED';
+          },
         },
-      });
+      );
       if (outcome.next === 'sleep') await engine.sleep(outcome.ms);
       if (outcome.next === 'rest') {
-        await engine.writeStream(DRIVE_STREAM, { type: 'idle', state: outcome.result.state });
+        await engine.writeStream(DRIVE_STREAM, { type: 'idle', ...outcome.result });
         await engine.closeStream(DRIVE_STREAM);
         return outcome.result;
       }
@@ -154,6 +172,7 @@ async function advance(
   dependencies: DriverDependencies,
   sessionId: string,
   epoch: number,
+  execution: { restated: boolean },
 ): Promise<StepOutcome> {
   const { engine, inbox } = dependencies;
   const fenced = fencedStore(dependencies.store, inbox, epoch);
@@ -162,8 +181,15 @@ async function advance(
     mustExist: true,
   });
   const stream = (value: DriveStreamValue) => engine.writeStream(DRIVE_STREAM, value);
-  const actions = session.resume ? await session.handleEvent(session.resume) : [];
-  let effect = await announce(actions, stream);
+  const chart = new StreamedChart(session, stream, engine.executorID);
+  if (!execution.restated) {
+    // What a dead worker may have recorded and not lived to say is said again: how the latest
+    // model call ended (a client takes each call's end once). The calls waiting for approval
+    // are in the `idle` that ends every drive.
+    await chart.restate();
+    execution.restated = true;
+  }
+  let effect = session.resume ? await chart.take(session.resume) : undefined;
   // Inputs wait for the drive in front of them, which holds the session's partition until it
   // rests; an Interrupt is the exception, taken before more work starts.
   const input = await inbox.next(sessionId);
@@ -180,22 +206,19 @@ async function advance(
       };
     }
     fenced.taking = input.seq;
-    let taken = await session.handleEvent(input.event);
+    effect = await chart.take(input.event);
     // An input the chart refused records nothing; it is taken all the same.
     if (fenced.taking !== undefined) await fenced.takeAlone(sessionId, input.seq);
     // Between steps nothing of this drive is running: the calls an Interrupt would wait for
     // cannot report any more, so their grace is over at once.
-    if (taken.some((action) => action.type === 'Cancel' && action.graceMs !== undefined)) {
-      taken = [...taken, ...(await session.handleEvent({ type: 'ToolGraceExpired' }))];
-    }
-    effect = await announce(taken, stream);
+    if (chart.awaitsCancelledCalls) effect = await chart.take({ type: 'ToolGraceExpired' });
     if (effect === undefined) return { next: 'more' };
   }
 
   switch (effect.type) {
     case 'SendLlmRequest': {
       await session.started({ effect: 'llm' });
-      await stream({ type: 'attempt', executor: engine.executorID });
+      await chart.announce(effect);
       // Text is written in batches, one per display frame at most (each write is a row in
       // PostgreSQL), and the writes are chained, so it reaches readers in the order it came.
       // The first one refused (this execution lost the workflow) stops the rest and fails the
@@ -207,9 +230,11 @@ async function advance(
         if (delta.type !== 'LlmTextDelta') return; // only text is pushed
         writes = writes.then(async () => {
           if (refused !== undefined) return;
-          await stream({ type: 'text', content: delta.content }).catch((error: unknown) => {
-            refused = { error };
-          });
+          await chart
+            .announce({ type: 'DisplayMessage', text: delta.content })
+            .catch((error: unknown) => {
+              refused = { error };
+            });
         });
       });
       const result = await streamLlmResponse({
@@ -222,12 +247,11 @@ async function advance(
       text.flush();
       await writes;
       if (refused !== undefined) throw refused.error;
-      const completed = await session.handleEvent(
+      await chart.take(
         result.ok
           ? { type: 'LlmCompleted', response: result.response }
           : { type: 'LlmError', error: result.error },
       );
-      await streamErrors(completed, stream);
       return { next: 'more' };
     }
     case 'ExecuteTools': {
@@ -235,7 +259,7 @@ async function advance(
       const call = effect.calls[0]!;
       const mutating = dependencies.tools.isMutating(call.name);
       await session.started({ effect: 'tool', callId: call.id, name: call.name, mutating });
-      await stream({ type: 'toolStart', call });
+      await chart.announce({ type: 'ExecuteTools', calls: [call] });
       // The start is stored under this execution's epoch; asking again just before the call
       // keeps a worker that was paused since then from running it after another took over.
       if (mutating) await fenced.stillMine(sessionId);
@@ -246,27 +270,29 @@ async function advance(
             : dependencies.workspace(sessionId),
       });
       // Recorded first: readers are told of an outcome that is in the log.
-      const completed = await session.handleEvent({
-        type: 'ToolCompleted',
-        callId: call.id,
-        outcome,
-      });
-      await stream({ type: 'toolEnd', callId: call.id, outcome });
-      await streamErrors(completed, stream);
+      await chart.take({ type: 'ToolCompleted', callId: call.id, outcome });
       return { next: 'more' };
     }
     case 'RunPostToolsHook': {
       await session.started({ effect: 'hook' });
-      const actionTaken = (await dependencies.postToolsHook?.(effect.completedTools)) ?? false;
-      await streamErrors(
-        await session.handleEvent({ type: 'PostToolsHookCompleted', actionTaken }),
-        stream,
-      );
+      // Hooks fail open: a hook that throws is reported, and the turn goes on.
+      const hook = await Promise.resolve()
+        .then(() => dependencies.postToolsHook?.(effect.completedTools) ?? false)
+        .then(
+          (actionTaken) => ({ actionTaken }),
+          (error: unknown) => ({ actionTaken: false, error: errorMessage(error) }),
+        );
+      await chart.take({ type: 'PostToolsHookCompleted', ...hook });
       return { next: 'more' };
     }
     case 'ScheduleRetry':
-      if (effect.delayMs > FIRE_NOW_MS) return { next: 'sleep', ms: effect.delayMs };
-      await streamErrors(await session.handleEvent({ type: 'RetryTimeoutFired' }), stream);
+      if (effect.delayMs > FIRE_NOW_MS) {
+        // The backoff's start is recorded: the step after the sleep waits only what is left.
+        await session.started({ effect: 'retry', delayMs: effect.delayMs });
+        await chart.announce(effect);
+        return { next: 'sleep', ms: effect.delayMs };
+      }
+      await chart.take({ type: 'RetryTimeoutFired' });
       return { next: 'more' };
   }
 }
@@ -276,47 +302,90 @@ type Effect = Extract<
   { type: 'SendLlmRequest' | 'ExecuteTools' | 'RunPostToolsHook' | 'ScheduleRetry' }
 >;
 
-/** Streams what the client is told, and returns the first side effect asked for, if any. */
-async function announce(
-  actions: AgentAction[],
-  stream: (value: DriveStreamValue) => Promise<void>,
-): Promise<Effect | undefined> {
-  let effect: Effect | undefined;
-  for (const action of actions) {
-    switch (action.type) {
-      case 'RequestApproval':
-        await stream({ type: 'approvalRequest', call: action.call });
-        break;
-      case 'DisplayError':
-        await stream({ type: 'error', message: action.message });
-        break;
-      case 'SendLlmRequest':
-      case 'ExecuteTools':
-      case 'RunPostToolsHook':
-      case 'ScheduleRetry':
+/**
+ * The session's chart as a step feeds it: each event recorded, and what came of it streamed to
+ * clients in the agent's notification vocabulary. What happened (a call's end, a tool's outcome,
+ * an error, a call that now waits for approval) is said when the chart takes the event that made
+ * it; what a step does (a model call's attempt, a tool call, a backoff) is said by the step as
+ * it does it. A `Resume` restates what the chart was doing, so only what it changes is said.
+ * The first step a drive's execution runs says again what a dead worker may have recorded and
+ * not lived to say.
+ */
+class StreamedChart {
+  readonly #session: SessionCore;
+  readonly #stream: (value: DriveStreamValue) => Promise<void>;
+  readonly #executor: string;
+  #cancelledCallsPending = false;
+
+  constructor(
+    session: SessionCore,
+    stream: (value: DriveStreamValue) => Promise<void>,
+    executor: string,
+  ) {
+    this.#session = session;
+    this.#stream = stream;
+    this.#executor = executor;
+  }
+
+  /** Whether the last event left tool calls the chart waits for (an Interrupt's grace period). */
+  get awaitsCancelledCalls(): boolean {
+    return this.#cancelledCallsPending;
+  }
+
+  /** Feeds and records `event`, streams what came of it, and returns the first effect asked for. */
+  async take(event: AgentEvent): Promise<Effect | undefined> {
+    const before = this.#session.core.context.toolRuns;
+    const actions = await this.#session.handleEvent(event);
+    const notifications: DriveStreamValue[] = [];
+    toolEndsBetween(before, this.#session.core.context.toolRuns, this.#push(notifications));
+    const restating = event.type === 'Resume';
+    let effect: Effect | undefined;
+    this.#cancelledCallsPending = false;
+    for (const action of actions) {
+      if (action.type === 'Cancel' && action.graceMs !== undefined) {
+        this.#cancelledCallsPending = true;
+      }
+      if (isEffect(action)) {
         effect ??= action;
-        break;
-      default:
-        // WaitForInput, DisplayMessage (its text was streamed), Cancel (one effect runs at a
-        // time, inside the step), Shutdown: nothing to do outside the chart.
-        break;
+        continue;
+      }
+      if (restating && action.type === 'RequestApproval') continue;
+      notificationsOfAction(action, this.#push(notifications));
+    }
+    for (const notification of notifications) await this.#stream(notification);
+    return effect;
+  }
+
+  /** Streams the notifications of something the step does itself. */
+  async announce(action: AgentAction): Promise<void> {
+    const notifications: DriveStreamValue[] = [];
+    notificationsOfAction(action, this.#push(notifications));
+    for (const notification of notifications) await this.#stream(notification);
+  }
+
+  /** Says again how the latest model call ended. */
+  async restate(): Promise<void> {
+    const { lastCallEnding } = this.#session.core.context;
+    if (lastCallEnding !== null) {
+      await this.#stream({ type: 'llmEnd', ...llmEndOf(lastCallEnding) });
     }
   }
-  return effect;
+
+  /** Collects notifications as stream values; a model call's attempt names this worker. */
+  #push(into: DriveStreamValue[]): Announce {
+    return (name, payload) => {
+      const value = { type: name, ...payload } as DriveStreamValue;
+      into.push(value.type === 'llmStart' ? { ...value, executor: this.#executor } : value);
+    };
+  }
 }
 
-/**
- * The errors the chart reported for an outcome a step recorded (a model call given up on, a reply
- * cut off at max_tokens). Everything else the step's event led to is announced by the next step,
- * whose `Resume` names it again; an error is said once, here.
- */
-async function streamErrors(
-  actions: AgentAction[],
-  stream: (value: DriveStreamValue) => Promise<void>,
-): Promise<void> {
-  await announce(
-    actions.filter((action) => action.type === 'DisplayError'),
-    stream,
+function isEffect(action: AgentAction): action is Effect {
+  return (
+    action.type === 'SendLlmRequest' ||
+    action.type === 'ExecuteTools' ||
+    action.type === 'RunPostToolsHook' ||
+    action.type === 'ScheduleRetry'
   );
 }
 

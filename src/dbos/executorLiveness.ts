@@ -8,22 +8,28 @@
  *   waiting behind its busy pool, and that connection's backend disappears from
  *   `pg_stat_activity` as soon as the process dies;
  * - every worker runs the reaper: under a transaction-scoped advisory lock (one reaper at a time,
- *   released if the reaper dies), it removes the executors whose lease ran out or whose liveness
- *   connection is gone, then hands every pending workflow of the session queue whose executor is
- *   no longer listed back to the queue (`DBOS.resumeWorkflows`), where another worker picks it up;
+ *   released if the reaper dies or stalls past a lease), it removes the executors whose lease ran
+ *   out or whose liveness connection is gone, then hands every pending workflow of the session
+ *   queue whose executor is no longer listed back to the queue (`DBOS.resumeWorkflows`), in
+ *   batches that spread them over the live workers;
  * - a worker that finds its own row gone was declared dead while it was paused or cut off: its
- *   workflows already run elsewhere, so it stops (the store's epochs refuse what it still tries
- *   to write meanwhile).
+ *   workflows already run elsewhere, so it stops taking work and then stops (the store's epochs
+ *   refuse what it still tries to write meanwhile).
  */
-import { quoteSchemaName } from '../persistence/postgresMigrations.js';
-import { inTransaction, type PostgresPool } from '../persistence/postgresPool.js';
-import type { PostgresSessionStore } from '../persistence/postgresSessionStore.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  inTransaction,
+  type PostgresPool,
+  type PostgresSessionStore,
+  quoteSchemaName,
+} from '../persistence/index.js';
 
 /** The DBOS calls the reaper makes (the `DBOS` class fits). */
 export interface ReaperEngine {
   listWorkflows(input: {
-    status: 'PENDING';
+    status: 'PENDING' | 'ENQUEUED';
     queueName: string;
+    workflowIDs?: string[];
     loadInput: false;
     loadOutput: false;
   }): Promise<Array<{ workflowID: string; executorId?: string }>>;
@@ -43,6 +49,9 @@ export interface Recovery {
   workflows: string[];
   at: number;
 }
+
+/** How many queue polls a batch may wait to be dequeued before the rest wait for a later round. */
+const PICK_UP_POLLS = 10;
 
 const LIVENESS_PREFIX = 'agent-statechart:';
 /** PostgreSQL keeps the first 63 bytes of an application name. */
@@ -115,48 +124,104 @@ export function claimWhileAlive(
 /**
  * One round of the reaper; `undefined` when another reaper holds the lock or nothing was dead.
  *
+ * The orphaned drives go back in batches, one for each live worker, each once the one before has
+ * been dequeued. DBOS dequeues up to a worker's free slots in one poll, so handed back at once
+ * they would all go to the first worker to poll; the worker that took a batch has just polled
+ * (and is still starting what it took), so the next batch goes to another, and a takeover
+ * spreads over the live workers by their free capacity. A batch still waiting after a few polls
+ * (no free slots) ends the round; the rest stay orphaned until a later one.
+ *
  * @example
- * const recovery = await reap({ pool, schema, engine: DBOS, queueName, self, leaseMs: 3000 });
+ * const recovery = await reap({ pool, schema, engine: DBOS, queueName, self, leaseMs: 3000, pollMs: 100 });
  */
-export async function reap(options: {
+export async function reap(options: ReapOptions): Promise<Recovery | undefined> {
+  // One reaper at a time, under the lock of a transaction that only holds it. A reaper that
+  // stalls (paused, starved of CPU) leaves that transaction idle, and the server ends it after a
+  // lease (the workers' connections are opened with idle_in_transaction_session_timeout), so
+  // another reaper goes on; one at work touches it before each move, and stops once it is gone.
+  return inTransaction(options.pool, async (lock) => {
+    const { rows } = await lock.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS mine', [
+      `agent-statechart reaper ${options.schema}`,
+    ]);
+    if (!(rows[0] as { mine: boolean }).mine) return undefined;
+    return reapUnderLock(options, async () => {
+      await lock.query('SELECT 1');
+    });
+  });
+}
+
+interface ReapOptions {
   pool: PostgresPool;
   schema: string;
   engine: ReaperEngine;
   queueName: string;
   self: string;
   leaseMs: number;
-}): Promise<Recovery | undefined> {
+  /** How often the workers poll the queue. */
+  pollMs: number;
+}
+
+/** A round of the reaper, while `stillHeld` resolves (the reapers' lock is this round's). */
+async function reapUnderLock(
+  options: ReapOptions,
+  stillHeld: () => Promise<void>,
+): Promise<Recovery | undefined> {
   const q = quoteSchemaName(options.schema);
-  return inTransaction(options.pool, async (client) => {
-    const { rows: lock } = await client.query(
-      'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS mine',
-      [`agent-statechart reaper ${options.schema}`],
-    );
-    if (!(lock[0] as { mine: boolean }).mine) return undefined;
-    const { rows: deadRows } = await client.query(
-      `DELETE FROM ${q}.executors e
-       WHERE e.executor_id <> $1
-         AND (e.last_seen < now() - make_interval(secs => $2::float8 / 1000)
-              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = left($3 || e.executor_id, $4)))
-       RETURNING e.executor_id`,
-      [options.self, options.leaseMs, LIVENESS_PREFIX, NAME_LENGTH],
-    );
-    const { rows: alive } = await client.query(`SELECT executor_id FROM ${q}.executors`);
-    const living = new Set((alive as Array<{ executor_id: string }>).map((row) => row.executor_id));
-    const pending = await options.engine.listWorkflows({
-      status: 'PENDING',
+  // Committed on its own, before anything is handed back: a worker is never listed alive again
+  // once its drives run elsewhere, even if this round ends half way.
+  const { rows: deadRows } = await options.pool.query(
+    `DELETE FROM ${q}.executors e
+     WHERE e.executor_id <> $1
+       AND (e.last_seen < now() - make_interval(secs => $2::float8 / 1000)
+            OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = left($3 || e.executor_id, $4)))
+     RETURNING e.executor_id`,
+    [options.self, options.leaseMs, LIVENESS_PREFIX, NAME_LENGTH],
+  );
+  const { rows: alive } = await options.pool.query(`SELECT executor_id FROM ${q}.executors`);
+  const living = new Set((alive as Array<{ executor_id: string }>).map((row) => row.executor_id));
+  const pending = await options.engine.listWorkflows({
+    status: 'PENDING',
+    queueName: options.queueName,
+    loadInput: false,
+    loadOutput: false,
+  });
+  const orphans = pending
+    .filter((workflow) => workflow.executorId !== undefined && !living.has(workflow.executorId))
+    .map((workflow) => workflow.workflowID);
+  const dead = (deadRows as Array<{ executor_id: string }>).map((row) => row.executor_id);
+  if (orphans.length === 0 && dead.length === 0) return undefined;
+  // Only the reaper holding the lock hands drives back, so none of this list has been handed
+  // back and dequeued by a live worker since it was made.
+  const size = Math.ceil(orphans.length / Math.max(1, living.size));
+  const handedBack: string[] = [];
+  for (let start = 0; start < orphans.length; start += size) {
+    const batch = orphans.slice(start, start + size);
+    await stillHeld();
+    await options.engine.resumeWorkflows(batch, { queueName: options.queueName });
+    handedBack.push(...batch);
+    if (handedBack.length < orphans.length && !(await dequeued(options, batch, stillHeld))) break;
+  }
+  return { dead, workflows: handedBack, at: Date.now() };
+}
+
+/** Whether every workflow of `batch` has left the queue within a few polls. */
+async function dequeued(
+  options: { engine: ReaperEngine; queueName: string; pollMs: number },
+  batch: string[],
+  stillHeld: () => Promise<void>,
+): Promise<boolean> {
+  const deadline = Date.now() + PICK_UP_POLLS * options.pollMs;
+  for (;;) {
+    await sleep(options.pollMs / 2);
+    await stillHeld();
+    const waiting = await options.engine.listWorkflows({
+      status: 'ENQUEUED',
       queueName: options.queueName,
+      workflowIDs: batch,
       loadInput: false,
       loadOutput: false,
     });
-    const orphans = pending
-      .filter((workflow) => workflow.executorId !== undefined && !living.has(workflow.executorId))
-      .map((workflow) => workflow.workflowID);
-    const dead = (deadRows as Array<{ executor_id: string }>).map((row) => row.executor_id);
-    if (orphans.length === 0 && dead.length === 0) return undefined;
-    if (orphans.length > 0) {
-      await options.engine.resumeWorkflows(orphans, { queueName: options.queueName });
-    }
-    return { dead, workflows: orphans, at: Date.now() };
-  });
+    if (waiting.length === 0) return true;
+    if (Date.now() >= deadline) return false;
+  }
 }

@@ -26,6 +26,7 @@ export {
   DRIVE_WORKFLOW,
   driveWorkflowId,
   SESSION_QUEUE,
+  type SendOptions,
   sessionOfDrive,
   type SessionClient,
   type SessionClientOptions,

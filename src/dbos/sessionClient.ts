@@ -3,16 +3,18 @@
  * create a session, send it input, wait for a drive's result, read a drive's event stream.
  */
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
-import { importOptionalPeer } from '../inspect/importOptionalPeer.js';
-import type { AgentEvent } from '../machine/types.js';
-import { CHART_VERSION } from '../persistence/chartVersion.js';
-import { openPostgresPool, type PostgresPool } from '../persistence/postgresPool.js';
 import {
+  CHART_VERSION,
   createPostgresSessionStore,
+  importOptionalPeer,
+  openPostgresPool,
+  type PostgresPool,
   type PostgresSessionStore,
-} from '../persistence/postgresSessionStore.js';
+} from '../persistence/index.js';
+import type { AgentEvent } from '../machine/index.js';
 import type { DriveResult, DriveStreamValue } from './driveSession.js';
 import { DRIVE_STREAM } from './driveSession.js';
+import { withIdleTransactionTimeout } from './idleTransactionTimeout.js';
 import { createSessionInbox, type SessionInbox } from './sessionInbox.js';
 
 /** The DBOS queue sessions are driven from. */
@@ -38,6 +40,25 @@ export interface SessionClientOptions {
 }
 
 /**
+ * Options of {@link SessionClient.send}.
+ *
+ * @example
+ * const key = randomUUID(); // made once per input, kept across retries
+ * const sent = await client.send('alice-1', event, { idempotencyKey: key }).catch(() =>
+ *   client.send('alice-1', event, { idempotencyKey: key }),
+ * );
+ */
+export interface SendOptions {
+  /**
+   * The caller's name for this input, unique within the session (1 to 200 characters). A send
+   * with a key the session already stored an input under stores and enqueues nothing: it answers
+   * that input's `inboxSeq` and `workflowId`, however often and however concurrently it is
+   * repeated. Given with a different event, the send is refused with `INVALID_OPTION`.
+   */
+  idempotencyKey?: string;
+}
+
+/**
  * A connection to the sessions the workers drive.
  *
  * @example
@@ -52,15 +73,24 @@ export interface SessionClient {
   createSession(sessionId: string, metadata?: Record<string, unknown>): Promise<void>;
   /**
    * Puts an input in the session's inbox and enqueues a drive of the session, in one transaction:
-   * the input is not stored without a drive coming for it, nor the other way round.
+   * the input is not stored without a drive coming for it, nor the other way round. A send that
+   * failed without saying whether it was stored (`STORE_FAILED`, a connection lost at commit) is
+   * retried safely with the same {@link SendOptions.idempotencyKey}.
    */
-  send(sessionId: string, event: AgentEvent): Promise<{ inboxSeq: number; workflowId: string }>;
+  send(
+    sessionId: string,
+    event: AgentEvent,
+    options?: SendOptions,
+  ): Promise<{ inboxSeq: number; workflowId: string }>;
   /** The result of a drive, once it is done. */
   result(workflowId: string): Promise<DriveResult>;
   /** What a drive streams, from value number `offset` on, until the drive ends. */
   events(workflowId: string, offset?: number): AsyncGenerator<DriveStreamValue>;
   close(): Promise<void>;
 }
+
+/** A client holds no transaction open while it waits; DBOS's own default, made explicit. */
+const CLIENT_IDLE_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /**
  * Connects to the sessions of a service of workers (see `startSessionWorker`).
@@ -78,7 +108,10 @@ export async function connectSessionClient(options: SessionClientOptions): Promi
   const pool = openPostgresPool(options.connectionString, 10);
   const store = createPostgresSessionStore({ pool, schema });
   const dbos = await DBOSClient.create({
-    systemDatabaseUrl: options.connectionString,
+    systemDatabaseUrl: withIdleTransactionTimeout(
+      options.connectionString,
+      CLIENT_IDLE_TRANSACTION_TIMEOUT_MS,
+    ),
     applicationName: options.applicationName ?? 'agent-statechart',
   });
   return sessionClient(store, createSessionInbox(pool, schema), dbos, pool);
@@ -105,21 +138,26 @@ export function sessionClient(
         createdAt: Date.now(),
         ...(metadata === undefined ? {} : { metadata }),
       }),
-    async send(sessionId, event) {
-      const { seq } = await inbox.put(sessionId, event, async (transaction, seq) => {
-        await dbos.enqueueInTransaction(
-          // DBOS takes pg's client; the pool hands out exactly that.
-          transaction as unknown as Parameters<DBOSClient['enqueueInTransaction']>[0],
-          {
-            queueName: SESSION_QUEUE,
-            workflowName: DRIVE_WORKFLOW,
-            workflowID: driveWorkflowId(sessionId, seq),
-            queuePartitionKey: sessionId,
-            appVersion: DRIVE_APP_VERSION,
-          },
-          sessionId,
-        );
-      });
+    async send(sessionId, event, options) {
+      const { seq } = await inbox.put(
+        sessionId,
+        event,
+        async (transaction, seq) => {
+          await dbos.enqueueInTransaction(
+            // DBOS takes pg's client; the pool hands out exactly that.
+            transaction as unknown as Parameters<DBOSClient['enqueueInTransaction']>[0],
+            {
+              queueName: SESSION_QUEUE,
+              workflowName: DRIVE_WORKFLOW,
+              workflowID: driveWorkflowId(sessionId, seq),
+              queuePartitionKey: sessionId,
+              appVersion: DRIVE_APP_VERSION,
+            },
+            sessionId,
+          );
+        },
+        options,
+      );
       return { inboxSeq: seq, workflowId: driveWorkflowId(sessionId, seq) };
     },
     result: (workflowId) =>

@@ -6,13 +6,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ToolRegistry } from '../actors/tools/createToolRegistry.js';
-import { importOptionalPeer } from '../inspect/importOptionalPeer.js';
-import type { AgentConfig, CompletedToolInfo } from '../machine/types.js';
-import { openPostgresPool } from '../persistence/postgresPool.js';
-import { createPostgresSessionStore } from '../persistence/postgresSessionStore.js';
-import { SessionCore } from '../persistence/sessionCore.js';
+import type { LlmTransport, ToolRegistry } from '../actors/index.js';
+import {
+  createPostgresSessionStore,
+  importOptionalPeer,
+  openPostgresPool,
+  SessionCore,
+} from '../persistence/index.js';
+import type { AgentConfig, CompletedToolInfo } from '../machine/index.js';
 import {
   createSessionDriver,
   DRIVE_STREAM,
@@ -34,7 +37,11 @@ import {
   sessionClient,
   type SessionClient,
 } from './sessionClient.js';
+import { withIdleTransactionTimeout } from './idleTransactionTimeout.js';
 import { createSessionInbox } from './sessionInbox.js';
+
+/** How often a worker polls the session queue. */
+const QUEUE_POLL_MS = 100;
 
 /**
  * Options of {@link startSessionWorker}.
@@ -55,13 +62,19 @@ export interface SessionWorkerOptions {
   tools: ToolRegistry;
   /** The directory tools work in, or the one of each session (made by the caller). */
   workspace: string | ((sessionId: string) => string);
-  /** The model's client; build it with `maxRetries: 0` (the chart retries). */
-  llm: Anthropic;
+  /**
+   * The model's client, built with `maxRetries: 0` (the chart retries), or a transport such as
+   * `createLeanTransport(options)`.
+   */
+  llm: Anthropic | LlmTransport;
   /** Sessions this worker drives at once. Default 10. */
   concurrency?: number;
   /** How long a silent worker keeps its sessions before the others take them over. Default 3 s. */
   leaseMs?: number;
-  /** Called when this worker learns it was declared dead; default: exit with status 75. */
+  /**
+   * Called when this worker learns it was declared dead, once it has stopped taking work (DBOS is
+   * shut down; the store's connections stay open until `stop()`); default: exit with status 75.
+   */
   onDeclaredDead?: () => void;
   /** Called after each recovery this worker's reaper made. */
   onRecovery?: (recovery: Recovery) => void;
@@ -112,10 +125,8 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   const executorId = `${hostname().slice(0, 16)}-${process.pid}-${randomBytes(3).toString('hex')}`;
   // A worker paused in the middle of a transaction holds its session's row lock; the server ends
   // such a transaction once it has been idle for a lease, so the session's new driver can go on.
-  const pool = openPostgresPool(
-    withServerSetting(options.connectionString, 'idle_in_transaction_session_timeout', leaseMs),
-    10,
-  );
+  const leased = withIdleTransactionTimeout(options.connectionString, leaseMs);
+  const pool = openPostgresPool(leased, 10);
   const store = createPostgresSessionStore({ pool, schema });
   const inbox = createSessionInbox(pool, schema);
   // Migrates the schema before anything else touches it.
@@ -125,11 +136,10 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
 
   DBOS.setConfig({
     name: applicationName,
-    systemDatabaseUrl: options.connectionString,
+    systemDatabaseUrl: leased,
     executorID: executorId,
     applicationVersion: DRIVE_APP_VERSION,
     logLevel: options.logLevel ?? 'error',
-    systemDatabaseIdleTransactionTimeoutMs: leaseMs,
   });
   const engine = DBOS as unknown as DriverEngine & ReaperEngine;
   DBOS.registerWorkflow(
@@ -150,14 +160,15 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   await DBOS.registerQueue(SESSION_QUEUE, {
     partitionConcurrency: 1,
     workerConcurrency: options.concurrency ?? 10,
-    minPollingIntervalMs: 100,
+    minPollingIntervalMs: QUEUE_POLL_MS,
   });
-  const dbosClient = await DBOSClient.create({
-    systemDatabaseUrl: options.connectionString,
-    applicationName,
-  });
+  const dbosClient = await DBOSClient.create({ systemDatabaseUrl: leased, applicationName });
 
   let stopped = false;
+  // DBOS 5 stops a process's queue only by shutting down: its first move is to stop the queue
+  // and wait for a poll in flight, then it lets go of its connections. Once, whoever asks first.
+  let dbosShutdown: Promise<void> | undefined;
+  const shutDownDbos = () => (dbosShutdown ??= DBOS.shutdown());
   const onDeclaredDead = options.onDeclaredDead ?? (() => process.exit(75));
   const every = (ms: number, work: () => Promise<void>) => {
     let running = false;
@@ -176,6 +187,12 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
     every(Math.max(50, leaseMs / 6), async () => {
       if (!(await beat(liveness, schema, executorId)) && !stopped) {
         stopped = true;
+        // Dequeue nothing more: a drive taken now could not claim its session, and would wait
+        // for a reaper to hand it on. A shutdown that hangs does not keep the news from the host.
+        await Promise.race([
+          shutDownDbos().catch(() => undefined),
+          sleep(leaseMs, undefined, { ref: false }),
+        ]);
         onDeclaredDead();
       }
     }),
@@ -187,6 +204,7 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
         queueName: SESSION_QUEUE,
         self: executorId,
         leaseMs,
+        pollMs: QUEUE_POLL_MS,
       });
       if (recovery) options.onRecovery?.(recovery);
     }),
@@ -204,7 +222,7 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
-      await DBOS.shutdown();
+      await shutDownDbos();
       await liveness.end().catch(() => undefined);
       await client.close();
     },
@@ -221,16 +239,4 @@ async function openLivenessConnection(connectionString: string, executorId: stri
   client.on('error', () => undefined);
   await client.connect();
   return client;
-}
-
-/**
- * `connectionString` with a server setting for every connection opened from it (libpq's
- * `options`); a connection string that is not a URL is returned as it is.
- */
-function withServerSetting(connectionString: string, name: string, value: number): string {
-  if (!URL.canParse(connectionString)) return connectionString;
-  const url = new URL(connectionString);
-  const before = url.searchParams.get('options');
-  url.searchParams.set('options', `${before === null ? '' : `${before} `}-c ${name}=${value}`);
-  return url.toString();
 }

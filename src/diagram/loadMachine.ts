@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AnyStateMachine } from 'xstate';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../machine/index.js';
 
 /**
  * Loads `MODULE:EXPORT` (or `MODULE`, meaning its default export). Relative paths resolve

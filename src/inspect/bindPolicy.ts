@@ -3,7 +3,7 @@
  * only unless told otherwise, and never beyond it without a token. Checked before anything is
  * started, so a configuration mistake is thrown at once.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 
 /**
  * Whether `host` names this machine only (the loopback interface).

@@ -1,14 +1,12 @@
 /**
  * Stately's inspector for agents running in a Node service: inspection events go, sanitised,
- * over a WebSocket to Stately's relay (`createInspectorServer` from `@statelyai/inspect/server`),
- * which forwards them to the Stately inspector UI open in a browser. `@statelyai/inspect` is an
- * optional peer dependency, loaded only when this is called.
+ * over a WebSocket to a relay (this package's, started here, or one elsewhere), which forwards
+ * them to the Stately inspector UI open in a browser. `@statelyai/inspect` is an optional peer
+ * dependency, loaded only when this is called.
  */
 import type { StatelyInspectionEvent } from '@statelyai/inspect';
-import { createServer } from 'node:net';
 import type { InspectionEvent, Observer } from 'xstate';
-import { importOptionalPeer } from './importOptionalPeer.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import { importOptionalPeer } from '../persistence/index.js';
 import {
   resolveSanitizeOptions,
   type SanitizeOptions,
@@ -19,22 +17,26 @@ import {
   type SocketConstructor,
   StatelySocketAdapter,
 } from './statelySocketAdapter.js';
+import type { StatelyRelay, StatelyRelayOptions } from './startStatelyRelay.js';
 
 /**
  * Options of {@link createStatelyInspector}.
  *
  * @example
- * const options: StatelyInspectorOptions = { relay: { port: 8080 }, sanitize: { maxStringLength: 500 } };
+ * const options: StatelyInspectorOptions = { relay: {}, sanitize: { maxStringLength: 500 } };
  */
 export interface StatelyInspectorOptions {
-  /** The relay's WebSocket address. Default `ws://localhost:<relay.port>` (8080). */
+  /**
+   * The relay's WebSocket address. Default: the relay started here when `relay` is given, else
+   * `ws://localhost:8080` (where Stately's own relay listens by default).
+   */
   url?: string;
   /**
-   * Also start Stately's relay in this process, serving at `http://localhost:<port>` a page that
-   * embeds the Stately inspector UI (which loads from stately.ai). Note: Stately's relay listens on
-   * every network interface; on a shared host, run it elsewhere and point `url` at it.
+   * Also start a relay in this process, serving at `relayUrl` a page that embeds the Stately
+   * inspector UI (which loads from stately.ai). It listens on `127.0.0.1` and a free port unless
+   * told otherwise; another interface needs a `token`, which the page's URL then carries.
    */
-  relay?: { port?: number; autoOpen?: boolean };
+  relay?: StatelyRelayOptions;
   /** What leaves the process: redaction, string and array cuts. */
   sanitize?: SanitizeOptions;
   /** Inspection events kept while the relay is unreachable. Default 1,000. */
@@ -49,7 +51,7 @@ export interface StatelyInspectorOptions {
  * A running Stately inspector link.
  *
  * @example
- * const stately = await createStatelyInspector({ relay: { port: 8080 } });
+ * const stately = await createStatelyInspector({ relay: {} });
  * const agent = createAgent({ inspect: stately.observer });
  */
 export interface StatelyInspector {
@@ -72,7 +74,8 @@ export interface StatelyInspector {
  * import { createAgent } from 'agent-statechart';
  * import { createStatelyInspector } from 'agent-statechart/inspect';
  *
- * const stately = await createStatelyInspector({ relay: { port: 8080, autoOpen: true } });
+ * const stately = await createStatelyInspector({ relay: {} });
+ * console.log(`open ${stately.relayUrl}`);
  * const agent = createAgent({ inspect: stately.observer });
  * agent.send('Summarise README.md');
  * await agent.waitUntilIdle();
@@ -92,22 +95,19 @@ export async function createStatelyInspector(
   const onError =
     options.onError ?? ((error) => console.warn('agent-statechart: Stately inspector', error));
 
-  let relay: { stop(): void } | undefined;
-  const port = options.relay?.port ?? 8080;
-  if (options.relay !== undefined) {
-    const { createInspectorServer } = await importOptionalPeer(
-      '@statelyai/inspect',
-      feature,
-      () => import('@statelyai/inspect/server'),
-    );
-    // Stately's relay has no error handler: a taken port would crash the process. Check first.
-    await assertPortFree(port);
-    relay = createInspectorServer({ port, autoOpen: options.relay.autoOpen ?? false });
-  }
-  const url = options.url ?? `ws://localhost:${port}`;
+  const Socket = options.WebSocket ?? (await loadWebSocket());
+  // The relay's HTTP server is loaded only when a relay is asked for: the root entry, which
+  // offers this function, loads no node:http of its own.
+  const relay: StatelyRelay | undefined =
+    options.relay === undefined
+      ? undefined
+      : await import('./startStatelyRelay.js').then(({ startStatelyRelay }) =>
+          startStatelyRelay(options.relay),
+        );
+  const url = options.url ?? relay?.socketUrl ?? 'ws://localhost:8080';
   const adapter = new StatelySocketAdapter({
     url,
-    Socket: options.WebSocket ?? (await loadWebSocket()),
+    Socket,
     onError,
     ...(options.maxBufferedEvents === undefined ? {} : { maxBuffered: options.maxBufferedEvents }),
   });
@@ -133,30 +133,12 @@ export async function createStatelyInspector(
       },
     },
     url,
-    relayUrl: relay === undefined ? undefined : `http://localhost:${port}`,
+    relayUrl: relay?.pageUrl,
     async stop() {
       await adapter.close();
-      relay?.stop();
+      await relay?.stop();
     },
   };
-}
-
-/** Fails with a clear error if `port` is taken (on every interface, where Stately's relay listens). */
-async function assertPortFree(port: number): Promise<void> {
-  const probe = createServer();
-  try {
-    await new Promise<void>((resolve, reject) => {
-      probe.once('error', reject);
-      probe.listen(port, () => resolve());
-    });
-  } catch (error) {
-    throw new AgentStatechartError(
-      'LISTEN_FAILED',
-      `cannot start Stately's relay on port ${port}: ${errorMessage(error)}; choose another relay.port`,
-      { cause: error },
-    );
-  }
-  await new Promise((resolve) => probe.close(resolve));
 }
 
 const FORWARDED = new Set(['@xstate.actor', '@xstate.event', '@xstate.snapshot']);

@@ -51,4 +51,5 @@ export {
   type StoredSessionView,
 } from './inspectStoredSession.js';
 export { type StartedInspectorServer, startInspectorServer } from './startInspectorServer.js';
+export type { StatelyRelayOptions } from './startStatelyRelay.js';
 export type { SocketConstructor } from './statelySocketAdapter.js';

@@ -4,12 +4,19 @@
  * last week, or up to the moment that process was killed. With `follow`, entries the session's
  * writer appends later are replayed as they are stored.
  */
-import { agentMachine } from '../machine/agentMachine.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentConfig } from '../machine/types.js';
-import { CHART_VERSION } from '../persistence/chartVersion.js';
-import type { SessionStore, StoredEntry } from '../persistence/sessionStore.js';
-import { sessionNotFound } from '../persistence/storeRules.js';
+import {
+  type AgentConfig,
+  agentMachine,
+  AgentStatechartError,
+  errorMessage,
+  topStateOf,
+} from '../machine/index.js';
+import {
+  CHART_VERSION,
+  sessionNotFound,
+  type SessionStore,
+  type StoredEntry,
+} from '../persistence/index.js';
 import type { InspectionRecorder } from './inspectionRecorder.js';
 import { SessionLogReplay } from './sessionLogReplay.js';
 
@@ -102,9 +109,10 @@ export async function inspectStoredSession(
       if (step !== undefined) writer.step(step);
       if (checkpoint !== undefined && entry.seq === checkpoint.seq) {
         const { value, context } = replay.snapshot;
-        if (value !== checkpoint.state || context.messages.length !== checkpoint.messageCount) {
+        const state = topStateOf(value);
+        if (state !== checkpoint.state || context.messages.length !== checkpoint.messageCount) {
           warnings.push(
-            `the replay differs from the session's checkpoint at entry ${entry.seq} (${value} with ${context.messages.length} messages; stored: ${checkpoint.state} with ${checkpoint.messageCount}): the session runs with another configuration (tools, permissions, limits) than the one given`,
+            `the replay differs from the session's checkpoint at entry ${entry.seq} (${state} with ${context.messages.length} messages; stored: ${checkpoint.state} with ${checkpoint.messageCount}): the session runs with another configuration (tools, permissions, limits) than the one given`,
           );
         }
       }

@@ -5,7 +5,7 @@
  */
 import { type AnyStateMachine, type InspectionEvent, StateMachine } from 'xstate';
 import { diffContext, applyContextPatch } from './contextPatch.js';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 import type {
   AgentBase,
   AgentHistory,

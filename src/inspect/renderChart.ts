@@ -4,7 +4,7 @@
  * `data-source`, `data-target`), so what is lit live is exactly the chart users read.
  */
 import type { AnyStateMachine } from 'xstate';
-import { toSvg } from '../diagram/toSvg.js';
+import { toSvg } from '../diagram/index.js';
 
 /**
  * Draws `machine` for the inspector page: the docs' renderer, compact and without the per-state

@@ -2,7 +2,7 @@
  * A fixed-capacity queue that drops its oldest item when full: what keeps an inspector's memory
  * flat however long a session runs.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 
 /**
  * Holds the last `capacity` items pushed, oldest first. `push` is O(1) and returns what it

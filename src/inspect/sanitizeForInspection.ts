@@ -3,7 +3,7 @@
  * in an inspector: credentials redacted, long strings and binary blobs cut with a marker, cycles
  * and runaway depth broken. Inspection leaves the process, so this runs on everything that does.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 /**
  * Keys whose values are withheld. Numbers are exempt: `input_tokens` and `maxTokens` are counts,
  * not credentials, and withholding them would only hide the usage figures.

@@ -4,25 +4,19 @@
  * running here. The chart's own pure transitions (`getMicrosteps`) do the work: nothing runs.
  */
 import { getInitialSnapshot, getMicrosteps, type SnapshotFrom } from 'xstate';
-import { type AgentMachine, agentMachine } from '../machine/agentMachine.js';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
-import type { AgentConfig, AgentEvent } from '../machine/types.js';
-import { validateEvent } from '../machine/validateEvent.js';
-import type { StoredEntry } from '../persistence/sessionStore.js';
+import {
+  type AgentConfig,
+  type AgentEvent,
+  type AgentMachine,
+  agentMachine,
+  AgentStatechartError,
+  EVENT_TRAITS,
+  validateEvent,
+} from '../machine/index.js';
+import type { StoredEntry } from '../persistence/index.js';
 import type { ExternalStep } from './inspectionRecorder.js';
 
 type ChartSnapshot = SnapshotFrom<AgentMachine>;
-
-/** Who sends each event from inside the agent (the rest come from its user). */
-const SOURCES: Partial<Record<AgentEvent['type'], string>> = {
-  LlmTextDelta: 'llm',
-  LlmToolCallDelta: 'llm',
-  LlmCompleted: 'llm',
-  LlmError: 'llm',
-  PostToolsHookCompleted: 'postToolsHook',
-  RetryTimeoutFired: 'retryTimer',
-  ToolGraceExpired: 'toolGraceTimer',
-};
 
 /**
  * Replays a session's log entry by entry. Construct it with the configuration the session runs
@@ -85,15 +79,12 @@ export class SessionLogReplay {
     if (problem !== null) {
       throw new AgentStatechartError('SESSION_CORRUPT', `log entry ${entry.seq}: ${problem}`);
     }
-    const event = entry.data as AgentEvent;
+    const event = entry.data;
     const microsteps = getMicrosteps(agentMachine, this.#snapshot, event).map(([next]) => next);
     // An event the chart did not take (a late result of a cancelled call) changes nothing.
     const states = microsteps.length > 0 ? microsteps : [this.#snapshot];
     this.#snapshot = states.at(-1)!;
-    const source =
-      event.type === 'ToolCompleted' || event.type === 'ToolProgress'
-        ? event.callId
-        : SOURCES[event.type];
+    const source = sourceOf(event);
     return {
       event,
       time: entry.at,
@@ -105,4 +96,11 @@ export class SessionLogReplay {
 
 function stateOf(snapshot: ChartSnapshot): ExternalStep['states'][number] {
   return { value: snapshot.value, status: snapshot.status, context: snapshot.context };
+}
+
+/** The actor that sent `event` (a tool call by its id), or `undefined` for the agent's user. */
+function sourceOf(event: AgentEvent): string | undefined {
+  const { origin } = EVENT_TRAITS[event.type];
+  if (origin === 'caller' || origin === 'store') return undefined;
+  return event.type === 'ToolCompleted' || event.type === 'ToolProgress' ? event.callId : origin;
 }

@@ -4,7 +4,7 @@
  * down: it retries every 5 s forever and keeps the process alive. This one stops for good, backs
  * off, never holds the process open, and bounds what it buffers while disconnected.
  */
-import { importOptionalPeer } from './importOptionalPeer.js';
+import { importOptionalPeer } from '../persistence/index.js';
 
 /** The part of a WebSocket (WHATWG or `ws`) this adapter uses. */
 interface SocketLike {

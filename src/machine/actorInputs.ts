@@ -2,7 +2,11 @@
  * What the chart hands to each invoked actor. Implementations of `llm`, `tool`, `postToolsHook`
  * and `retryTimer` receive these as `input` and answer with the chart's own events.
  */
-import type { CompletedToolInfo, LlmRequest, ToolCall } from './types.js';
+import type { CompletedToolInfo } from './actions.js';
+import type { AgentActorName } from './actorNames.js';
+import type { AgentEvent } from './events.js';
+import { errorOutcome } from './toolRuns.js';
+import type { LlmRequest, ToolCall } from './messages.js';
 
 /**
  * Input of the `llm` actor: the request to stream. The actor answers with `LlmTextDelta`,
@@ -73,8 +77,9 @@ export interface ToolGraceTimerInput {
 
 /**
  * A side effect the chart's actors are about to start: a model call, a tool call (with whether
- * it may change the workspace) or the post-tools hook. A durable session records it before the
- * effect starts, so a restart knows what may have happened.
+ * it may change the workspace), the post-tools hook, or a retry backoff (a durable wait). A
+ * durable session records it before the effect starts, so a restart knows what may have happened
+ * (and how much of a backoff was already waited).
  *
  * @example
  * const start: EffectStart = { effect: 'tool', callId: 'toolu_1', name: 'write_file', mutating: true };
@@ -82,7 +87,8 @@ export interface ToolGraceTimerInput {
 export type EffectStart =
   | { effect: 'llm' }
   | { effect: 'tool'; callId: string; name: string; mutating: boolean }
-  | { effect: 'hook' };
+  | { effect: 'hook' }
+  | { effect: 'retry'; delayMs: number };
 
 /**
  * Called by an actor before it starts its side effect; the effect starts once the promise
@@ -92,3 +98,37 @@ export type EffectStart =
  * const beforeStart: BeforeEffect = (start) => session.started(start);
  */
 export type BeforeEffect = (start: EffectStart) => Promise<void>;
+
+/**
+ * The chart's event that stands for an actor's failure, given the input the actor was started
+ * with: what the chart is told when an actor throws instead of answering (a bug in that actor).
+ * A model call fails as `unknown` (retried while attempts are left), a tool call fails with the
+ * reason (the model reads it), the hook is skipped (hooks fail open), a timer fires.
+ *
+ * @example
+ * failureEvent('tool', { call }, 'boom');
+ * // { type: 'ToolCompleted', callId: call.id, outcome: { status: 'error', error: { message: "tool 'bash' failed: boom" } } }
+ */
+export function failureEvent(actor: AgentActorName, input: unknown, reason: string): AgentEvent {
+  switch (actor) {
+    case 'llm':
+      return {
+        type: 'LlmError',
+        error: { kind: 'unknown', message: `the llm actor failed: ${reason}` },
+      };
+    case 'tool': {
+      const { call } = input as ToolActorInput;
+      return {
+        type: 'ToolCompleted',
+        callId: call.id,
+        outcome: errorOutcome(`tool '${call.name}' failed: ${reason}`),
+      };
+    }
+    case 'postToolsHook':
+      return { type: 'PostToolsHookCompleted', actionTaken: false, error: reason };
+    case 'retryTimer':
+      return { type: 'RetryTimeoutFired' };
+    case 'toolGraceTimer':
+      return { type: 'ToolGraceExpired' };
+  }
+}

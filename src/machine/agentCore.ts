@@ -5,32 +5,21 @@
  */
 import { type ActorScope, type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
 import { type AgentMachine, agentMachine } from './agentMachine.js';
+import { type AgentDiagnosticCode, admit } from './admission.js';
 import { AgentStatechartError, errorMessage } from './agentStatechartError.js';
 import { type AgentContext, createInitialContext, resolveConfig } from './context.js';
+import { type AgentAction } from './actions.js';
+import { type AgentConfig } from './config.js';
+import { type AgentEvent } from './events.js';
+import { type Message } from './messages.js';
+import { toolsSettling } from './guards.js';
 import {
   AGENT_STATE_NAMES,
-  type AgentAction,
-  type AgentConfig,
-  type AgentEvent,
   type AgentStateName,
-  type Message,
-} from './types.js';
+  type AgentStateValue,
+  topStateOf,
+} from './stateNames.js';
 import { checkEvent } from './validateEvent.js';
-
-/**
- * Why an event changed nothing.
- *
- * - `MALFORMED_EVENT`: the event does not have the shape of an `AgentEvent`;
- * - `EVENT_NOT_ACCEPTED`: a valid event the current state does not take (a late `ToolCompleted`
- *   for a cancelled call, `LlmTextDelta` while idle, …);
- * - `AGENT_STOPPED`: the agent reached `ShuttingDown`, which is final;
- * - `TRANSITION_FAILED`: the chart itself threw; the agent keeps its previous state.
- *
- * @example
- * const code: AgentDiagnosticCode = 'EVENT_NOT_ACCEPTED';
- */
-export type AgentDiagnosticCode =
-  'MALFORMED_EVENT' | 'EVENT_NOT_ACCEPTED' | 'AGENT_STOPPED' | 'TRANSITION_FAILED';
 
 /**
  * A report about an event that changed nothing. Never thrown: observe it with `onDiagnostic`.
@@ -127,7 +116,18 @@ export function restoreMachineSnapshot(
   snapshot: AgentSnapshot,
   config: AgentConfig,
 ): SnapshotFrom<AgentMachine> {
-  return machine.resolveState({ value: snapshot.state, context: restoreContext(snapshot, config) });
+  const context = restoreContext(snapshot, config);
+  return machine.resolveState({ value: stateValueOf(snapshot.state, context), context });
+}
+
+/**
+ * Where inside its top-level state a stored agent stands. A snapshot stores only the top-level
+ * name: the nested state follows from the context (calls an interrupt aborted and not yet
+ * settled mean `WaitingForUserInput.SettlingCancelledCalls`).
+ */
+function stateValueOf(state: AgentStateName, context: AgentContext): AgentStateValue {
+  if (state !== 'WaitingForUserInput') return state;
+  return { WaitingForUserInput: toolsSettling(context) ? 'SettlingCancelledCalls' : 'Ready' };
 }
 
 /**
@@ -239,14 +239,9 @@ export class AgentCore {
    * that copy), so it is not copied twice; diagnostics name `event`, the caller's own.
    */
   handleCheckedEvent(plain: AgentEvent, event: unknown = plain): AgentAction[] {
-    if (this.done) {
-      return this.#reject(
-        'AGENT_STOPPED',
-        `${plain.type} ignored: the agent is in ShuttingDown, which is final`,
-        event,
-      );
-    }
     const before = this.#snapshot;
+    const refusal = admit(before, plain);
+    if (refusal !== null) return this.#reject(refusal.code, refusal.message, event);
     let next: MachineSnapshot;
     const emitted: AgentAction[] = [];
     this.#emitted = emitted;
@@ -268,26 +263,37 @@ export class AgentCore {
         event,
       );
     }
-    // A transition that neither moves nor emits anything is indistinguishable from none.
-    if (next === before && emitted.length === 0) {
-      return this.#reject(
-        'EVENT_NOT_ACCEPTED',
-        `${plain.type} is not accepted in state ${this.state}; nothing changed`,
-        event,
-      );
-    }
     this.#snapshot = next;
     return emitted;
   }
 
   /** The current top-level state, one of the seven names. */
   get state(): AgentStateName {
+    return topStateOf(this.#snapshot.value);
+  }
+
+  /**
+   * Where the chart is, nested states included (`{ WaitingForUserInput: 'SettlingCancelledCalls' }`
+   * while tool calls an interrupt aborted are still reporting).
+   */
+  get stateValue(): AgentStateValue {
     return this.#snapshot.value;
   }
 
   /** The current context. It never changes: every event produces a new one. */
   get context(): AgentContext {
     return this.#snapshot.context;
+  }
+
+  /**
+   * Whether the chart would take `event` where it stands (the same decision `handleEvent` makes
+   * before it reports `EVENT_NOT_ACCEPTED`).
+   *
+   * @example
+   * if (core.accepts(resume)) perform(core.handleEvent(resume));
+   */
+  accepts(event: AgentEvent): boolean {
+    return admit(this.#snapshot, event) === null;
   }
 
   /** True once the agent reached `ShuttingDown`. */

@@ -1,17 +1,16 @@
 import { AgentStatechartError } from './agentStatechartError.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
 import { toToolDefinitions } from './toolSpecs.js';
+import type { LlmCallEnding } from './actions.js';
+import type { AgentConfig, PermissionMode, ToolSpec } from './config.js';
 import type {
-  AgentConfig,
   LlmError,
   Message,
-  PermissionMode,
   StopReason,
   ToolCall,
   ToolDefinition,
   ToolOutcome,
-  ToolSpec,
-} from './types.js';
+} from './messages.js';
 
 /**
  * The configuration with every default filled in. It lives in the context so the chart's guards
@@ -104,6 +103,11 @@ export interface AgentContext {
   stopReason: StopReason | null;
   /** The latest model-call failure. */
   lastError: LlmError | null;
+  /**
+   * How the latest model call ended, and where in the transcript its response went (or would
+   * have gone): what `LlmCallEnded` said, kept so it can be said again.
+   */
+  lastCallEnding: LlmCallEnding | null;
   /** The delay the retry timer waits in `Error`. */
   retryDelayMs: number;
   /** State of the jitter generator. */
@@ -214,6 +218,7 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     toolRuns: [],
     stopReason: null,
     lastError: null,
+    lastCallEnding: null,
     retryDelayMs: 0,
     rngState: config.seed,
     permissionMode: input?.config?.permissions?.mode ?? null,

@@ -7,7 +7,7 @@
  */
 import type { ToolRun } from './context.js';
 import { errorOutcome, toolRunsOf, updateRun } from './toolRuns.js';
-import type { ContentBlock, LlmResponse, Message, ToolUseBlock } from './types.js';
+import type { ContentBlock, LlmResponse, Message, ToolUseBlock } from './messages.js';
 
 /**
  * The response as the chart records it, and the runs of its tool calls.

@@ -4,7 +4,9 @@
  */
 import type { AgentContext } from './context.js';
 import { isMutatingTool } from './toolSpecs.js';
-import type { AgentEvent, AgentStateName, LlmErrorKind } from './types.js';
+import type { AgentEvent } from './events.js';
+import type { LlmErrorKind } from './messages.js';
+import { type AgentStateName, type AgentStateValue, topStateOf } from './stateNames.js';
 
 /**
  * Error kinds that never succeed on a retry: the request or the credentials must change first.
@@ -104,10 +106,12 @@ export function hasQueuedInput(context: Pick<AgentContext, 'queue'>): boolean {
  * atRest(snapshot.value, snapshot.context); // true between turns
  */
 export function atRest(
-  state: AgentStateName,
+  state: AgentStateValue | AgentStateName,
   context: Pick<AgentContext, 'queue' | 'toolRuns'>,
 ): boolean {
-  return state === 'WaitingForUserInput' && !hasQueuedInput(context) && allToolsDone(context);
+  return (
+    topStateOf(state) === 'WaitingForUserInput' && !hasQueuedInput(context) && allToolsDone(context)
+  );
 }
 
 /**
@@ -123,6 +127,27 @@ export function isRunningToolCall(
 ): boolean {
   if (event.type !== 'ToolCompleted' && event.type !== 'ToolProgress') return false;
   return context.toolRuns.some((run) => run.call.id === event.callId && run.status === 'running');
+}
+
+/**
+ * An interrupt now would abort tool calls that are running, and there is a grace period to learn
+ * how they really ended.
+ *
+ * @example
+ * toolCallsNeedGrace(core.context); // true while a call runs and toolGraceMs > 0
+ */
+export function toolCallsNeedGrace(context: Pick<AgentContext, 'toolRuns' | 'config'>): boolean {
+  return context.config.toolGraceMs > 0 && context.toolRuns.some((run) => run.status === 'running');
+}
+
+/**
+ * The post-tools hook reported that it failed (and was skipped).
+ *
+ * @example
+ * hookFailed({ type: 'PostToolsHookCompleted', actionTaken: false, error: 'git: index.lock exists' }); // true
+ */
+export function hookFailed(event: AgentEvent): boolean {
+  return event.type === 'PostToolsHookCompleted' && event.error !== undefined;
 }
 
 /**

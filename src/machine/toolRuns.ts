@@ -7,7 +7,9 @@ import type { AgentContext, ToolRun } from './context.js';
 import { decidePermission } from './permissions.js';
 import { isMutatingTool, isRerunnableTool } from './toolSpecs.js';
 import { toolCallsOf } from './transcript.js';
-import type { CompletedToolInfo, LlmResponse, ToolCall, ToolOutcome, ToolSpec } from './types.js';
+import type { CompletedToolInfo } from './actions.js';
+import type { ToolSpec } from './config.js';
+import type { LlmResponse, ToolCall, ToolOutcome } from './messages.js';
 
 /**
  * What a permission pass decided: the new runs, the calls to start now and the calls that now

@@ -1,4 +1,5 @@
-import type { ToolDefinition, ToolSpec } from './types.js';
+import type { ToolSpec } from './config.js';
+import type { ToolDefinition } from './messages.js';
 
 /**
  * Tools Loom treats as mutating when no spec says otherwise.

@@ -7,7 +7,7 @@ import type {
   ToolOutcome,
   ToolResultBlock,
   ToolUseBlock,
-} from './types.js';
+} from './messages.js';
 
 /**
  * The model request for the current transcript. It shares the transcript array and the tool

@@ -7,12 +7,9 @@
  */
 import { errorMessage } from './agentStatechartError.js';
 import { clip, copyPlainJson } from './plainJson.js';
-import {
-  type AgentEvent,
-  type AgentEventType,
-  LLM_ERROR_KINDS,
-  PERMISSION_MODES,
-} from './types.js';
+import { PERMISSION_MODES } from './config.js';
+import { type AgentEvent, type AgentEventType } from './events.js';
+import { LLM_ERROR_KINDS } from './messages.js';
 
 const ERROR_KINDS: ReadonlySet<string> = new Set(LLM_ERROR_KINDS);
 const MODES: ReadonlySet<string> = new Set(PERMISSION_MODES);
@@ -21,6 +18,7 @@ type Check = (event: Record<string, unknown>) => string | null;
 
 const checks: Record<AgentEventType, Check> = {
   UserInput: (event) => checkMessage(event.message, 'user', 'message'),
+  LlmStarted: () => null,
   LlmTextDelta: (event) => expectString(event.content, 'content'),
   LlmToolCallDelta: (event) =>
     expectString(event.callId, 'callId') ??
@@ -62,8 +60,12 @@ const checks: Record<AgentEventType, Check> = {
     }
     return `outcome.status must be 'success' or 'error'; got ${describe(outcome.status)}`;
   },
-  PostToolsHookCompleted: (event) =>
-    typeof event.actionTaken === 'boolean' ? null : 'actionTaken must be a boolean',
+  PostToolsHookCompleted: (event) => {
+    if (typeof event.actionTaken !== 'boolean') return 'actionTaken must be a boolean';
+    return event.error === undefined || typeof event.error === 'string'
+      ? null
+      : `error must be a string when given; got ${describe(event.error)}`;
+  },
   RetryTimeoutFired: () => null,
   ShutdownRequested: () => null,
   Interrupt: () => null,
@@ -81,8 +83,8 @@ const checks: Record<AgentEventType, Check> = {
     if (ids !== undefined && (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))) {
       return 'startedToolCallIds must be an array of tool call ids when given';
     }
-    if (event.retryDelayMs !== undefined && !isNonNegativeNumber(event.retryDelayMs)) {
-      return 'retryDelayMs must be a non-negative number of milliseconds when given';
+    if (event.retryElapsedMs !== undefined && !isNonNegativeNumber(event.retryElapsedMs)) {
+      return 'retryElapsedMs must be a non-negative number of milliseconds when given';
     }
     return null;
   },

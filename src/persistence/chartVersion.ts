@@ -4,10 +4,21 @@
  * read the same log differently; such a log is refused rather than silently misread.
  */
 import { createHash } from 'node:crypto';
-import { agentMachine } from '../machine/agentMachine.js';
+import { agentMachine } from '../machine/index.js';
 
 /** Bumped when what the log stores changes shape, independently of the chart. */
-const LOG_FORMAT = 1;
+const LOG_FORMAT = 2;
+
+/**
+ * The version of this package, stored in the header of every session it creates, so a session
+ * another version recorded can say which one. Written here rather than read from package.json at
+ * run time, which a bundled or relocated copy of the package cannot find; a test keeps the two
+ * equal.
+ *
+ * @example
+ * PACKAGE_VERSION; // '0.1.0'
+ */
+export const PACKAGE_VERSION: string = '0.1.0';
 
 /**
  * The current chart's fingerprint, stored in every session's header.

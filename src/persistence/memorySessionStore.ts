@@ -3,7 +3,7 @@
  * for tests. Values are kept as JSON text, so it refuses and isolates exactly what a database
  * would: nothing a caller changes after a write reaches the store.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 import type {
   Checkpoint,
   SessionHeader,
@@ -23,6 +23,9 @@ import {
   sessionExists,
   sessionNotFound,
   settleNow,
+  storedCheckpoint,
+  storedEntry,
+  storedRecord,
   storedState,
   toStoredJson,
   toStoredWrite,
@@ -70,12 +73,7 @@ export function createMemorySessionStore(_options: MemorySessionStoreOptions = {
         `session '${sessionId}' has lost entry ${seq}`,
       );
     }
-    return {
-      seq,
-      at: stored.at,
-      kind: stored.kind,
-      data: fromStoredJson(stored.data, `session '${sessionId}', entry ${seq}`),
-    };
+    return storedEntry({ seq, ...stored }, `session '${sessionId}'`);
   };
 
   return {
@@ -124,12 +122,8 @@ export function createMemorySessionStore(_options: MemorySessionStoreOptions = {
         if (row === undefined) return undefined;
         const what = `session '${sessionId}'`;
         const header = fromStoredJson(row.header, `${what}, header`) as SessionHeader;
-        const checkpoint: Checkpoint | undefined = row.checkpoint && {
-          seq: row.checkpoint.seq,
-          state: storedState(row.checkpoint.state, `${what}, checkpoint`),
-          messageCount: row.checkpoint.messageCount,
-          context: fromStoredJson(row.checkpoint.context, `${what}, checkpoint`),
-        };
+        const checkpoint: Checkpoint | undefined =
+          row.checkpoint && storedCheckpoint(row.checkpoint, what);
         const transcript: TranscriptRecord[] = [];
         for (let index = 0; index < (checkpoint?.messageCount ?? 0); index++) {
           const record = row.transcript.get(index);
@@ -139,11 +133,7 @@ export function createMemorySessionStore(_options: MemorySessionStoreOptions = {
               `${what} has lost transcript record ${index}`,
             );
           }
-          transcript.push({
-            index,
-            refs: record.refs,
-            body: fromStoredJson(record.body, `${what}, transcript record ${index}`),
-          });
+          transcript.push(storedRecord(index, record.refs, record.body, what));
         }
         const { refs, after } = neededEntries(checkpoint, transcript);
         const seqs = [...refs].filter((seq) => seq <= after);

@@ -4,11 +4,17 @@
  * log since then through pure mode. What comes out is the chart exactly as it last stood, the log
  * positioned to go on, and the `Resume` that restarts what was in flight.
  */
-import { AgentCore, type AgentSnapshot, checkSnapshot } from '../machine/agentCore.js';
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
-import type { AgentConfig, AgentEvent, ResumeEvent } from '../machine/types.js';
-import { CHART_VERSION } from './chartVersion.js';
-import { materializeTranscript, resumeEventFor } from './sessionRecords.js';
+import {
+  type AgentConfig,
+  AgentCore,
+  type AgentSnapshot,
+  AgentStatechartError,
+  checkSnapshot,
+  type ResumeEvent,
+} from '../machine/index.js';
+import { CHART_VERSION, PACKAGE_VERSION } from './chartVersion.js';
+import { materializeTranscript, resumeFacts } from './sessionRecords.js';
+import { SessionRecorder } from './sessionRecorder.js';
 import { SessionLog } from './sessionLog.js';
 import type { SessionHeader, SessionStore } from './sessionStore.js';
 import { sessionNotFound } from './storeRules.js';
@@ -33,16 +39,17 @@ export interface OpenSessionOptions {
 }
 
 /**
- * A session as opened: the chart in pure mode, the log to record into, whether it was created
- * now, and the `Resume` to feed first when work was in flight (`undefined` at rest).
+ * A session as opened: the chart in pure mode, the recorder (and its log) to record into,
+ * whether it was created now, and the `Resume` to feed first when work was in flight
+ * (`undefined` at rest).
  *
  * @example
- * const { core, log, resume } = await openSession(store, 'alice-1');
+ * const { core, recorder, resume } = await openSession(store, 'alice-1');
  */
 export interface OpenedSession {
   header: SessionHeader;
   core: AgentCore;
-  log: SessionLog;
+  recorder: SessionRecorder;
   created: boolean;
   resume: ResumeEvent | undefined;
 }
@@ -53,7 +60,7 @@ export interface OpenedSession {
  * `SESSION_CORRUPT` for one that cannot be read (nothing is changed either way).
  *
  * @example
- * const { core, log, resume } = await openSession(store, 'alice-1', { config });
+ * const { core, recorder, resume } = await openSession(store, 'alice-1', { config });
  * if (resume) perform(core.handleEvent(resume)); // and record it: see SessionCore
  */
 export async function openSession(
@@ -67,7 +74,12 @@ export async function openSession(
   let created = false;
   if (stored === undefined) {
     if (options.mustExist) throw sessionNotFound(sessionId);
-    const header: SessionHeader = { sessionId, chartVersion: CHART_VERSION, createdAt: clock() };
+    const header: SessionHeader = {
+      sessionId,
+      chartVersion: CHART_VERSION,
+      packageVersion: PACKAGE_VERSION,
+      createdAt: clock(),
+    };
     if (options.metadata !== undefined) header.metadata = options.metadata;
     await store.create(header).catch((error: unknown) => {
       // Another process created it meanwhile: open what it created.
@@ -83,12 +95,7 @@ export async function openSession(
     created = stored.head === 0;
   }
   const what = `session '${sessionId}'`;
-  if (stored.header.chartVersion !== CHART_VERSION) {
-    throw new AgentStatechartError(
-      'SESSION_VERSION_MISMATCH',
-      `${what} was recorded by another version of the chart (${stored.header.chartVersion}; this one is ${CHART_VERSION}); its log cannot be replayed here — finish it with the version that recorded it, or start a new session`,
-    );
-  }
+  if (stored.header.chartVersion !== CHART_VERSION) throw versionMismatch(what, stored.header);
   const epoch = options.claim ? await store.claim(sessionId) : undefined;
   const { checkpoint } = stored;
   const after = checkpoint?.seq ?? 0;
@@ -99,11 +106,11 @@ export async function openSession(
     core = new AgentCore(config);
   } else {
     const messages = materializeTranscript(stored.transcript, stored.entries, what);
-    const snapshot = {
+    const snapshot: AgentSnapshot = {
       version: 1,
       state: checkpoint.state,
-      context: { ...(checkpoint.context as object), messages },
-    } as AgentSnapshot;
+      context: { ...checkpoint.context, messages },
+    };
     const problem = checkSnapshot(snapshot);
     if (problem !== null)
       throw new AgentStatechartError('SESSION_CORRUPT', `${what}, checkpoint: ${problem}`);
@@ -114,7 +121,7 @@ export async function openSession(
     if (diagnostic.code === 'MALFORMED_EVENT') malformed.push(diagnostic.message);
   });
   for (const entry of tail) {
-    if (entry.kind === 'event') core.handleEvent(entry.data as AgentEvent);
+    if (entry.kind === 'event') core.handleEvent(entry.data);
     if (malformed.length > 0) {
       throw new AgentStatechartError(
         'SESSION_CORRUPT',
@@ -129,6 +136,27 @@ export async function openSession(
     { head: stored.head, tail, checkpointed: checkpoint?.messageCount ?? 0, epoch },
     clock,
   );
-  const resume = resumeEventFor(core.state, core.context, tail, clock());
-  return { header: stored.header, core, log, created, resume };
+  // The log says what had started; the chart says whether anything is left to resume.
+  const facts = resumeFacts(tail, clock());
+  const resume = core.accepts(facts) ? facts : undefined;
+  return { header: stored.header, core, recorder: new SessionRecorder(log), created, resume };
+}
+
+/**
+ * The refusal of a session another version recorded: which version that was (as far as its
+ * header says), which this is, and what to do.
+ */
+function versionMismatch(what: string, header: SessionHeader): AgentStatechartError {
+  const recorder =
+    header.packageVersion === undefined
+      ? 'a version of agent-statechart from before sessions noted theirs'
+      : `agent-statechart ${header.packageVersion}`;
+  const remedy =
+    header.packageVersion === undefined
+      ? 'the agent-statechart version that recorded it'
+      : `agent-statechart ${header.packageVersion}`;
+  return new AgentStatechartError(
+    'SESSION_VERSION_MISMATCH',
+    `${what} was recorded by ${recorder} (chart version ${header.chartVersion}); this is agent-statechart ${PACKAGE_VERSION} (chart version ${CHART_VERSION}), which cannot replay that log exactly as it was recorded; nothing was changed. Finish the session with ${remedy}, or start a new session`,
+  );
 }

@@ -5,7 +5,7 @@
  * version of the package rather than misread it. Workers that start together serialise on a
  * transaction-scoped advisory lock, so each migration runs once and none sees a half-built schema.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 import { inTransaction, type PostgresPool } from './postgresPool.js';
 
 /**
@@ -74,6 +74,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     last_seen timestamptz NOT NULL DEFAULT now()
   );
   `,
+  // 4: the key a caller may give an input, unique within its session, so that a send retried
+  // with the same key finds the input it stored instead of storing it again.
+  (schema) => `
+  ALTER TABLE ${schema}.inbox ADD COLUMN idempotency_key text;
+  CREATE UNIQUE INDEX inbox_by_idempotency_key ON ${schema}.inbox (session_id, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
+  `,
 ];
 
 /** The longest identifier PostgreSQL keeps whole (NAMEDATALEN - 1). */
@@ -106,7 +113,7 @@ export function quoteSchemaName(schema: unknown): string {
  * Throws `STORE_FAILED` for a schema written by a newer version of the package.
  *
  * @example
- * await migratePostgres(pool, 'agent_statechart'); // 0 for a new schema, 3 for one up to date
+ * await migratePostgres(pool, 'agent_statechart'); // 0 for a new schema, 4 for one up to date
  */
 export async function migratePostgres(
   pool: PostgresPool,

@@ -3,8 +3,7 @@
  * dependency) on first use, and the one way it runs a transaction.
  */
 import { createRequire } from 'node:module';
-import type pg from 'pg';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../machine/index.js';
 import { storeFailure } from './storeRules.js';
 
 /**
@@ -46,6 +45,19 @@ export interface PostgresPool {
 }
 
 /**
+ * What the store uses of the `pg` module: its `Pool`. Written out here rather than taken from
+ * `pg`'s types, so the package's types compile for a user who has not installed `pg`.
+ *
+ * @example
+ * const { Pool }: PostgresDriver = loadPostgresDriver();
+ */
+export interface PostgresDriver {
+  Pool: new (config: { connectionString: string; max: number }) => PostgresPool & {
+    on(event: 'error', listener: (error: Error) => void): unknown;
+  };
+}
+
+/**
  * Requires `pg`, or throws `MISSING_PEER_DEPENDENCY` saying what to install. `load` is the
  * loader (replaced in tests).
  *
@@ -54,9 +66,9 @@ export interface PostgresPool {
  */
 export function loadPostgresDriver(
   load: () => unknown = () => createRequire(import.meta.url)('pg'),
-): typeof pg {
+): PostgresDriver {
   try {
-    return load() as typeof pg;
+    return load() as PostgresDriver;
   } catch (error) {
     throw new AgentStatechartError(
       'MISSING_PEER_DEPENDENCY',

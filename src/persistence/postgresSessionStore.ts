@@ -5,7 +5,7 @@
  * the session and two writers racing after the same head are refused, and a connection lost
  * mid-write leaves the log as it was before the write.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 import { migratePostgres, quoteSchemaName } from './postgresMigrations.js';
 import {
   asStoreFailure,

@@ -3,18 +3,22 @@
  * actions are handed back, side-effect starts recorded before they start, and checkpoints at rest.
  * What a caller that runs its own loop (a job queue, a durable-execution engine) builds on.
  */
-import type { AgentCore, AgentDiagnostic } from '../machine/agentCore.js';
-import type { AgentAction, AgentEvent, ResumeEvent } from '../machine/types.js';
+import {
+  type AgentAction,
+  type AgentCore,
+  type AgentEvent,
+  checkEvent,
+  type EffectStart,
+  type ResumeEvent,
+} from '../machine/index.js';
 import { type OpenSessionOptions, openSession } from './openSession.js';
-import type { EffectStart } from '../machine/actorInputs.js';
-import { checkEvent } from '../machine/validateEvent.js';
-import { entriesForEvent, isEphemeral, shouldCheckpoint } from './sessionRecords.js';
-import type { SessionLog } from './sessionLog.js';
+import type { SessionRecorder } from './sessionRecorder.js';
 import type { SessionStore } from './sessionStore.js';
 
 /**
  * A durable pure-mode session. Feed events through `handleEvent` (which records them), record
- * each side effect with `started` before starting it, and perform the actions it returns.
+ * each side effect with `started` before starting it (a retry backoff included), and perform the
+ * actions it returns.
  *
  * @example
  * const session = await SessionCore.open(store, 'alice-1', { config });
@@ -29,18 +33,18 @@ import type { SessionStore } from './sessionStore.js';
  */
 export class SessionCore {
   readonly #core: AgentCore;
-  readonly #log: SessionLog;
+  readonly #recorder: SessionRecorder;
   readonly #resume: ResumeEvent | undefined;
   readonly #created: boolean;
 
   private constructor(
     core: AgentCore,
-    log: SessionLog,
+    recorder: SessionRecorder,
     resume: ResumeEvent | undefined,
     created: boolean,
   ) {
     this.#core = core;
-    this.#log = log;
+    this.#recorder = recorder;
     this.#resume = resume;
     this.#created = created;
   }
@@ -57,7 +61,7 @@ export class SessionCore {
     options: OpenSessionOptions = {},
   ): Promise<SessionCore> {
     const opened = await openSession(store, sessionId, options);
-    return new SessionCore(opened.core, opened.log, opened.resume, opened.created);
+    return new SessionCore(opened.core, opened.recorder, opened.resume, opened.created);
   }
 
   /** The chart, for reading (`state`, `context`, `snapshot()`); feed it through `handleEvent`. */
@@ -67,7 +71,7 @@ export class SessionCore {
 
   /** The session's id. */
   get sessionId(): string {
-    return this.#log.sessionId;
+    return this.#recorder.log.sessionId;
   }
 
   /** Whether the session was created by this `open`. */
@@ -77,16 +81,18 @@ export class SessionCore {
 
   /**
    * The `Resume` to feed first: the session was stored with work in flight (a model call, tool
-   * calls, the hook, a backoff, an approval). `undefined` when it was at rest.
+   * calls, the hook, a backoff, an approval, calls an interrupt was waiting for). `undefined`
+   * when it was at rest.
    */
   get resume(): ResumeEvent | undefined {
     return this.#resume;
   }
 
   /**
-   * Feeds one event to the chart, records it (a streamed delta is not recorded on its own) and a
-   * checkpoint when the chart comes to rest, and returns the chart's actions once that is stored.
-   * Rejects only when the store fails; the session must then be opened again.
+   * Feeds one event to the chart, records it (a model call's stream is held, and kept only where
+   * it matters) with a checkpoint when the chart comes to rest, and returns the chart's actions
+   * once that is stored. Rejects only when the store fails; the session must then be opened
+   * again.
    *
    * @example
    * const actions = await session.handleEvent({ type: 'ToolCompleted', callId, outcome });
@@ -94,28 +100,15 @@ export class SessionCore {
   async handleEvent(event: AgentEvent): Promise<AgentAction[]> {
     const core = this.#core;
     // What is recorded is the plain-JSON copy the chart takes, never the caller's object, which
-    // it may change before an asynchronous store writes it. Deltas are not recorded: no copy.
-    const checked = isEphemeral(event) ? undefined : checkEvent(event);
-    const taken = checked?.ok ? checked.event : event;
-    const entries = entriesForEvent(taken, core.state, core.context);
-    let refused: AgentDiagnostic | undefined;
-    const stop = core.onDiagnostic((diagnostic) => {
-      refused = diagnostic;
-    });
-    const actions = checked?.ok ? core.handleCheckedEvent(taken, event) : core.handleEvent(event);
-    stop();
-    // An event the chart refused changed nothing, so there is nothing to record.
-    const recorded = refused === undefined ? entries : [];
-    const checkpoint = shouldCheckpoint(
-      core.state,
-      core.context,
-      this.#log.tailLength + recorded.length,
-    )
-      ? { state: core.state, context: core.context }
-      : undefined;
-    if (recorded.length > 0 || (checkpoint !== undefined && this.#log.tailLength > 0)) {
-      await this.#log.record(recorded, checkpoint);
-    }
+    // it may change before an asynchronous store writes it.
+    const checked = checkEvent(event);
+    if (!checked.ok) return core.handleEvent(event);
+    const taken = checked.event;
+    // An event the chart refuses changes nothing, so there is nothing to record.
+    if (!core.accepts(taken)) return core.handleCheckedEvent(taken, event);
+    const actions = core.handleCheckedEvent(taken, event);
+    const written = this.#recorder.event(taken, { state: core.state, context: core.context });
+    if (written !== undefined) await written;
     return actions;
   }
 
@@ -126,6 +119,6 @@ export class SessionCore {
    * await session.started({ effect: 'tool', callId: call.id, name: call.name, mutating: true });
    */
   started(start: EffectStart): Promise<void> {
-    return this.#log.started(start);
+    return this.#recorder.started(start);
   }
 }

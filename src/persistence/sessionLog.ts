@@ -4,10 +4,13 @@
  * write is refused with the same error, so the log never gets a gap, and whoever drives the
  * session learns of it (the session is then reopened from what the store holds).
  */
-import type { EffectStart } from '../machine/actorInputs.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import type { AgentContext } from '../machine/context.js';
-import type { AgentStateName } from '../machine/types.js';
+import {
+  type AgentContext,
+  AgentStatechartError,
+  type AgentStateName,
+  type EffectStart,
+  errorMessage,
+} from '../machine/index.js';
 import { checkpointOf, type NewEntry, transcriptRecords } from './sessionRecords.js';
 import type { SessionStore, SessionWrite, StoredEntry } from './sessionStore.js';
 
@@ -88,7 +91,7 @@ export class SessionLog {
    * Resolves once all of it (and everything recorded before) is in the store.
    *
    * @example
-   * await log.record(entriesForEvent(event, state, context));
+   * await log.record([{ kind: 'event', data: event }], { state: core.state, context: core.context });
    */
   record(
     entries: readonly NewEntry[],

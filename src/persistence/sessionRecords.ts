@@ -1,83 +1,32 @@
 /**
- * What a durable session writes, and how it is read back: which log entries an event makes, the
- * checkpoint of a context, the transcript records that say where each message comes from, and the
- * transcript rebuilt from them. Pure functions over plain data, shared by the pure-mode session
- * and the actor-mode recorder.
+ * What a durable session writes besides the events, and how it is read back: the checkpoint of a
+ * context, the transcript records that say where each message comes from, the transcript rebuilt
+ * from them, and the facts a restored session's `Resume` carries. Pure functions over plain data.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
-import type { AgentContext, StreamingToolCall } from '../machine/context.js';
-import { allToolsDone } from '../machine/guards.js';
-import { toolResultBlock } from '../machine/transcript.js';
+import {
+  type AgentContext,
+  type AgentEvent,
+  AgentStatechartError,
+  type AgentStateName,
+  allToolsDone,
+  type ContentBlock,
+  type EffectStart,
+  type Message,
+  type ResumeEvent,
+  type ToolOutcome,
+  toolResultBlock,
+  type ToolResultBlock,
+} from '../machine/index.js';
 import type {
-  AgentEvent,
-  AgentStateName,
-  ContentBlock,
-  Message,
-  ResumeEvent,
-  ToolOutcome,
-  ToolResultBlock,
-} from '../machine/types.js';
-import type { EffectStart } from '../machine/actorInputs.js';
-import type { StoredContext } from '../machine/agentCore.js';
-import type { Checkpoint, StoredEntry, TranscriptRecord } from './sessionStore.js';
+  Checkpoint,
+  CheckpointContext,
+  StoredEntry,
+  TranscriptRecord,
+  TranscriptRecordBody,
+} from './sessionStore.js';
 
 /** An entry before the log numbers it. */
-export type NewEntry = Pick<StoredEntry, 'kind' | 'data'>;
-
-/**
- * Events the chart takes that the log does not keep: streamed deltas (the response, or the text an
- * interrupt keeps, carries them) and tool progress (shown, never needed again).
- *
- * @example
- * isEphemeral({ type: 'LlmTextDelta', content: 'Hel' }); // true
- */
-export function isEphemeral(event: AgentEvent): boolean {
-  return (
-    event.type === 'LlmTextDelta' ||
-    event.type === 'LlmToolCallDelta' ||
-    event.type === 'ToolProgress'
-  );
-}
-
-/**
- * The entries one event makes, taken in `state` with `context`: none for an ephemeral event, the
- * event itself otherwise — preceded, when it ends a model call early, by the text and tool-call
- * fragments streamed so far, merged, which the chart keeps and a replay must see.
- *
- * @example
- * entriesForEvent({ type: 'Interrupt' }, 'CallingLlm', context);
- * // [{ kind: 'event', data: { type: 'LlmTextDelta', content: 'Roses are red' } }, { kind: 'event', data: { type: 'Interrupt' } }]
- */
-export function entriesForEvent(
-  event: AgentEvent,
-  state: AgentStateName,
-  context: Pick<AgentContext, 'streamingText' | 'streamingToolCalls'>,
-): NewEntry[] {
-  if (isEphemeral(event)) return [];
-  const entries: NewEntry[] = [];
-  const endsCallEarly = event.type === 'Interrupt' || event.type === 'ShutdownRequested';
-  if (state === 'CallingLlm' && endsCallEarly) {
-    if (context.streamingText.length > 0) {
-      entries.push({
-        kind: 'event',
-        data: { type: 'LlmTextDelta', content: context.streamingText },
-      });
-    }
-    for (const call of context.streamingToolCalls)
-      entries.push({ kind: 'event', data: fragmentOf(call) });
-  }
-  entries.push({ kind: 'event', data: event });
-  return entries;
-}
-
-function fragmentOf(call: StreamingToolCall): AgentEvent {
-  return {
-    type: 'LlmToolCallDelta',
-    callId: call.id,
-    toolName: call.name,
-    argumentsFragment: call.argumentsJson,
-  };
-}
+export type NewEntry = { kind: 'event'; data: AgentEvent } | { kind: 'started'; data: EffectStart };
 
 /**
  * Whether to write a checkpoint now: at rest between turns (nothing in flight, so a restart has
@@ -103,7 +52,7 @@ export function shouldCheckpoint(
  * @example
  * const stored = checkpointContext(core.context);
  */
-export function checkpointContext(context: AgentContext): Omit<StoredContext, 'messages'> {
+export function checkpointContext(context: AgentContext): CheckpointContext {
   const { config: _config, messages: _messages, ...rest } = context;
   return {
     ...rest,
@@ -127,13 +76,6 @@ export function checkpointOf(
   return { seq, state, messageCount: context.messages.length, context: checkpointContext(context) };
 }
 
-/** How a transcript record builds its message. */
-type RecordBody =
-  | { from: 'message'; ref: number }
-  | { from: 'response'; ref: number }
-  | { from: 'toolResults'; parts: Array<{ ref: number } | { block: ContentBlock }> }
-  | { message: Message };
-
 /**
  * The transcript records of `messages` from index `from` on, pointing into `entries` (the log
  * since the last checkpoint, with the very objects the chart was given) wherever a message came
@@ -150,11 +92,11 @@ export function transcriptRecords(
   // By JSON text, not identity: the chart keeps its own copy of every event it is given (and
   // may change a response, renaming a repeated tool_use id), and a record may point at an entry
   // only when the entry's message reads back as exactly the transcript's.
-  const sources = new Map<string, RecordBody>();
+  const sources = new Map<string, TranscriptRecordBody>();
   const outcomes = new Map<string, Array<{ seq: number; outcome: ToolOutcome }>>();
   for (const entry of entries) {
     if (entry.kind !== 'event') continue;
-    const event = entry.data as AgentEvent;
+    const event = entry.data;
     if (event.type === 'UserInput') {
       sources.set(JSON.stringify(event.message), { from: 'message', ref: entry.seq });
     }
@@ -181,7 +123,7 @@ export function transcriptRecords(
 function toolResultsBody(
   message: Message,
   outcomes: ReadonlyMap<string, Array<{ seq: number; outcome: ToolOutcome }>>,
-): RecordBody | undefined {
+): TranscriptRecordBody | undefined {
   if (message.role !== 'user' || typeof message.content === 'string') return undefined;
   if (!message.content.every((block) => block.type === 'tool_result')) return undefined;
   const parts = (message.content as ToolResultBlock[]).map((block) => {
@@ -198,7 +140,7 @@ function sameBlock(a: ToolResultBlock, b: ToolResultBlock): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function refsOf(body: RecordBody): number[] {
+function refsOf(body: TranscriptRecordBody): number[] {
   if ('ref' in body) return [body.ref];
   if ('parts' in body) return body.parts.flatMap((part) => ('ref' in part ? [part.ref] : []));
   return [];
@@ -231,7 +173,7 @@ export function materializeTranscript(
   };
   return records.map((record, index) => {
     if (record.index !== index) broken(index, 'records are out of order');
-    const body = record.body as Partial<RecordBody> & Record<string, unknown>;
+    const body = record.body as Partial<TranscriptRecordBody> & Record<string, unknown>;
     if ('message' in body && isMessage(body.message)) return body.message;
     if (body.from === 'message') {
       return (eventAt(index, Number(body.ref), 'UserInput') as { message: Message }).message;
@@ -267,37 +209,30 @@ function isMessage(value: unknown): value is Message {
 }
 
 /**
- * The `Resume` a restored session needs, read off the log since its checkpoint: which tool calls
- * had started, and what was left of a retry backoff at `now`. `undefined` when nothing was in
- * flight (the session was at rest).
+ * What a restored session's `Resume` says, read off the log since its checkpoint: the facts only
+ * the log knows — which tool calls had started, and how much of the latest retry backoff had been
+ * waited at `now` that no earlier `Resume` already counted. The chart decides what they mean
+ * where it stands.
  *
  * @example
- * const resume = resumeEventFor(core.state, core.context, tail, Date.now());
+ * const resume = resumeFacts(tail, Date.now());
+ * if (core.accepts(resume)) perform(core.handleEvent(resume));
  */
-export function resumeEventFor(
-  state: AgentStateName,
-  context: Pick<AgentContext, 'toolRuns' | 'retryDelayMs' | 'queue'>,
-  tail: readonly StoredEntry[],
-  now: number,
-): ResumeEvent | undefined {
-  if (state === 'ShuttingDown') return undefined;
-  const open = context.toolRuns.filter((run) => run.status !== 'done');
-  if (state === 'WaitingForUserInput' && open.length === 0) return undefined;
-  const resume: ResumeEvent = { type: 'Resume' };
-  if (state === 'ExecutingTools') {
-    const ids = new Set(open.map((run) => run.call.id));
-    resume.startedToolCallIds = tail
-      .filter((entry) => entry.kind === 'started')
-      .map((entry) => entry.data as EffectStart)
-      .flatMap((start) => (start.effect === 'tool' && ids.has(start.callId) ? [start.callId] : []));
-  }
-  if (state === 'Error') {
-    const failed = [...tail]
-      .reverse()
-      .find((entry) => entry.kind === 'event' && (entry.data as AgentEvent).type === 'LlmError');
-    if (failed !== undefined) {
-      resume.retryDelayMs = Math.max(0, failed.at + context.retryDelayMs - now);
+export function resumeFacts(tail: readonly StoredEntry[], now: number): ResumeEvent {
+  const resume: ResumeEvent = { type: 'Resume', startedToolCallIds: [] };
+  let backoff: { started: number; counted: number } | undefined;
+  for (const entry of tail) {
+    if (entry.kind === 'started') {
+      if (entry.data.effect === 'tool') resume.startedToolCallIds!.push(entry.data.callId);
+      if (entry.data.effect === 'retry') backoff = { started: entry.at, counted: 0 };
+    } else if (entry.data.type === 'Resume' && backoff !== undefined) {
+      // A restart took this much off the backoff already; its own start may not have been
+      // recorded before the process stopped again.
+      backoff.counted += entry.data.retryElapsedMs ?? 0;
     }
+  }
+  if (backoff !== undefined) {
+    resume.retryElapsedMs = Math.max(0, now - backoff.started - backoff.counted);
   }
   return resume;
 }

@@ -8,7 +8,14 @@
  * that say where each message comes from (usually an entry of the log, by sequence number). So
  * what is written grows with what is new, never with the whole conversation.
  */
-import type { AgentStateName } from '../machine/types.js';
+import type {
+  AgentEvent,
+  AgentStateName,
+  ContentBlock,
+  EffectStart,
+  Message,
+  StoredContext,
+} from '../machine/index.js';
 
 /**
  * What a session was created with. `chartVersion` is the fingerprint of the chart that recorded
@@ -20,6 +27,11 @@ import type { AgentStateName } from '../machine/types.js';
 export interface SessionHeader {
   sessionId: string;
   chartVersion: string;
+  /**
+   * The version of agent-statechart that created the session, so one that cannot replay it can
+   * say which version can. Absent in sessions of versions that did not note it.
+   */
+  packageVersion?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
   /** Anything the application wants to keep with the session (a title, an owner). */
@@ -30,20 +42,18 @@ export interface SessionHeader {
  * One entry of a session's log. `seq` counts from 1 without gaps. `at` is when it was recorded
  * (milliseconds since the epoch): data for whoever reads the log, never read by the chart.
  *
- * - `event`: an event the chart took from outside (user input, a model response, a tool outcome,
- *   an approval, a mode change, a hook result, an interrupt, a resume, …);
- * - `started`: a side effect about to start (a model call, a tool call, the hook), recorded before
- *   it starts, so a restart knows what may have happened.
+ * - `event`: an event the chart took (user input, a model response, a tool outcome, an approval,
+ *   a mode change, a hook result, an interrupt, a resume, a model call's stream where it mattered,
+ *   …), exactly as the chart took it;
+ * - `started`: a side effect about to start (a model call, a tool call, the hook, a retry
+ *   backoff), recorded before it starts, so a restart knows what may have happened.
  *
  * @example
  * const entry: StoredEntry = { seq: 1, at: Date.now(), kind: 'event', data: { type: 'UserInput', message } };
  */
-export interface StoredEntry {
-  seq: number;
-  at: number;
-  kind: 'event' | 'started';
-  data: unknown;
-}
+export type StoredEntry =
+  | { seq: number; at: number; kind: 'event'; data: AgentEvent }
+  | { seq: number; at: number; kind: 'started'; data: EffectStart };
 
 /**
  * Where message `index` of the transcript comes from: `refs` are the entries its `body` points
@@ -56,12 +66,25 @@ export interface StoredEntry {
 export interface TranscriptRecord {
   index: number;
   refs: number[];
-  body: unknown;
+  body: TranscriptRecordBody;
 }
 
 /**
- * The chart's state as of entry `seq`: state name and context without the transcript (whose
- * first `messageCount` messages the transcript records give).
+ * How a transcript record builds its message: the user input of entry `ref`, the response of
+ * entry `ref`, a tool results message from the outcomes of the entries it names (or blocks kept
+ * as they are), or the message itself (one the chart made: text an interrupt kept, results of
+ * calls that never ran).
+ */
+export type TranscriptRecordBody =
+  | { from: 'message'; ref: number }
+  | { from: 'response'; ref: number }
+  | { from: 'toolResults'; parts: Array<{ ref: number } | { block: ContentBlock }> }
+  | { message: Message };
+
+/**
+ * The chart's state as of entry `seq`: its top-level state and its context without the
+ * transcript (whose first `messageCount` messages the transcript records give) and without what
+ * a restore drops anyway (text a model call was streaming, tool progress).
  *
  * @example
  * const checkpoint: Checkpoint = { seq: 9, state: 'WaitingForUserInput', messageCount: 4, context };
@@ -70,8 +93,11 @@ export interface Checkpoint {
   seq: number;
   state: AgentStateName;
   messageCount: number;
-  context: unknown;
+  context: CheckpointContext;
 }
+
+/** The context a checkpoint keeps: everything but the configuration and the transcript. */
+export type CheckpointContext = Omit<StoredContext, 'messages'>;
 
 /**
  * One atomic write: entries appended after `after` (the writer's view of the log's head: the

@@ -3,7 +3,7 @@
  * (`PRAGMA user_version`); opening it applies the missing migrations in one transaction, and a
  * database from a newer version of the package is refused rather than misread.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 
 /** What the migrations need of a connection (better-sqlite3's `Database`). */
 export interface MigratableDatabase {

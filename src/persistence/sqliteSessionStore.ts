@@ -3,11 +3,10 @@
  * transaction that takes the write lock first, so two processes sharing a file cannot both append
  * after the same head, and a process killed mid-write leaves the log as it was before the write.
  */
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage } from '../machine/index.js';
 import type { SessionHeader, SessionStore, SessionWrite, StoredSession } from './sessionStore.js';
 import { migrateSqlite } from './sqliteMigrations.js';
 import {
@@ -33,6 +32,7 @@ import {
   toStoredWrite,
   type StoredWriteText,
 } from './storeRules.js';
+import { prepareStoreFolder } from './storeFolder.js';
 
 /**
  * Options of {@link createSqliteSessionStore}.
@@ -41,7 +41,10 @@ import {
  * const options: SqliteSessionStoreOptions = { path: '.agent-statechart/sessions.db' };
  */
 export interface SqliteSessionStoreOptions {
-  /** The database file (created with its folder if missing), or `':memory:'`. */
+  /**
+   * The database file (created with its folder if missing; a folder named `.agent-statechart`
+   * ignores itself in git), or `':memory:'`.
+   */
   path: string;
   /**
    * `'full'` (default): a write survives a power cut once `append` resolves. `'normal'`: a write
@@ -251,7 +254,7 @@ function openDatabase(options: SqliteSessionStoreOptions): Database {
     );
   }
   try {
-    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    if (!memory) prepareStoreFolder(path);
     const db = new Driver(path, { timeout: options.busyTimeoutMs ?? 5_000 });
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);

@@ -3,14 +3,20 @@
  * become stored text and back, and which entries a load must return. Kept in one place so the
  * stores differ only in where the bytes go.
  */
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import { AGENT_STATE_NAMES, type AgentStateName } from '../machine/types.js';
+import {
+  AGENT_STATE_NAMES,
+  AgentStatechartError,
+  type AgentStateName,
+  errorMessage,
+} from '../machine/index.js';
 import type {
   Checkpoint,
+  CheckpointContext,
   SessionHeader,
   SessionWrite,
   StoredEntry,
   TranscriptRecord,
+  TranscriptRecordBody,
 } from './sessionStore.js';
 
 /**
@@ -104,7 +110,8 @@ export function checkWrite(write: SessionWrite): void {
         `entry ${index} has seq ${errorMessage(entry?.seq)}; expected ${write.after + index + 1}`,
       );
     }
-    if (entry.kind !== 'event' && entry.kind !== 'started') fail(`entry ${entry.seq} has no kind`);
+    const kind = (entry as { kind?: unknown }).kind;
+    if (kind !== 'event' && kind !== 'started') fail(`entry ${entry.seq} has no kind`);
     if (!Number.isFinite(entry.at)) fail(`entry ${entry.seq} has no time`);
   });
   const head = write.after + write.entries.length;
@@ -218,6 +225,64 @@ export function fromStoredJson(text: unknown, what: string): unknown {
       `${what} is not valid JSON (${errorMessage(error)}); it was left as it is`,
     );
   }
+}
+
+/**
+ * An entry read back from a store: its data parsed from the stored text. What the data says is
+ * checked where it is used (the chart checks every event it replays).
+ *
+ * @example
+ * const entry = storedEntry({ seq: 1, at, kind: 'event', data: text }, 'session a');
+ */
+export function storedEntry(
+  row: { seq: number; at: number; kind: string; data: unknown },
+  what: string,
+): StoredEntry {
+  if (row.kind !== 'event' && row.kind !== 'started') {
+    throw new AgentStatechartError(
+      'SESSION_CORRUPT',
+      `${what}, entry ${row.seq} has an unknown kind '${row.kind}'`,
+    );
+  }
+  const data = fromStoredJson(row.data, `${what}, entry ${row.seq}`);
+  return { seq: row.seq, at: row.at, kind: row.kind, data } as StoredEntry;
+}
+
+/**
+ * A checkpoint read back from a store. Its context is checked when the chart is restored from it.
+ *
+ * @example
+ * const checkpoint = storedCheckpoint(row, 'session a');
+ */
+export function storedCheckpoint(
+  row: { seq: number; state: unknown; messageCount: number; context: unknown },
+  what: string,
+): Checkpoint {
+  return {
+    seq: row.seq,
+    state: storedState(row.state, `${what}, checkpoint`),
+    messageCount: row.messageCount,
+    context: fromStoredJson(row.context, `${what}, checkpoint`) as CheckpointContext,
+  };
+}
+
+/**
+ * A transcript record read back from a store. Its body is checked when the transcript is rebuilt.
+ *
+ * @example
+ * const record = storedRecord(index, refs, row.body, 'session a');
+ */
+export function storedRecord(
+  index: number,
+  refs: number[],
+  body: unknown,
+  what: string,
+): TranscriptRecord {
+  return {
+    index,
+    refs,
+    body: fromStoredJson(body, `${what}, transcript record ${index}`) as TranscriptRecordBody,
+  };
 }
 
 /**

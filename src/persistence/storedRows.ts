@@ -3,7 +3,7 @@
  * same values, the same damage is reported the same way, and a write is checked against the
  * session's head and claim by one rule.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 import type {
   Checkpoint,
   SessionHeader,
@@ -12,7 +12,13 @@ import type {
   StoredEntry,
   TranscriptRecord,
 } from './sessionStore.js';
-import { fromStoredJson, storedState } from './storeRules.js';
+import {
+  fromStoredJson,
+  storedCheckpoint,
+  storedEntry,
+  storedRecord,
+  storedState,
+} from './storeRules.js';
 
 /**
  * A row of the `sessions` table as both SQL stores lay it out (times in milliseconds).
@@ -90,20 +96,7 @@ export function checkWriteAgainst(
  * const entries = entriesFromRows('alice-1', rows);
  */
 export function entriesFromRows(sessionId: string, rows: EntryRow[]): StoredEntry[] {
-  return rows.map((row) => {
-    if (row.kind !== 'event' && row.kind !== 'started') {
-      throw new AgentStatechartError(
-        'SESSION_CORRUPT',
-        `session '${sessionId}', entry ${row.seq} has an unknown kind '${row.kind}'`,
-      );
-    }
-    return {
-      seq: row.seq,
-      at: row.at,
-      kind: row.kind,
-      data: fromStoredJson(row.data, `session '${sessionId}', entry ${row.seq}`),
-    };
-  });
+  return rows.map((row) => storedEntry(row, `session '${sessionId}'`));
 }
 
 /**
@@ -121,12 +114,15 @@ export function sessionFromRow(row: SessionRow): {
   if (row.checkpoint_seq === null) return { header, checkpoint: undefined };
   return {
     header,
-    checkpoint: {
-      seq: row.checkpoint_seq,
-      state: storedState(row.checkpoint_state, `${what}, checkpoint`),
-      messageCount: row.checkpoint_message_count ?? 0,
-      context: fromStoredJson(row.checkpoint_context, `${what}, checkpoint`),
-    },
+    checkpoint: storedCheckpoint(
+      {
+        seq: row.checkpoint_seq,
+        state: row.checkpoint_state,
+        messageCount: row.checkpoint_message_count ?? 0,
+        context: row.checkpoint_context,
+      },
+      what,
+    ),
   };
 }
 
@@ -155,11 +151,7 @@ export function transcriptFromRows(
       typeof row.refs === 'string'
         ? (fromStoredJson(row.refs, `${what}, transcript record ${index}`) as number[])
         : row.refs;
-    transcript.push({
-      index,
-      refs,
-      body: fromStoredJson(row.body, `${what}, transcript record ${index}`),
-    });
+    transcript.push(storedRecord(index, refs, row.body, what));
   }
   if (transcript.length < messageCount) {
     throw new AgentStatechartError('SESSION_CORRUPT', `${what} has lost transcript records`);

@@ -4,7 +4,7 @@
  * and the headers report what is left and when the bucket will be full again.
  */
 
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 
 /**
  * An organisation's limits per minute, as the API enforces them for one model class.

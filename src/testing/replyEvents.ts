@@ -2,7 +2,7 @@
  * Turns a scripted reply into the event sequence the Messages API streams for it.
  */
 
-import type { StopReason } from '../machine/types.js';
+import type { StopReason } from '../machine/index.js';
 import type { ReplyTurn, ScriptedBlock } from './scriptedTurn.js';
 import type { SseEvent } from './sseEncoding.js';
 

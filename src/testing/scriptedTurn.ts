@@ -4,7 +4,7 @@
  * cut short, so tests can interrupt a stream or watch it break.
  */
 
-import type { LlmContainer, LlmStopDetails, StopReason } from '../machine/types.js';
+import type { LlmContainer, LlmStopDetails, StopReason } from '../machine/index.js';
 import type { ApiErrorType } from './apiErrorBody.js';
 
 /**

@@ -161,11 +161,32 @@ describe('createAgent', () => {
       });
     }
 
-    it('waits out Retry-After before the retry', async () => {
+    it('announces the wait Retry-After asks for', async () => {
       session = await startSession([rateLimited({ retryAfterSeconds: 3 }), reply('ok')]);
       session.agent.send('hi');
       await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
       expect(session.notes.retry[0]?.delayMs).toBe(3000);
+    });
+
+    it('waits out Retry-After before the retry, on the real clock', async () => {
+      // The harness scales retry waits down; this one runs the retry timer as a user gets it.
+      session = await startSession([rateLimited({ retryAfterSeconds: 1 }), reply('ok')], {
+        retryDelayScale: 1,
+      });
+      const sentAt = performance.now();
+      let retriedAt: number | undefined;
+      session.agent.on('state', ({ state }) => {
+        if (state === 'CallingLlm' && session!.states.includes('Error')) {
+          retriedAt ??= performance.now();
+        }
+      });
+      session.agent.send('hi');
+      await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
+      expect(session.notes.retry.map((retry) => retry.delayMs)).toEqual([1000]);
+      expect(session.server.requests).toHaveLength(2);
+      // The second call started no sooner than the wait after the first: a lower bound only,
+      // which a busy machine can only lengthen.
+      expect(retriedAt! - sentAt).toBeGreaterThanOrEqual(1000);
     });
 
     it('gives up at once on a 401 and says why', async () => {
@@ -335,13 +356,21 @@ describe('createAgent', () => {
         [reply([toolUse('write_file', { path: 'a.txt', content: 'x' })]), reply('Written.')],
         { files: { 'seed.txt': 'seed' } },
       );
-      // Break the repository so `git commit` fails.
-      await import('node:fs/promises').then((fs) =>
-        fs.writeFile(join(session!.workspace, '.git/HEAD'), 'garbage'),
-      );
+      // Break the repository's index, so git fails on it (a broken HEAD would make git see no
+      // repository at all, which the hook skips without an error).
+      await writeFile(join(session.workspace, '.git/index'), 'not an index');
       session.agent.send('write');
       await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
       expect(session.states).toContain('PostToolsHook');
+      // The chart reports the hook's failure (its DisplayError), naming the hook as the source.
+      expect(session.notes.error).toEqual([
+        {
+          source: 'hook',
+          message: expect.stringMatching(
+            /^The post-tools hook failed and was skipped: auto-commit failed: git .* \(exit 128\): .*index/,
+          ) as unknown,
+        },
+      ]);
       expect(session.agent.context.messages.at(-1)).toEqual({
         role: 'assistant',
         content: [{ type: 'text', text: 'Written.' }],
@@ -481,7 +510,7 @@ describe('createAgent', () => {
     session.agent.approve('toolu_missing');
     expect(session.notes.diagnostic[0]).toMatchObject({
       code: 'EVENT_NOT_ACCEPTED',
-      message: 'ToolApproval is not accepted in state WaitingForUserInput; nothing changed',
+      message: 'ToolApproval is not accepted in state WaitingForUserInput.Ready; nothing changed',
     });
   });
 });

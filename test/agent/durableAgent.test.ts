@@ -18,13 +18,13 @@ import {
 } from '../../src/index.js';
 import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
 import type { SessionStore } from '../../src/persistence/sessionStore.js';
-import type { EffectStart } from '../../src/machine/actorInputs.js';
 import {
   type MessagesApiServer,
   reply,
   type Script,
   startMessagesApiServer,
 } from '../../src/testing/index.js';
+import { testTransport } from '../support/llmTransport.js';
 
 let directory: string;
 let store: SessionStore;
@@ -50,6 +50,7 @@ async function agentOn(script: Script, options: CreateAgentOptions = {}): Promis
     autoCommit: false,
     permissions: { mode: 'bypassPermissions' },
     anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
+    transport: testTransport(),
     store,
     sessionId: 'alice-1',
     ...options,
@@ -122,9 +123,7 @@ describe('an agent with a session store', () => {
     // The disk fills up just as the tool call's start is written.
     const full: SessionStore = Object.create(store) as SessionStore;
     full.append = (sessionId, write) =>
-      write.entries.some(
-        (entry) => entry.kind === 'started' && (entry.data as EffectStart).effect === 'tool',
-      )
+      write.entries.some((entry) => entry.kind === 'started' && entry.data.effect === 'tool')
         ? Promise.reject(new Error('SQLITE_FULL: database or disk is full'))
         : store.append(sessionId, write);
     const script: Script = [
@@ -178,6 +177,7 @@ describe('an agent with a session store', () => {
       workspace: directory,
       autoCommit: false,
       anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
+      transport: testTransport(),
       store,
       sessionId: 'early',
     });
@@ -197,6 +197,7 @@ describe('an agent with a session store', () => {
   it('resumes a turn stopped mid-tools: a read-only call runs again, a mutating one is never run twice', async () => {
     await writeFile(join(directory, 'notes.txt'), 'remember the milk');
     let appends = 0;
+    let reads = 0;
     let release!: () => void;
     const blocked = new Promise<void>((resolve) => {
       release = resolve;
@@ -218,7 +219,12 @@ describe('an agent with a session store', () => {
       description: 'Reads notes.txt.',
       input: z.object({}),
       mutating: false,
-      execute: async (_input, { workspace }) => readFile(join(workspace, 'notes.txt'), 'utf8'),
+      execute: async (_input, { workspace }) => {
+        reads += 1;
+        // Still running when the agent stops, as the append is.
+        await blocked;
+        return readFile(join(workspace, 'notes.txt'), 'utf8');
+      },
     });
     const script: Script = [
       reply([
@@ -230,7 +236,7 @@ describe('an agent with a session store', () => {
     const tools = [appendLine, readNotes];
     const first = await agentOn(script, { tools });
     first.send('note it down');
-    while (appends === 0) await sleep(5);
+    while (appends === 0 || reads === 0) await sleep(5);
     await sleep(20);
     abandon(first);
     release();
@@ -238,6 +244,7 @@ describe('an agent with a session store', () => {
     const second = await agentOn(script, { tools });
     await second.waitUntilIdle({ timeoutMs: 10_000 });
     expect(appends).toBe(1);
+    expect(reads, 'the read ran before the stop and again after it').toBe(2);
     const sent = server!.requests.at(-1)?.body.messages ?? [];
     expect(findTranscriptViolations(sent)).toEqual([]);
     expect(sent.at(-1)?.content).toEqual([

@@ -11,12 +11,15 @@ import {
   type AgentStateName,
   type CreateAgentOptions,
   createAgent,
+  STARTUP_DIAGNOSTIC_CODES,
+  type StartupDiagnostic,
 } from '../../src/index.js';
 import {
   type MessagesApiServer,
   type Script,
   startMessagesApiServer,
 } from '../../src/testing/index.js';
+import { testTransport } from '../support/llmTransport.js';
 
 const run = promisify(execFile);
 
@@ -44,7 +47,10 @@ export interface Session {
   server: MessagesApiServer;
   workspace: string;
   states: AgentStateName[];
+  /** Every notification, by name; `diagnostic` without those of the agent's start. */
   notes: { [Name in keyof AgentNotifications]: AgentNotifications[Name][] };
+  /** The `diagnostic`s of the agent's start (no sandbox on this machine, …). */
+  startup: StartupDiagnostic[];
   close(): Promise<void>;
 }
 
@@ -60,9 +66,12 @@ export async function startSession(
     ...agentOptions,
     workspace,
     anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
+    transport: agentOptions.transport ?? testTransport(),
   });
   const notes = {
+    llmStart: [],
     text: [],
+    llmEnd: [],
     toolStart: [],
     toolEnd: [],
     approvalRequest: [],
@@ -73,11 +82,20 @@ export async function startSession(
     diagnostic: [],
     action: [],
   } as Session['notes'];
+  const startup: StartupDiagnostic[] = [];
   const record = <Name extends keyof AgentNotifications>(name: Name) =>
     agent.on(name, (payload) => {
       notes[name].push(payload);
     });
-  for (const name of Object.keys(notes) as (keyof AgentNotifications)[]) record(name);
+  for (const name of Object.keys(notes) as (keyof AgentNotifications)[]) {
+    if (name !== 'diagnostic') record(name);
+  }
+  // What the agent says of itself at start depends on the machine (a sandbox, or none): tests
+  // of what events cause read it apart.
+  agent.on('diagnostic', (diagnostic) => {
+    if (isStartupDiagnostic(diagnostic)) startup.push(diagnostic);
+    else notes.diagnostic.push(diagnostic);
+  });
   const states: AgentStateName[] = [agent.state];
   agent.on('state', ({ state }) => states.push(state));
   return {
@@ -86,6 +104,7 @@ export async function startSession(
     workspace,
     states,
     notes,
+    startup,
     async close() {
       await agent.shutdown({ timeoutMs: 2_000 });
       await server.close();
@@ -93,6 +112,12 @@ export async function startSession(
         await rm(workspace, { recursive: true, force: true });
     },
   };
+}
+
+function isStartupDiagnostic(
+  diagnostic: AgentNotifications['diagnostic'],
+): diagnostic is StartupDiagnostic {
+  return (STARTUP_DIAGNOSTIC_CODES as readonly string[]).includes(diagnostic.code);
 }
 
 /**

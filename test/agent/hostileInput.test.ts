@@ -115,7 +115,7 @@ describe('the Agent handle with hostile input', () => {
     expect(notes.diagnostic).toMatchObject([
       {
         code: 'EVENT_NOT_ACCEPTED',
-        message: 'ToolApproval is not accepted in state WaitingForUserInput; nothing changed',
+        message: 'ToolApproval is not accepted in state WaitingForUserInput.Ready; nothing changed',
       },
     ]);
   });

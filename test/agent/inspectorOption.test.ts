@@ -26,7 +26,7 @@ describe('createAgent({ inspector })', () => {
     expect(await page.text()).toContain('agent-statechart inspector');
     const [agent] = inspector.recorder.agents();
     expect(agent?.name).toBe('page-test');
-    expect(agent?.value).toBe('WaitingForUserInput');
+    expect(agent?.value).toEqual({ WaitingForUserInput: 'Ready' });
     await session.agent.shutdown();
     await expect(fetch(url)).rejects.toThrow();
   });

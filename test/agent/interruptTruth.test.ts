@@ -168,10 +168,16 @@ describe('an interrupted tool call', () => {
       reply('Understood, stopping.'),
     ]);
     s.agent.interrupt();
+    expect(s.agent.stateValue).toEqual({ WaitingForUserInput: 'SettlingCancelledCalls' });
     // A second interrupt during the grace period has nothing left to interrupt.
     s.agent.interrupt();
-    expect(s.notes.diagnostic.map((d) => d.code)).toEqual(['EVENT_NOT_ACCEPTED']);
+    expect(s.notes.diagnostic.map((d) => `${d.code}: ${d.message}`)).toEqual([
+      'EVENT_NOT_ACCEPTED: Interrupt is not accepted in state WaitingForUserInput.SettlingCancelledCalls; nothing changed',
+    ]);
+    // Input typed now is taken (queued until the call has reported), so nothing is diagnosed.
     s.agent.send('never mind');
+    expect(s.notes.diagnostic).toHaveLength(1);
+    expect(s.agent.context.queue).toEqual([{ role: 'user', content: 'never mind' }]);
     await s.agent.waitUntilIdle({ timeoutMs: 10_000 });
     const sent = s.server.requests.at(-1)?.body.messages ?? [];
     expect(findTranscriptViolations(sent)).toEqual([]);

@@ -1,6 +1,7 @@
 /**
  * The root entry stays light: an agent without an inspector page never loads `node:http` or the
- * page's assets (the page is loaded on demand, or through `agent-statechart/inspect`).
+ * page's assets (the page's server is loaded inside `createInspectorServer`, when a page is asked
+ * for), and recording an agent for the inspector loads neither.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -25,6 +26,19 @@ describe('the root entry', () => {
       `const { createAgent } = await import('./src/index.ts');
        const agent = createAgent({ autoCommit: false });
        await agent.shutdown();
+       ${LIST_HTTP}`,
+    );
+    expect(loaded).toEqual([]);
+  });
+
+  it('records for the inspector without loading node:http, through the inspect entry too', async () => {
+    const loaded = await builtinsLoadedBy(
+      `const { createAgent } = await import('./src/index.ts');
+       const { InspectionRecorder } = await import('./src/inspect/index.ts');
+       const recorder = new InspectionRecorder();
+       const agent = createAgent({ autoCommit: false, inspect: recorder.observe({ name: 'a' }) });
+       await agent.shutdown();
+       if (recorder.agents().length !== 1) throw new Error('nothing was recorded');
        ${LIST_HTTP}`,
     );
     expect(loaded).toEqual([]);

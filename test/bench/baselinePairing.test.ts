@@ -43,6 +43,7 @@ describe('the density subjects of a run', () => {
     expect(planDensitySubjects(undefined, false)).toEqual([
       'sdk',
       'agent',
+      'agentSdk',
       'naive',
       'lg',
       'lgSaver',
@@ -55,6 +56,7 @@ describe('the density subjects of a run', () => {
       'sdk',
       'agent',
       'agentBase',
+      'agentSdk',
       'naive',
       'lg',
       'lgSaver',

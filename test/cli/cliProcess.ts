@@ -6,27 +6,17 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { expect } from 'vitest';
+import { bundleChild } from '../support/bundleChild.js';
 
 const root = join(import.meta.dirname, '../..');
 
 /**
- * Bundles the command (and the demo's second module, which it starts next to itself) into
- * `node_modules/.cache/agent-statechart-tests/<name>/`; resolves with the entry's path.
+ * Bundles the command (and the demo's second module, which it starts next to itself) into its own
+ * test bundle folder; resolves with the entry's path.
  */
 export async function bundleCli(name: string): Promise<string> {
-  const outdir = join(root, 'node_modules', '.cache', 'agent-statechart-tests', name);
-  await build({
-    entryPoints: [join(root, 'src/cli/main.ts'), join(root, 'src/cli/demoProcess.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    logLevel: 'error',
-  });
+  const outdir = await bundleChild(name, ['src/cli/main.ts', 'src/cli/demoProcess.ts']);
   return join(outdir, 'main.mjs');
 }
 

@@ -57,6 +57,29 @@ describe.concurrent('agent-statechart run in a terminal', () => {
     expect(run.output).not.toContain('✓ bash');
   });
 
+  it('on Ctrl-C during a command, says how the command ended before it prompts again', async ({
+    onTestFinished,
+  }) => {
+    const workspace = await gitWorkspace(onTestFinished);
+    const run = terminal(
+      ['run', '--workspace', workspace, '--mode', 'bypassPermissions'],
+      onTestFinished,
+    );
+    await run.expect('you> ');
+    run.type('run sleep 30\n');
+    await run.expect('⚙ bash {"command":"sleep 30"}');
+    run.ctrlC();
+    await run.expect('interrupted by Ctrl-C');
+    await run.expect('✗ bash: interrupted');
+    await run.expect('you> ');
+    // The prompt is the last thing shown: nothing of the turn comes after it.
+    const afterCtrlC = run.output.slice(run.output.lastIndexOf('interrupted by Ctrl-C'));
+    expect(afterCtrlC.indexOf('✗ bash: interrupted')).toBeLessThan(afterCtrlC.indexOf('you> '));
+    expect(afterCtrlC.endsWith('you> ')).toBe(true);
+    run.type('/quit\n');
+    expect(await run.exited).toBe(0);
+  });
+
   it('says how to quit on Ctrl-C at the idle prompt, and quits on a second one', async ({
     onTestFinished,
   }) => {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { agentMachine } from '../../src/index.js';
+import { AGENT_STATE_NAMES, agentMachine } from '../../src/index.js';
 import { toMermaid } from '../../src/diagram/toMermaid.js';
 import { toSvg } from '../../src/diagram/toSvg.js';
 import { nestedMachine } from './fixtures/nestedMachine.js';
@@ -85,9 +85,11 @@ describe.runIf(chromiumPath)('the SVG diagram in Chromium', () => {
       // Boxes, lines and text: a real drawing covers a few percent of the page in many colours.
       expect(ink).toBeGreaterThan(width * 20);
       expect(colours).toBeGreaterThan(50);
-      // Every state's name is laid out as text the browser can find.
+      // Every state's name, top-level and nested, is laid out as text the browser can find.
       const names = await page.locator('g.state text.state-name').allTextContents();
-      expect(names).toHaveLength(7);
+      expect(names.sort()).toEqual(
+        [...AGENT_STATE_NAMES, 'Ready', 'SettlingCancelledCalls'].sort(),
+      );
     } finally {
       await page.close();
     }
@@ -104,7 +106,7 @@ describe.runIf(chromiumPath)('the SVG diagram in Chromium', () => {
 });
 
 describe.runIf(chromiumPath)('the Mermaid diagram in Mermaid itself', () => {
-  it('renders with all seven states', async () => {
+  it('renders with every state, top-level and nested', async () => {
     const require = createRequire(import.meta.url);
     const page = await browser.newPage();
     try {
@@ -115,7 +117,7 @@ describe.runIf(chromiumPath)('the Mermaid diagram in Mermaid itself', () => {
       const png = await page.locator('#diagram svg').screenshot();
       await writeFile(join(results, 'state-machine-mermaid.png'), png);
       const labels = await page.locator('#diagram svg').textContent();
-      for (const state of ['WaitingForUserInput', 'ProcessingLlmResponse', 'ShuttingDown']) {
+      for (const state of [...AGENT_STATE_NAMES, 'Ready', 'SettlingCancelledCalls']) {
         expect(labels).toContain(state);
       }
       expect((await inkOf(page, png)).ink).toBeGreaterThan(10_000);

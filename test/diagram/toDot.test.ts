@@ -11,9 +11,16 @@ describe('toDot', () => {
   it('is a digraph Graphviz lays out, with every state in it', async () => {
     const graphviz = await Graphviz.load();
     const svg = graphviz.dot(dot);
-    for (const state of ['WaitingForUserInput', 'ProcessingLlmResponse', 'ShuttingDown']) {
+    for (const state of [
+      'WaitingForUserInput.Ready',
+      'WaitingForUserInput.SettlingCancelledCalls',
+      'ProcessingLlmResponse',
+      'ShuttingDown',
+    ]) {
       expect(svg).toContain(`<title>${state}</title>`);
     }
+    // The compound state is a cluster around its nested states.
+    expect(svg).toContain('<title>cluster_WaitingForUserInput</title>');
   });
 
   it('dashes eventless transitions and double-borders the final state', () => {
@@ -22,6 +29,9 @@ describe('toDot', () => {
     );
     expect(dot).toMatch(/"ShuttingDown" \[label=.*peripheries=2/);
     expect(dot).toContain('"(any state)" -> "ShuttingDown" [label="ShutdownRequested"];');
+    expect(dot).toContain(
+      '"WaitingForUserInput.SettlingCancelledCalls" -> "WaitingForUserInput.Ready" [label="always [!toolsSettling]\\n/ answerToolCalls", style=dashed];',
+    );
   });
 
   it('draws compound states as clusters that Graphviz accepts', async () => {

@@ -16,22 +16,40 @@ describe('toGraph', () => {
       expect(graph.root.children.map((state) => state.path)).toEqual(SEVEN);
     });
 
-    it('marks the initial and the final state', () => {
+    it('nests Ready and SettlingCancelledCalls in WaitingForUserInput, the grace timer invoked by the second', () => {
       const states = statesByPath(graph);
-      expect(states.get('WaitingForUserInput')?.initial).toBe(true);
-      expect(descendants(graph.root).filter((state) => state.initial)).toHaveLength(1);
+      expect(states.get('WaitingForUserInput')).toMatchObject({
+        kind: 'compound',
+        entry: ['announceIdle'],
+      });
+      expect(states.get('WaitingForUserInput')?.children.map((state) => state.path)).toEqual([
+        'WaitingForUserInput.Ready',
+        'WaitingForUserInput.SettlingCancelledCalls',
+      ]);
+      expect(states.get('WaitingForUserInput.SettlingCancelledCalls')).toMatchObject({
+        kind: 'atomic',
+        invoke: ['toolGraceTimer'],
+      });
+    });
+
+    it('marks the initial states, top-level and nested, and the final state', () => {
+      const states = statesByPath(graph);
+      expect(
+        descendants(graph.root).flatMap((state) => (state.initial ? [state.path] : [])),
+      ).toEqual(['WaitingForUserInput', 'WaitingForUserInput.Ready']);
       expect(states.get('ShuttingDown')?.kind).toBe('final');
     });
 
     it('keeps the eventless transitions, with their guards', () => {
       const always = graph.transitions.filter((transition) => transition.trigger === 'always');
       expect(always.map((transition) => [transition.source, transition.label])).toEqual([
-        ['WaitingForUserInput', 'always [hasQueuedInput && !toolsSettling] / startQueuedTurn'],
+        ['WaitingForUserInput.Ready', 'always [hasQueuedInput] / startQueuedTurn'],
+        ['WaitingForUserInput.SettlingCancelledCalls', 'always [!toolsSettling] / answerToolCalls'],
         ['ProcessingLlmResponse', 'always [responseRefused] / refuseToolCalls, reportStopReason'],
         ['ProcessingLlmResponse', 'always [hasToolCalls]'],
         ['ProcessingLlmResponse', 'always / reportStopReason'],
-        ['ExecutingTools', 'always [allToolsDone && anyMutatingToolSucceeded]'],
-        ['ExecutingTools', 'always [allToolsDone]'],
+        ['ExecutingTools', 'always [allToolsDone && anyMutatingToolSucceeded] / answerToolCalls'],
+        ['ExecutingTools', 'always [allToolsDone] / answerToolCalls'],
       ]);
     });
 
@@ -39,7 +57,20 @@ describe('toGraph', () => {
       const labels = graph.transitions.map((transition) => transition.label);
       expect(labels).toContain('LlmError [retryableError && attemptsLeft] / recordRetryableError');
       expect(labels).toContain('LlmError / giveUp');
-      expect(labels).toContain('onError(postToolsHook) / reportHookFailure');
+      expect(labels).toContain('PostToolsHookCompleted [hookFailed] / reportHookFailure');
+      expect(labels).toContain('Interrupt [toolCallsNeedGrace] / abortToolCalls');
+      // The chart handles no actor errors: each actor answers with the chart's own events.
+      expect(labels.filter((label) => label.startsWith('onError'))).toEqual([]);
+    });
+
+    it('draws the interrupt that waits for aborted calls into the nested state', () => {
+      const interrupts = graph.transitions.filter(
+        (transition) => transition.source === 'ExecutingTools' && transition.event === 'Interrupt',
+      );
+      expect(interrupts.map((transition) => transition.targets)).toEqual([
+        ['WaitingForUserInput.SettlingCancelledCalls'],
+        ['WaitingForUserInput'],
+      ]);
     });
 
     it('keeps root-level transitions, ShutdownRequested among them', () => {
@@ -53,11 +84,8 @@ describe('toGraph', () => {
 
     it('lists entry and exit actions and invoked actors', () => {
       const calling = statesByPath(graph).get('CallingLlm');
-      expect(calling).toMatchObject({
-        entry: ['sendLlmRequest'],
-        exit: ['closeModelCall'],
-        invoke: ['llm'],
-      });
+      // What ends the call is on the transitions that leave it, so CallingLlm has no exit action.
+      expect(calling).toMatchObject({ entry: ['sendLlmRequest'], exit: [], invoke: ['llm'] });
     });
 
     it('is plain JSON', () => {

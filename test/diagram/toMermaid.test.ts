@@ -15,10 +15,23 @@ describe('toMermaid', () => {
 
   it('draws all seven states, the initial and the final marker', () => {
     for (const state of AGENT_STATE_NAMES) {
-      expect(text).toMatch(new RegExp(`^  ${state} (-->|:)`, 'm'));
+      expect(text).toMatch(new RegExp(`^  (${state} (-->|:)|state ${state} \\{$)`, 'm'));
     }
     expect(text).toContain('  [*] --> WaitingForUserInput\n');
     expect(text).toContain('  ShuttingDown --> [*]\n');
+  });
+
+  it('draws the states nested in WaitingForUserInput inside it, with its initial marker', () => {
+    expect(text).toContain('  state WaitingForUserInput {\n    [*] --> Ready\n');
+    expect(text).toContain(
+      '    SettlingCancelledCalls --> Ready : always [!toolsSettling] / answerToolCalls\n',
+    );
+    expect(text).toContain('    SettlingCancelledCalls : invoke toolGraceTimer\n');
+    // An edge leaving the compound state is written outside it.
+    expect(text).toContain('\n  Ready --> CallingLlm : UserInput / startTurn\n');
+    expect(text).toContain(
+      '\n  ExecutingTools --> SettlingCancelledCalls : Interrupt [toolCallsNeedGrace] / abortToolCalls\n',
+    );
   });
 
   it('draws the transient edges out of ProcessingLlmResponse', () => {
@@ -27,14 +40,21 @@ describe('toMermaid', () => {
       '  ProcessingLlmResponse --> WaitingForUserInput : always / reportStopReason\n',
     );
     expect(text).toContain(
-      '  ExecutingTools --> PostToolsHook : always [allToolsDone && anyMutatingToolSucceeded]\n',
+      '  ExecutingTools --> PostToolsHook : always [allToolsDone && anyMutatingToolSucceeded] / answerToolCalls\n',
     );
   });
 
-  it('draws ShutdownRequested once, from an "any state" node', () => {
+  it('draws the root-level ShutdownRequested once, from an "any state" node; the others carry what they do', () => {
     expect(text).toContain('  state "any state" as anyState\n');
-    expect(text.match(/ShutdownRequested/g)).toHaveLength(1);
     expect(text).toContain('  anyState --> ShuttingDown : ShutdownRequested\n');
+    const shutdowns = text.split('\n').filter((line) => line.includes(': ShutdownRequested'));
+    expect(shutdowns.filter((line) => !line.includes(' / '))).toEqual([
+      '  anyState --> ShuttingDown : ShutdownRequested',
+    ]);
+    // A state with work in flight ends it on the way out (in place of an exit action).
+    expect(shutdowns).toContain(
+      '  CallingLlm --> ShuttingDown : ShutdownRequested / keepStreamedText',
+    );
   });
 
   it('lists what a state does without leaving it, under its name', () => {

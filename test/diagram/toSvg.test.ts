@@ -6,17 +6,22 @@ import { toSvg } from '../../src/diagram/toSvg.js';
 import { nestedMachine } from './fixtures/nestedMachine.js';
 import { AGENT_STATE_NAMES } from '../../src/index.js';
 
+/** Where the agent machine nests states: the two inside WaitingForUserInput. */
+const NESTED = ['WaitingForUserInput.Ready', 'WaitingForUserInput.SettlingCancelledCalls'];
+
 describe('toSvg', () => {
   it('gives every state a <g data-state> and every transition a <g data-event>', async () => {
     const svg = await toSvg(agentMachine);
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
-    for (const state of AGENT_STATE_NAMES) {
+    for (const state of [...AGENT_STATE_NAMES, ...NESTED]) {
       expect(svg).toContain(`data-state="${state}"`);
     }
     expect(svg).toContain('data-event="LlmError"');
     expect(svg).toContain('data-event="ShutdownRequested"');
-    // Eventless transitions have the empty event type, as XState's own transitions do.
-    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(6);
+    expect(svg).toContain('data-event="PostToolsHookCompleted"');
+    // Eventless transitions have the empty event type, as XState's own transitions do: leaving
+    // Ready for queued input, leaving SettlingCancelledCalls, and five of the top-level states.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(7);
     expect(svg).toContain('class="final-border"');
     expect(svg).toContain('<g class="initial" data-initial-of="">');
   });
@@ -51,19 +56,30 @@ describe('toSvg', () => {
 });
 
 describe('layoutMachine', () => {
-  it('places every state inside the drawing, without overlaps between siblings', async () => {
+  it('places every state inside the drawing and its parent, without overlaps between siblings', async () => {
     const layout = await layoutMachine(agentMachine);
     const states = layout.nodes.filter((node) => node.kind === 'state');
-    expect(states).toHaveLength(7);
+    expect(states.map((node) => node.path).sort()).toEqual(
+      [...AGENT_STATE_NAMES, ...NESTED].sort(),
+    );
     for (const node of layout.nodes) {
       expect(node.x).toBeGreaterThanOrEqual(0);
       expect(node.y).toBeGreaterThanOrEqual(0);
       expect(node.x + node.width).toBeLessThanOrEqual(layout.width);
       expect(node.y + node.height).toBeLessThanOrEqual(layout.height);
     }
+    const waiting = layout.nodes.find((node) => node.id === stateId('WaitingForUserInput'));
+    for (const path of NESTED) {
+      const nested = layout.nodes.find((node) => node.id === stateId(path));
+      if (!waiting || !nested) throw new Error(`missing ${path}`);
+      expect(nested.x).toBeGreaterThan(waiting.x);
+      expect(nested.y).toBeGreaterThan(waiting.y + waiting.headerHeight - 1);
+      expect(nested.x + nested.width).toBeLessThan(waiting.x + waiting.width);
+      expect(nested.y + nested.height).toBeLessThan(waiting.y + waiting.height);
+    }
     for (const a of layout.nodes) {
       for (const b of layout.nodes) {
-        if (a === b) continue;
+        if (a === b || parentOf(a) !== parentOf(b)) continue;
         const apart =
           a.x + a.width <= b.x ||
           b.x + b.width <= a.x ||
@@ -100,6 +116,11 @@ describe('layoutMachine', () => {
     expect(layout.nodes.find((node) => node.id === 'anyState:Editing')).toBeDefined();
   });
 });
+
+/** The path of the state a node is drawn in ('' for the top level). */
+function parentOf(node: { kind: string; path: string }): string {
+  return node.kind === 'state' ? node.path.split('.').slice(0, -1).join('.') : node.path;
+}
 
 function onBorder(
   point: { x: number; y: number },

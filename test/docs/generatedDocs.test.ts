@@ -48,6 +48,32 @@ describe('generated docs', () => {
     expect(docs.get('docs/state-machine.svg')).toMatch(/^<svg /);
   });
 
+  it('show the states nested in WaitingForUserInput, the grace period after an interrupt included', async () => {
+    const page = docs.get('docs/state-machine.md') ?? '';
+    const block = /```mermaid\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
+    const nested = /^ {2}state WaitingForUserInput \{\n([\s\S]*?)^ {2}\}$/m.exec(block)?.[1];
+    expect(nested, 'WaitingForUserInput drawn as a composite state').toBeDefined();
+    expect(nested).toContain('[*] --> Ready');
+    expect(nested).toMatch(/^ +SettlingCancelledCalls --> Ready : always \[!toolsSettling\]/m);
+    expect(nested).toMatch(/^ +SettlingCancelledCalls : invoke toolGraceTimer$/m);
+    expect(block).toMatch(
+      /^ +ExecutingTools --> SettlingCancelledCalls : Interrupt \[toolCallsNeedGrace\]/m,
+    );
+    expect(page).toMatch(
+      /\| `WaitingForUserInput\.SettlingCancelledCalls` +\| `ToolGraceExpired` +\|/,
+    );
+    expect(page).toContain('2 states nested in them');
+    const svg = docs.get('docs/state-machine.svg') ?? '';
+    for (const state of [
+      'WaitingForUserInput.Ready',
+      'WaitingForUserInput.SettlingCancelledCalls',
+    ]) {
+      expect(svg).toContain(`data-state="${state}"`);
+    }
+    // The committed page is this one (the test above checks every file; this names the state).
+    expect(await committed('docs/state-machine.md')).toContain('SettlingCancelledCalls');
+  });
+
   it('document the public API, the diagram functions included', () => {
     const pages = [...docs.keys()].filter((path) => path.startsWith(`${GENERATED_API_DIRECTORY}/`));
     const all = pages.map((path) => docs.get(path) ?? '').join('\n');

@@ -181,16 +181,25 @@ describe('the HTTP service example', () => {
       .map((event) => event.data.text)
       .join('');
     expect(text).toBe('I will write it.Done: hello.txt says hi.');
+    // Each model call of the turn starts and ends on the stream, so a client knows its text is kept.
+    const calls = (events: SseEvent[]) =>
+      events
+        .filter((event) => event.type === 'llmStart' || event.type === 'llmEnd')
+        .map((event) => (event.type === 'llmEnd' ? String(event.data.status) : event.type));
+    expect(calls(stream.events)).toEqual(['llmStart', 'completed', 'llmStart', 'completed']);
 
     // A slow turn, interrupted once text has started to arrive.
     await post(`/agents/${id}/messages`, { text: 'Tell me a story' });
     await stream.next('text');
     expect((await post(`/agents/${id}/interrupt`)).status).toBe(202);
     await stream.next('turnEnd');
-    expect(stream.events.at(-2)).toMatchObject({
-      type: 'state',
-      data: { state: 'WaitingForUserInput', previous: 'CallingLlm' },
-    });
+    // The state change is read off the transition, the call's end off the actions it emitted.
+    expect(stream.events.slice(-3)).toMatchObject([
+      { type: 'state', data: { state: 'WaitingForUserInput', previous: 'CallingLlm' } },
+      { type: 'llmEnd', data: { status: 'interrupted' } },
+      { type: 'turnEnd' },
+    ]);
+    expect(calls(stream.events).slice(4)).toEqual(['llmStart', 'interrupted']);
     expect(api.requests).toHaveLength(3);
 
     // Delete: the stream says so and ends; the agent is gone, from the store too.

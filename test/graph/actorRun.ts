@@ -1,35 +1,62 @@
 /**
  * Actor mode: the machine as a running XState actor whose invoked actors are the scripted
- * doubles of `scriptedDoubles.ts`. The path's events reach the agent the way they would in a
+ * doubles of `scriptedDoubles.ts`, each behind the failure boundary an agent puts around its
+ * actors (`withFailureBoundary`). The path's events reach the agent the way they would in a
  * service: model stream events from the LLM double, tool outcomes from the tool doubles, the
- * hook's and the timer's answers from theirs, crashes as failures of those doubles, and the
- * rest (user input, approvals, interrupts, shutdown) sent to the agent from outside.
+ * hook's and the timers' answers from theirs, crashes as throws of those doubles (which the
+ * boundary turns into the chart's event for the failure), and the rest (user input, approvals,
+ * interrupts, shutdown, a resume) sent to the agent from outside.
  *
  * After every event the run also checks what only actor mode has: the doubles it started got
  * the same payload as the actions announced, a `Cancel` stopped what it named, an interrupt or
- * shutdown left nothing running, and the live children are exactly the work in flight.
+ * shutdown left nothing running, a crash was reported once as the event the reference took, and
+ * the live children are exactly the work in flight.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { type Actor, type AnyActorRef, createActor, type Snapshot } from 'xstate';
-import type {
-  AgentAction,
-  AgentConfig,
-  AgentMachine,
-  AgentStateName,
-  AgentContext,
+import { type ActorFailureHandler, withFailureBoundary } from '../../src/actors/index.js';
+import {
+  type AgentAction,
+  type AgentConfig,
+  type AgentContext,
+  type AgentEvent,
+  type AgentMachine,
+  type AgentStateValue,
 } from '../../src/index.js';
+import { AGENT_ACTOR_NAMES, describeStateValue } from '../../src/machine/index.js';
 import { stateName } from './coverage.js';
 import type { PathRun, RunView, StepResult } from './pathRun.js';
-import { crashedActorId, isActorCrash, type PathEvent } from './pathEvents.js';
+import { crashedActorId, isActorCrash, type PathEvent, toChartEvent } from './pathEvents.js';
 import { CRASH_EVENT, doubleOf, type ScriptedDouble, scriptedActors } from './scriptedDoubles.js';
 
-const provided = new WeakMap<AgentMachine, AgentMachine>();
+/** A failure the boundary reported: the event that stands for it. */
+type ReportedFailure = Parameters<ActorFailureHandler>[0];
 
-function withDoubles(machine: AgentMachine): AgentMachine {
+/**
+ * The machine with the doubles behind their boundaries, and where the boundaries report: a
+ * double throws only while a run delivers a crash to it, synchronously, so the run takes what
+ * was reported right after (and finds anything reported at another time).
+ */
+interface Provided {
+  machine: AgentMachine;
+  reported: ReportedFailure[];
+}
+
+const provided = new WeakMap<AgentMachine, Provided>();
+
+function withDoubles(machine: AgentMachine): Provided {
   // `provide` builds a new machine: once per machine, not once per path.
   let result = provided.get(machine);
   if (result === undefined) {
-    result = machine.provide({ actors: scriptedActors });
+    const reported: ReportedFailure[] = [];
+    const onFailure: ActorFailureHandler = (failure) => reported.push(failure);
+    const actors = Object.fromEntries(
+      AGENT_ACTOR_NAMES.map((name) => [
+        name,
+        withFailureBoundary(name, scriptedActors[name], onFailure),
+      ]),
+    ) as typeof scriptedActors;
+    result = { machine: machine.provide({ actors }), reported };
     provided.set(machine, result);
   }
   return result;
@@ -40,13 +67,16 @@ export class ActorRun implements PathRun {
   /** The actions of starting the actor. */
   readonly initialActions: AgentAction[];
   readonly #actor: Actor<AgentMachine>;
+  readonly #reported: ReportedFailure[];
   #emitted: AgentAction[] = [];
   readonly #passedThrough: string[] = [];
   #problems: string[] = [];
   #failure: unknown = undefined;
 
   constructor(machine: AgentMachine, config: AgentConfig) {
-    this.#actor = createActor(withDoubles(machine), {
+    const doubles = withDoubles(machine);
+    this.#reported = doubles.reported;
+    this.#actor = createActor(doubles.machine, {
       input: { config },
       inspect: (event) => {
         if (event.actorRef === this.#actor && event.type === '@xstate.microstep') {
@@ -70,21 +100,16 @@ export class ActorRun implements PathRun {
   send(event: PathEvent): StepResult {
     const before = this.#actor.getSnapshot();
     const liveBefore = this.#liveDoubles();
-    this.#deliver(event, before.value);
-    const after = this.#actor.getSnapshot();
+    const chartEvent = toChartEvent(event, before.context);
+    const accepted = before.can(chartEvent);
+    this.#deliver(event, chartEvent, before.value);
     const actions = this.#emitted.splice(0);
     if (this.#failure !== undefined) {
       this.#problems.push(`the actor failed: ${describeError(this.#failure)}`);
       this.#failure = undefined;
     }
     this.#checkDoubles(event, actions, before.context, liveBefore, this.#liveDoubles());
-    return {
-      ...this.view(),
-      // A transition that emits something took the event, even if the snapshot is the same.
-      accepted: after !== before || actions.length > 0,
-      actions,
-      passedThrough: this.#passedThrough.splice(0),
-    };
+    return { ...this.view(), accepted, actions, passedThrough: this.#passedThrough.splice(0) };
   }
 
   /** The ids of every child of the agent, live or not. */
@@ -115,12 +140,28 @@ export class ActorRun implements PathRun {
     return live;
   }
 
-  #deliver(event: PathEvent, state: AgentStateName): void {
+  #deliver(event: PathEvent, chartEvent: AgentEvent, value: AgentStateValue): void {
+    const state = describeStateValue(value);
+    if (this.#reported.length > 0) {
+      this.#problems.push(`a failure was reported while no actor crashed`);
+      this.#reported.length = 0;
+    }
     if (isActorCrash(event)) {
       const child = this.#children()[crashedActorId(event)];
-      if (child === undefined)
+      if (child === undefined) {
         this.#problems.push(`no actor '${crashedActorId(event)}' to crash in ${state}`);
-      else child.send(CRASH_EVENT);
+        return;
+      }
+      child.send(CRASH_EVENT);
+      // Reported once, as the event the chart takes for the failure; the agent is given it as
+      // an agent's own failure handler gives it.
+      const reported = this.#reported.splice(0);
+      if (reported.length !== 1 || !isDeepStrictEqual(reported[0]?.event, chartEvent)) {
+        this.#problems.push(
+          `the crash was reported as ${JSON.stringify(reported.map((failure) => failure.event))}, expected once as ${JSON.stringify(chartEvent)}`,
+        );
+      }
+      for (const failure of reported) this.#actor.send(failure.event);
       return;
     }
     const from = (id: string) => {
@@ -133,6 +174,7 @@ export class ActorRun implements PathRun {
       double.control.sendBack(event);
     };
     switch (event.type) {
+      case 'LlmStarted':
       case 'LlmTextDelta':
       case 'LlmToolCallDelta':
       case 'LlmCompleted':
@@ -145,6 +187,8 @@ export class ActorRun implements PathRun {
         return from('postToolsHook');
       case 'RetryTimeoutFired':
         return from('retryTimer');
+      case 'ToolGraceExpired':
+        return from('toolGraceTimer');
       default:
         this.#actor.send(event);
     }
@@ -181,6 +225,14 @@ export class ActorRun implements PathRun {
       d.kind === 'retryTimer' ? [d.input] : [],
     );
     this.#expectSame('retry timers', retries, timerInputs);
+    // A `Cancel` with a grace period starts the wait for the aborted calls, with that period.
+    const graces = actions.flatMap((a) =>
+      a.type === 'Cancel' && a.graceMs !== undefined ? [{ delayMs: a.graceMs }] : [],
+    );
+    const graceInputs = startedOf('toolGraceTimer').flatMap((d) =>
+      d.kind === 'toolGraceTimer' ? [d.input] : [],
+    );
+    this.#expectSame('grace timers', graces, graceInputs);
 
     // A `Cancel` names open work — a running actor, which is stopped now, or a tool call
     // still waiting for its approval, whose prompt the caller withdraws.
@@ -203,14 +255,16 @@ export class ActorRun implements PathRun {
         }
       }
     }
-    // Ending a turn early cancels everything that ran, by name.
+    // Ending a turn early cancels everything that ran, by name; the wait for calls an interrupt
+    // aborted ends with a Cancel naming those calls.
     if (
       !isActorCrash(event) &&
       (event.type === 'Interrupt' || event.type === 'ShutdownRequested')
     ) {
-      const cancelled = new Set(
-        actions.flatMap((action) => (action.type === 'Cancel' ? cancelledIds(action) : [])),
-      );
+      const cancels = actions.filter((action) => action.type === 'Cancel');
+      const cancelled = new Set(cancels.flatMap(cancelledIds));
+      if (cancels.some((action) => action.toolCallIds !== undefined))
+        cancelled.add('toolGraceTimer');
       for (const [id] of stopped) {
         if (!cancelled.has(id))
           this.#problems.push(`${event.type} stopped '${id}' without a Cancel naming it`);
@@ -258,8 +312,8 @@ function sortById<T extends { id: string }>(calls: T[]): T[] {
 }
 
 /** The ids of the children a state should have running. */
-function inFlight(state: AgentStateName, context: AgentContext): string[] {
-  switch (state) {
+function inFlight(value: AgentStateValue, context: AgentContext): string[] {
+  switch (describeStateValue(value)) {
     case 'CallingLlm':
       return ['llm'];
     case 'ExecutingTools':
@@ -270,11 +324,12 @@ function inFlight(state: AgentStateName, context: AgentContext): string[] {
       return ['postToolsHook'];
     case 'Error':
       return ['retryTimer'];
-    case 'WaitingForUserInput':
-      // Calls an interrupt aborted run on until they report how they ended.
-      return context.toolRuns
-        .flatMap((run) => (run.status === 'cancelling' ? [run.call.id] : []))
-        .sort();
+    case 'WaitingForUserInput.SettlingCancelledCalls':
+      // Calls an interrupt aborted run on until they report how they ended, or time is up.
+      return [
+        ...context.toolRuns.flatMap((run) => (run.status === 'cancelling' ? [run.call.id] : [])),
+        'toolGraceTimer',
+      ].sort();
     default:
       return [];
   }

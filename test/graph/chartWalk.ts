@@ -15,13 +15,14 @@ import {
   type TraversalOptions,
 } from 'xstate/graph';
 import { type AgentMachine, type AgentMachineInput, agentMachine } from '../../src/index.js';
+import { describeStateValue } from '../../src/machine/index.js';
 import { eventsByState } from './eventsByState.js';
 import {
   concretize,
   describeEvent,
   isActorCrash,
   type PathEvent,
-  toMachineEvent,
+  toChartEvent,
 } from './pathEvents.js';
 import { stateKey } from './stateKey.js';
 import type { GraphVariant } from './variants.js';
@@ -67,12 +68,11 @@ function isOrdinary(event: PathEvent): boolean {
 }
 
 function atRest(snapshot: ChartSnapshot): boolean {
-  // Waiting after an interrupt for aborted calls to report is not rest yet: their results are
-  // not in the transcript.
+  // Waiting after an interrupt for aborted calls to report (`SettlingCancelledCalls`) is not rest
+  // yet: their results are not in the transcript.
   return (
     snapshot.status === 'active' &&
-    snapshot.value === 'WaitingForUserInput' &&
-    snapshot.context.toolRuns.every((run) => run.status !== 'cancelling')
+    describeStateValue(snapshot.value) === 'WaitingForUserInput.Ready'
   );
 }
 
@@ -85,7 +85,7 @@ function walkLogic(machine: AgentMachine): WalkLogic {
     transition: (snapshot, template, scope) =>
       machine.transition(
         snapshot,
-        toMachineEvent(concretize(template, snapshot.context, 0)),
+        toChartEvent(concretize(template, snapshot.context, 0), snapshot.context),
         scoped(scope),
       ),
     getInitialSnapshot: (scope, input) => machine.getInitialSnapshot(scoped(scope), input),

@@ -1,9 +1,8 @@
 /**
  * Coverage computed from the machine definition itself, not from a list kept by hand: every
- * state node and every transition (root-level `on`, each state's `on`, `always`, and the
- * `onError` of its invocations, which XState files under `xstate.error.actor.<id>`) is listed
- * by walking `machine.root`, and a run marks what it took by reading the transitions XState
- * reports for each microstep to the inspection stream.
+ * state node, top-level and nested, and every transition (root-level `on`, each state's `on` and
+ * `always`, nested states' included) is listed by walking `machine.root`, and a run marks what
+ * it took by reading the transitions XState reports for each microstep to the inspection stream.
  *
  * Transitions are named by what they are — source, event, guard, targets — so a transition of
  * one machine can be looked up in a run of a changed copy (the meta-test does exactly that).
@@ -51,8 +50,8 @@ export function listTransitions(machine: AnyStateMachine): ChartTransition[] {
 /** The name of a transition definition. */
 export function describeTransition(transition: AnyTransitionDefinition): ChartTransition {
   const source = nodeName(transition.source);
-  // `eventType` is typed from the machine's events; XState's own (`xstate.error.actor.*`,
-  // wildcards) and the empty descriptor of `always` are strings too.
+  // `eventType` is typed from the machine's events; XState's own (`xstate.done.*`, wildcards)
+  // and the empty descriptor of `always` are strings too.
   const eventType: string = String(transition.eventType);
   const event = eventType === '' ? 'always' : eventType;
   const guard = transition.guard === undefined ? '' : ` [${describeGuard(transition.guard)}]`;
@@ -89,6 +88,16 @@ function describeGuard(guard: unknown): string {
 export class CoverageRecorder {
   readonly states = new Set<string>();
   readonly transitions = new Set<string>();
+  /**
+   * Which events were taken where: `State.Nested EventType` (a crash as `crash(actor)`), for
+   * events a parent or the root handles on behalf of a nested state.
+   */
+  readonly taken = new Set<string>();
+
+  /** Records that the state `where` took `what` (an event type, or `crash(actor)`). */
+  recordTaken(where: string, what: string): void {
+    this.taken.add(`${where} ${what}`);
+  }
 
   /** Records one inspection event; anything but a microstep is ignored. */
   record(event: InspectionEvent): void {
@@ -113,7 +122,8 @@ export function stateName(snapshot: unknown): string {
 
 /** How much of `machine` a set of runs covered. */
 export interface CoverageReport {
-  states: { covered: number; total: number; missing: string[] };
+  /** State nodes: `topLevel` of them are children of the root, `nested` deeper. */
+  states: { covered: number; total: number; topLevel: number; nested: number; missing: string[] };
   transitions: { covered: number; total: number; missing: string[] };
 }
 
@@ -126,6 +136,7 @@ export interface CoverageReport {
  */
 export function coverageOf(machine: AnyStateMachine, recorder: CoverageRecorder): CoverageReport {
   const states = listStates(machine);
+  const topLevel = getStateNodes(machine.root).filter((node) => node.path.length === 1).length;
   const transitions = listTransitions(machine).map(({ id }) => id);
   const missingStates = states.filter((id) => !recorder.states.has(id));
   const missingTransitions = transitions.filter((id) => !recorder.transitions.has(id));
@@ -133,6 +144,8 @@ export function coverageOf(machine: AnyStateMachine, recorder: CoverageRecorder)
     states: {
       covered: states.length - missingStates.length,
       total: states.length,
+      topLevel,
+      nested: states.length - topLevel,
       missing: missingStates,
     },
     transitions: {
@@ -143,8 +156,11 @@ export function coverageOf(machine: AnyStateMachine, recorder: CoverageRecorder)
   };
 }
 
-/** The one line `npm test` prints: `states a/b, transitions c/d, paths n`. */
+/**
+ * The one line `npm test` prints: `states a/b (t top-level, n nested), transitions c/d, paths p`.
+ * Every state node counts once, a nested one as well as the state it is nested in.
+ */
 export function coverageLine(report: CoverageReport, paths: number): string {
   const { states, transitions } = report;
-  return `states ${states.covered}/${states.total}, transitions ${transitions.covered}/${transitions.total}, paths ${paths}`;
+  return `states ${states.covered}/${states.total} (${states.topLevel} top-level, ${states.nested} nested), transitions ${transitions.covered}/${transitions.total}, paths ${paths}`;
 }

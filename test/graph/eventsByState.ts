@@ -1,10 +1,12 @@
 /**
  * The events offered in each state, with payloads, for the graph walk. This is where the walk
- * learns what the outside world can do: the model streams, answers with text or with
- * read-only, mutating or mixed tool calls, refuses, runs out of tokens or fails (retryable with
- * and without `Retry-After`, non-retryable); tools succeed, fail, report progress or crash;
- * people approve, deny and remember, change the permission mode, type while a turn runs,
- * interrupt and shut down.
+ * learns what the outside world can do: the model starts an attempt, streams, answers with text
+ * or with read-only, mutating or mixed tool calls, refuses, runs out of tokens or fails
+ * (retryable with and without `Retry-After`, non-retryable); tools succeed, fail, report
+ * progress or crash, and after an interrupt report how they really ended; the hook commits,
+ * does nothing, fails or crashes; timers fire or crash; people approve, deny and remember,
+ * change the permission mode, type while a turn runs, interrupt and shut down; the agent is
+ * resumed after a restart with work in flight.
  *
  * Only events the state accepts are offered (every path step is asserted to be accepted), and
  * events that would grow the state without bound (a second queued input, a mode change that is
@@ -13,16 +15,23 @@
 import type {
   AgentContext,
   AgentEvent,
-  AgentStateName,
+  AgentStateValue,
   PermissionMode,
   ToolOutcome,
 } from '../../src/index.js';
-import { INPUT_TEXT, newCallId, type PathEvent, runId } from './pathEvents.js';
+import { describeStateValue } from '../../src/machine/index.js';
+import {
+  type ActorCrashEvent,
+  INPUT_TEXT,
+  newCallId,
+  type PathEvent,
+  runId,
+} from './pathEvents.js';
 import type { GraphVariant } from './variants.js';
 
-/** What the walk needs to know about a state: its name and its context. */
+/** What the walk needs to know about a state: where the chart is and its context. */
 export interface WalkState {
-  value: AgentStateName;
+  value: AgentStateValue;
   context: AgentContext;
 }
 
@@ -47,7 +56,7 @@ const MODES_WHILE_WAITING_FOR_APPROVAL: readonly PermissionMode[] = [
  *
  * @example
  * eventsByState({ value: 'Error', context }, openVariant);
- * // [RetryTimeoutFired, Interrupt, UserInput, ShutdownRequested]
+ * // [RetryTimeoutFired, Resume, crash(retryTimer), Interrupt, UserInput, ShutdownRequested]
  */
 export function eventsByState(state: WalkState, variant: GraphVariant): PathEvent[] {
   const { context } = state;
@@ -60,17 +69,22 @@ export function eventsByState(state: WalkState, variant: GraphVariant): PathEven
     whileBusy.push(shutdown);
   }
 
-  switch (state.value) {
-    case 'WaitingForUserInput': {
-      const settling = context.toolRuns.some((run) => run.status === 'cancelling');
-      if (settling) {
-        // After an interrupt: the aborted calls report how they ended, or the grace period
-        // ends; input typed meanwhile waits (once is enough to show it).
-        const events: PathEvent[] = [...cancellingEvents(context), { type: 'ToolGraceExpired' }];
-        if (context.queue.length === 0) events.push(userInput);
-        return events.concat([resume, shutdown]);
-      }
-      const events: PathEvent[] = [userInput, shutdown, resume];
+  const value = describeStateValue(state.value);
+  switch (value) {
+    case 'WaitingForUserInput.SettlingCancelledCalls': {
+      // After an interrupt: the aborted calls report how they ended, or the grace period ends
+      // (or its timer crashes); input typed meanwhile waits (once is enough to show it).
+      const events: PathEvent[] = [
+        ...cancellingEvents(context, variant.everyOutcome),
+        { type: 'ToolGraceExpired' },
+      ];
+      if (variant.everyOutcome) events.push(crash('toolGraceTimer'));
+      if (context.queue.length === 0) events.push(userInput);
+      return events.concat([resume, shutdown]);
+    }
+    case 'WaitingForUserInput.Ready': {
+      // Nothing is in flight at rest, so there is nothing to resume.
+      const events: PathEvent[] = [userInput, shutdown];
       if (permissionsOn && !hasRemembered(context)) {
         // Back to `default`, or on to `plan` (read-only) for the next turn.
         const mode = context.permissionMode === 'default' ? 'plan' : 'default';
@@ -81,9 +95,10 @@ export function eventsByState(state: WalkState, variant: GraphVariant): PathEven
     case 'CallingLlm': {
       const events: PathEvent[] = [...variant.replies, ...variant.failures, resume];
       if (variant.everyOutcome) {
+        events.push({ type: 'LlmStarted' });
         events.push({ type: 'LlmTextDelta', content: 'Let me look' });
         events.push(streamedToolCallFragment(context));
-        events.push({ type: 'xstate.error.actor.llm' });
+        events.push(crash('llm'));
       }
       return events.concat(whileBusy);
     }
@@ -93,34 +108,47 @@ export function eventsByState(state: WalkState, variant: GraphVariant): PathEven
       const events: PathEvent[] = [{ type: 'PostToolsHookCompleted', actionTaken: true }, resume];
       if (variant.everyOutcome) {
         events.push({ type: 'PostToolsHookCompleted', actionTaken: false });
-        events.push({ type: 'xstate.error.actor.postToolsHook' });
+        events.push({
+          type: 'PostToolsHookCompleted',
+          actionTaken: false,
+          error: 'auto-commit failed: index.lock exists',
+        });
+        events.push(crash('postToolsHook'));
       }
       return events.concat(whileBusy);
     }
     case 'Error': {
       const events: PathEvent[] = [
         { type: 'RetryTimeoutFired' },
-        { type: 'Resume', retryDelayMs: 10 },
+        { type: 'Resume', retryElapsedMs: 10 },
       ];
       // A crashed timer: the retry happens at once instead of stranding the turn.
-      if (variant.everyOutcome) events.push({ type: 'xstate.error.actor.retryTimer' });
+      if (variant.everyOutcome) events.push(crash('retryTimer'));
       return events.concat(whileBusy);
     }
-    case 'ProcessingLlmResponse':
-    case 'ShuttingDown':
-      // Transient (left by `always` before the walk sees it) and final: nothing to send.
+    default:
+      // Transient (`ProcessingLlmResponse`, left by `always` before the walk sees it) and final
+      // (`ShuttingDown`): nothing to send.
       return [];
   }
 }
 
-/** How the calls an interrupt aborted end: completed anyway, or stopped. */
-function cancellingEvents(context: AgentContext): PathEvent[] {
+/** An invoked actor throwing instead of answering. */
+function crash(actor: ActorCrashEvent['actor'], callId?: string): ActorCrashEvent {
+  return callId === undefined
+    ? { type: 'ActorCrash', actor }
+    : { type: 'ActorCrash', actor, callId };
+}
+
+/** How the calls an interrupt aborted end: completed anyway, stopped, or their actor crashed. */
+function cancellingEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
   const events: PathEvent[] = [];
   context.toolRuns.forEach((run, index) => {
     if (run.status !== 'cancelling') return;
     const callId = runId(index);
     events.push({ type: 'ToolCompleted', callId, outcome: toolSucceeded });
     events.push({ type: 'ToolCompleted', callId, outcome: toolFailed });
+    if (everyOutcome) events.push(crash('tool', callId));
   });
   return events;
 }
@@ -161,7 +189,7 @@ function toolEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
       if (everyOutcome) {
         events.push({ type: 'ToolCompleted', callId, outcome: toolFailed });
         events.push({ type: 'ToolProgress', callId, progress: 'halfway' });
-        events.push({ type: `xstate.error.actor.${callId}` });
+        events.push(crash('tool', callId));
       }
     }
     if (run.status === 'awaitingApproval') {

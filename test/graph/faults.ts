@@ -16,7 +16,14 @@ import type { ChartWalk, GeneratedPath } from './chartWalk.js';
 import { MachineRun } from './machineRun.js';
 import { failures } from './modelReplies.js';
 import type { RunView } from './pathRun.js';
-import { concretize, describeEvent, newCallId, type PathEvent } from './pathEvents.js';
+import { describeStateValue } from '../../src/machine/index.js';
+import {
+  concretize,
+  describeEvent,
+  isActorCrash,
+  newCallId,
+  type PathEvent,
+} from './pathEvents.js';
 import { Lockstep } from './replayPath.js';
 import { stateKey } from './stateKey.js';
 
@@ -146,7 +153,7 @@ function prefixKeys(path: GeneratedPath): string[] {
 /** Whether the path's next model answer is a failure. */
 function firstReplyFails(rest: readonly PathEvent[]): boolean {
   for (const event of rest) {
-    if (event.type === 'xstate.error.actor.llm' || event.type === 'LlmError') return true;
+    if ((isActorCrash(event) && event.actor === 'llm') || event.type === 'LlmError') return true;
     if (event.type === 'LlmCompleted') return false;
   }
   return false;
@@ -159,7 +166,7 @@ function firstReplyFails(rest: readonly PathEvent[]): boolean {
  */
 function sameAgent(a: RunView, b: RunView): boolean {
   return (
-    a.state === b.state &&
+    describeStateValue(a.state) === describeStateValue(b.state) &&
     a.status === b.status &&
     isDeepStrictEqual(comparable(a.context), comparable(b.context))
   );

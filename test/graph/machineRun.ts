@@ -1,8 +1,8 @@
 /**
  * The reference run: the machine driven through XState's pure `transition()` with an actor
  * scope that collects emitted actions and reports every microstep to a coverage recorder. It
- * takes every path event, actor crashes included, so it is what pure and actor mode are
- * compared with, and what coverage is measured on.
+ * takes every path event (an actor crash as the event that stands for the actor's failure), so
+ * it is what pure and actor mode are compared with, and what coverage is measured on.
  */
 import { type AnyActorRef, createActor } from 'xstate';
 import type { AgentAction, AgentConfig, AgentMachine } from '../../src/index.js';
@@ -10,7 +10,7 @@ import type { ChartScope, ChartSnapshot } from './chartWalk.js';
 import { collectingScope } from '../../src/machine/agentCore.js';
 import { type CoverageRecorder, stateName } from './coverage.js';
 import type { PathRun, RunView, StepResult } from './pathRun.js';
-import { type PathEvent, toMachineEvent } from './pathEvents.js';
+import { type PathEvent, toChartEvent } from './pathEvents.js';
 
 export class MachineRun implements PathRun {
   readonly mode = 'XState transition()';
@@ -21,6 +21,7 @@ export class MachineRun implements PathRun {
   readonly #scope: ChartScope;
   readonly #collected: AgentAction[] = [];
   readonly #passedThrough: string[] = [];
+  #problems: string[] = [];
 
   constructor(machine: AgentMachine, config: AgentConfig, recorder?: CoverageRecorder) {
     this.#machine = machine;
@@ -49,19 +50,27 @@ export class MachineRun implements PathRun {
 
   send(event: PathEvent): StepResult {
     const before = this.#snapshot;
-    this.#snapshot = this.#machine.transition(before, toMachineEvent(event), this.#scope);
+    const chartEvent = toChartEvent(event, before.context);
+    // XState's own answer to whether a transition of this state takes the event: the same
+    // question admission asks in pure mode and on the agent's handle.
+    const accepted = before.can(chartEvent);
+    this.#snapshot = this.#machine.transition(before, chartEvent, this.#scope);
     const actions = this.#collected.splice(0);
+    if (!accepted && (this.#snapshot !== before || actions.length > 0)) {
+      this.#problems.push(`${chartEvent.type} changed the agent though no transition takes it`);
+    }
     return {
       ...this.view(),
-      // A transition that emits something took the event, even if the snapshot is the same.
-      accepted: this.#snapshot !== before || actions.length > 0,
+      accepted,
       actions,
       passedThrough: this.#passedThrough.splice(0),
     };
   }
 
   takeProblems(): string[] {
-    return [];
+    const problems = this.#problems;
+    this.#problems = [];
+    return problems;
   }
 
   stop(): void {}

@@ -4,6 +4,7 @@
  * against the machine definition. Prints the one coverage line of `npm test`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AGENT_ACTOR_NAMES } from '../../src/machine/index.js';
 import { type ChartCheck, checkChart, describeFailures } from './checkChart.js';
 import { coverageLine } from './coverage.js';
 
@@ -23,6 +24,31 @@ describe('paths generated from the chart', () => {
     console.log(coverageLine(check.coverage, check.paths.length));
     expect(check.coverage.states.missing).toEqual([]);
     expect(check.coverage.transitions.missing).toEqual([]);
+  });
+
+  it('take, in each nested state, every event it handles, those its parent and the root handle included', () => {
+    const settling = 'WaitingForUserInput.SettlingCancelledCalls';
+    const expected = [
+      `${settling} ToolCompleted`,
+      `${settling} ToolGraceExpired`,
+      `${settling} Resume`,
+      `${settling} UserInput`,
+      `${settling} ShutdownRequested`,
+      `${settling} crash(tool)`,
+      `${settling} crash(toolGraceTimer)`,
+      'WaitingForUserInput.Ready UserInput',
+      'WaitingForUserInput.Ready ShutdownRequested',
+      'WaitingForUserInput.Ready SetPermissionMode',
+    ];
+    expect(expected.filter((taken) => !check.recorder.taken.has(taken))).toEqual([]);
+  });
+
+  it('make every actor of the chart crash, each failure taken as the event that stands for it', () => {
+    const crashes = [...check.recorder.taken].flatMap((taken) => {
+      const match = /crash\((\w+)\)$/.exec(taken);
+      return match?.[1] === undefined ? [] : [match[1]];
+    });
+    expect([...new Set(crashes)].sort()).toEqual([...AGENT_ACTOR_NAMES].sort());
   });
 
   it('reach no state from which a turn cannot finish without an interrupt, a shutdown or a crash', () => {

@@ -8,14 +8,32 @@
  * response, `$new0` the first tool call of the response being streamed) and `concretize` turns
  * them into real events against whatever snapshot the path is being replayed on.
  */
-import type { AgentContext, AgentEvent } from '../../src/index.js';
+import type { AgentActorName, AgentContext, AgentEvent } from '../../src/index.js';
+import { failureEvent } from '../../src/machine/index.js';
 
 /**
- * An invoked actor failing, as XState reports it to the chart (`xstate.error.actor.<id>`). Only
- * actor mode produces these; runners attach the error (see `CRASH_MESSAGE`).
+ * An invoked actor throwing instead of answering (a bug in it). In actor mode the runner makes
+ * the actor's double throw, behind the failure boundary every agent puts around its actors; the
+ * chart then takes the event that stands for the failure (`failureEvent`), which is what the
+ * reference and pure mode are given (a pure-mode caller whose own actor throws reports it so).
  */
 export interface ActorCrashEvent {
-  type: `xstate.error.actor.${string}`;
+  type: 'ActorCrash';
+  actor: AgentActorName;
+  /** For a tool actor: the call it runs (a template such as `$run0`). */
+  callId?: string;
+}
+
+/**
+ * An invoked actor throwing: `actor`'s, or for a tool the one running `callId`.
+ *
+ * @example
+ * actorCrash('tool', runId(0)); // { type: 'ActorCrash', actor: 'tool', callId: '$run0' }
+ */
+export function actorCrash(actor: AgentActorName, callId?: string): ActorCrashEvent {
+  return callId === undefined
+    ? { type: 'ActorCrash', actor }
+    : { type: 'ActorCrash', actor, callId };
 }
 
 /** An event of a generated path: one of the chart's events, or an invoked actor's failure. */
@@ -77,12 +95,12 @@ export function concretize<TEvent extends PathEvent>(
 
 /** Narrows a path event to an invoked actor's failure. */
 export function isActorCrash(event: PathEvent): event is ActorCrashEvent {
-  return event.type.startsWith('xstate.error.actor.');
+  return event.type === 'ActorCrash';
 }
 
-/** The id of the actor an `xstate.error.actor.<id>` event is about. */
+/** The id of the child actor a crash is about: the call id for a tool, else the actor's name. */
 export function crashedActorId(event: ActorCrashEvent): string {
-  return event.type.slice('xstate.error.actor.'.length);
+  return event.actor === 'tool' ? (event.callId ?? '') : event.actor;
 }
 
 /**
@@ -121,6 +139,7 @@ export function describeEvent(event: PathEvent): string {
     case 'LlmToolCallDelta':
       return `LlmToolCallDelta(${event.toolName})`;
     case 'PostToolsHookCompleted':
+      if (event.error !== undefined) return 'PostToolsHookCompleted(failed)';
       return `PostToolsHookCompleted(${event.actionTaken ? 'committed' : 'nothing'})`;
     default:
       return event.type;
@@ -128,11 +147,19 @@ export function describeEvent(event: PathEvent): string {
 }
 
 /**
- * The event as the machine receives it. The chart's declared event type leaves out XState's own
- * `xstate.error.actor.*` events, which its `onError` and wildcard transitions do handle, so the
- * crash is given the error a crashing actor would carry and passed through as a chart event.
+ * The event the chart takes for a concrete path event in a state whose context is `context`: the
+ * event itself, or for a crash the event that stands for the actor's failure.
+ *
+ * @example
+ * toChartEvent({ type: 'ActorCrash', actor: 'retryTimer' }, context); // { type: 'RetryTimeoutFired' }
  */
-export function toMachineEvent(event: PathEvent): AgentEvent {
+export function toChartEvent(
+  event: PathEvent,
+  context: Pick<AgentContext, 'toolRuns'>,
+): AgentEvent {
   if (!isActorCrash(event)) return event;
-  return { ...event, error: new Error(CRASH_MESSAGE) } as unknown as AgentEvent;
+  if (event.actor !== 'tool') return failureEvent(event.actor, undefined, CRASH_MESSAGE);
+  const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
+  if (run === undefined) throw new Error(`${describeEvent(event)}: no such tool call`);
+  return failureEvent('tool', { call: run.call }, CRASH_MESSAGE);
 }

@@ -3,12 +3,13 @@
  * XState-level reference (`machineRun.ts`), pure mode (`coreRun.ts`) and actor mode
  * (`actorRun.ts`).
  */
-import type { AgentAction, AgentContext, AgentStateName } from '../../src/index.js';
+import type { AgentAction, AgentContext, AgentStateValue } from '../../src/index.js';
 import type { PathEvent } from './pathEvents.js';
 
 /** Where a run stands. */
 export interface RunView {
-  state: AgentStateName;
+  /** Where the run is, nested states included. */
+  state: AgentStateValue;
   /** `active`, `done` (shut down) or `error` (the machine itself failed: never allowed). */
   status: string;
   context: AgentContext;

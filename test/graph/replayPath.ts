@@ -13,6 +13,7 @@ import {
   type AgentSnapshot,
   agentMachine,
 } from '../../src/index.js';
+import { describeStateValue, topStateOf } from '../../src/machine/index.js';
 import { ActorRun } from './actorRun.js';
 import type { GeneratedPath } from './chartWalk.js';
 import { CoreRun } from './coreRun.js';
@@ -22,10 +23,10 @@ import type { PathRun, RunView, StepResult } from './pathRun.js';
 import {
   type ActorCrashEvent,
   concretize,
-  crashedActorId,
   describeEvent,
   isActorCrash,
   type PathEvent,
+  toChartEvent,
 } from './pathEvents.js';
 import { SectionFourLedger } from './sectionFourRules.js';
 
@@ -58,12 +59,14 @@ export class Lockstep {
   readonly #runs: PathRun[];
   readonly #core: CoreRun | undefined;
   readonly #ledger: SectionFourLedger;
+  readonly #recorder: CoverageRecorder | undefined;
   #steps = 0;
 
   constructor(config: AgentConfig, options: ReplayOptions = {}) {
     const machine = options.machine ?? agentMachine;
     const modes = options.modes ?? ['pure', 'actor'];
     this.reference = new MachineRun(machine, config, options.recorder);
+    this.#recorder = options.recorder;
     this.#core = modes.includes('pure') ? new CoreRun(config) : undefined;
     const actor = modes.includes('actor') ? new ActorRun(machine, config) : undefined;
     this.#runs = [this.#core, actor].filter((run) => run !== undefined);
@@ -86,29 +89,33 @@ export class Lockstep {
     const before = this.reference.view();
     if (template.type === 'UserInput') this.inputs++;
     const event = concretize(template, before.context, this.inputs);
-    const label = `step ${++this.#steps} ${describeEvent(event)} in ${before.state}`;
+    const label = `step ${++this.#steps} ${describeEvent(event)} in ${describeStateValue(before.state)}`;
     // A crash of an actor that is not running cannot happen (a fault may have moved the path on).
     if (isActorCrash(event) && !crashTargetRuns(event, before)) {
       if (!mayBeRefused) this.problems.push(`${label}: no such actor is running`);
       return false;
     }
     const expected = this.reference.send(event);
+    for (const problem of this.reference.takeProblems()) this.problems.push(`${label}: ${problem}`);
     if (!expected.accepted) {
       if (!mayBeRefused) this.problems.push(`${label}: the chart did not take the event`);
       return false;
     }
-    for (const problem of this.#ledger.afterStep(before, event, expected)) {
+    // What the chart took: the event, or for a crash the event that stands for the failure.
+    const taken = toChartEvent(event, before.context);
+    this.#recorder?.recordTaken(
+      describeStateValue(before.state),
+      isActorCrash(event) ? `crash(${event.actor})` : event.type,
+    );
+    for (const problem of this.#ledger.afterStep(before, taken, expected)) {
       this.problems.push(`${label}: ${problem}`);
     }
     const retries = expected.actions.filter((action) => action.type === 'ScheduleRetry').length;
     this.retriesScheduled += retries;
-    if (retries === 0 && (event.type === 'LlmError' || event.type === 'xstate.error.actor.llm')) {
-      this.givenUp++;
-    }
+    if (retries === 0 && taken.type === 'LlmError') this.givenUp++;
     for (const run of this.#runs) {
       const actual = run.send(event);
-      if (run === this.#core && isActorCrash(event)) this.#core.resumeFrom(expected);
-      else this.problems.push(...compareSteps(label, run, actual, expected));
+      this.problems.push(...compareSteps(label, run, actual, expected));
       for (const problem of run.takeProblems())
         this.problems.push(`${label}: ${run.mode}: ${problem}`);
     }
@@ -164,9 +171,11 @@ function compareSteps(
   if (actual.accepted !== expected.accepted) {
     problems.push(`${where} ${actual.accepted ? 'took' : 'refused'} the event`);
   }
-  if (actual.state !== expected.state || actual.status !== expected.status) {
+  const actualState = describeStateValue(actual.state);
+  const expectedState = describeStateValue(expected.state);
+  if (actualState !== expectedState || actual.status !== expected.status) {
     problems.push(
-      `${where} is in ${actual.state} (${actual.status}), expected ${expected.state} (${expected.status})`,
+      `${where} is in ${actualState} (${actual.status}), expected ${expectedState} (${expected.status})`,
     );
   }
   if (
@@ -194,13 +203,20 @@ function compareSteps(
   return problems;
 }
 
-/** A stored agent (`snapshot()` through JSON) comes back as it was. */
+/**
+ * A stored agent (`snapshot()` through JSON, which names the top-level state) comes back as it
+ * was, in the same nested state.
+ */
 function restoreProblems(final: RunView, path: GeneratedPath): string[] {
-  const stored = JSON.stringify({ version: 1, state: final.state, context: final.context });
+  const stored = JSON.stringify({
+    version: 1,
+    state: topStateOf(final.state),
+    context: final.context,
+  });
   const restored = AgentCore.fromSnapshot(JSON.parse(stored) as AgentSnapshot, path.variant.config);
   // Compared as JSON: a restored context may spell an absent member as `undefined`.
   if (
-    restored.state !== final.state ||
+    describeStateValue(restored.stateValue) !== describeStateValue(final.state) ||
     JSON.stringify(restored.context) !== JSON.stringify(final.context)
   ) {
     return ['at the end: the JSON snapshot does not restore the same agent'];
@@ -208,14 +224,24 @@ function restoreProblems(final: RunView, path: GeneratedPath): string[] {
   return [];
 }
 
-/** Whether the actor an `xstate.error.actor.<id>` event names is running in this state. */
+/** Whether the actor a crash names is running where the agent stands. */
 function crashTargetRuns(event: ActorCrashEvent, view: RunView): boolean {
-  const id = crashedActorId(event);
-  if (id === 'llm') return view.state === 'CallingLlm';
-  if (id === 'retryTimer') return view.state === 'Error';
-  if (id === 'postToolsHook') return view.state === 'PostToolsHook';
-  return (
-    view.state === 'ExecutingTools' &&
-    view.context.toolRuns.some((run) => run.call.id === id && run.status === 'running')
-  );
+  const state = describeStateValue(view.state);
+  const runs = (status: string) =>
+    view.context.toolRuns.some((run) => run.call.id === event.callId && run.status === status);
+  switch (event.actor) {
+    case 'llm':
+      return state === 'CallingLlm';
+    case 'retryTimer':
+      return state === 'Error';
+    case 'postToolsHook':
+      return state === 'PostToolsHook';
+    case 'toolGraceTimer':
+      return state === 'WaitingForUserInput.SettlingCancelledCalls';
+    case 'tool':
+      return (
+        (state === 'ExecutingTools' && runs('running')) ||
+        (state === 'WaitingForUserInput.SettlingCancelledCalls' && runs('cancelling'))
+      );
+  }
 }

@@ -1,10 +1,10 @@
 /**
- * Scripted doubles for the chart's four invoked actors. They do nothing on their own: a path
+ * Scripted doubles for the chart's five invoked actors. They do nothing on their own: a path
  * runner finds the double behind a child of the agent actor and makes it answer with the path's
- * next event (`sendBack`), or crash (a receive handler that throws, which XState reports to the
- * agent as `xstate.error.actor.<id>`, exactly as a real actor's failure). Each double remembers
- * its input and whether it was stopped, so runners can check what the chart handed its actors
- * and what it cancelled.
+ * next event (`sendBack`), or crash (a receive handler that throws, as a buggy actor would; the
+ * failure boundary the runner puts around each double turns it into the chart's event). Each
+ * double remembers its input and whether it was stopped, so runners can check what the chart
+ * handed its actors and what it cancelled.
  */
 import { type AnyActorRef, type AnyEventObject, fromCallback } from 'xstate';
 import type {
@@ -12,6 +12,7 @@ import type {
   PostToolsHookInput,
   RetryTimerInput,
   ToolActorInput,
+  ToolGraceTimerInput,
 } from '../../src/index.js';
 import { CRASH_MESSAGE } from './pathEvents.js';
 
@@ -23,7 +24,8 @@ export type ScriptedDouble =
   | { kind: 'llm'; input: LlmActorInput; control: DoubleControl }
   | { kind: 'tool'; input: ToolActorInput; control: DoubleControl }
   | { kind: 'postToolsHook'; input: PostToolsHookInput; control: DoubleControl }
-  | { kind: 'retryTimer'; input: RetryTimerInput; control: DoubleControl };
+  | { kind: 'retryTimer'; input: RetryTimerInput; control: DoubleControl }
+  | { kind: 'toolGraceTimer'; input: ToolGraceTimerInput; control: DoubleControl };
 
 /** How a runner drives a double. */
 export interface DoubleControl {
@@ -53,7 +55,7 @@ function scripted<TInput>(describe: (input: TInput, control: DoubleControl) => S
   });
 }
 
-/** The four doubles, to pass to `agentMachine.provide({ actors })`. */
+/** The five doubles, to pass (each behind the failure boundary) to `agentMachine.provide`. */
 export const scriptedActors = {
   llm: scripted<LlmActorInput>((input, control) => ({ kind: 'llm', input, control })),
   tool: scripted<ToolActorInput>((input, control) => ({ kind: 'tool', input, control })),
@@ -64,6 +66,11 @@ export const scriptedActors = {
   })),
   retryTimer: scripted<RetryTimerInput>((input, control) => ({
     kind: 'retryTimer',
+    input,
+    control,
+  })),
+  toolGraceTimer: scripted<ToolGraceTimerInput>((input, control) => ({
+    kind: 'toolGraceTimer',
     input,
     control,
   })),

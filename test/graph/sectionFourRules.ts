@@ -6,11 +6,12 @@
 import {
   type AgentAction,
   type AgentConfig,
+  type AgentEvent,
   findTranscriptViolations,
   type Message,
 } from '../../src/index.js';
+import { describeStateValue, topStateOf } from '../../src/machine/index.js';
 import type { RunView, StepResult } from './pathRun.js';
-import { isActorCrash, type PathEvent } from './pathEvents.js';
 
 // DESIGN section 4, "Bounded": Loom's numbers.
 const BASE_DELAY_MS = 200;
@@ -31,24 +32,25 @@ export class SectionFourLedger {
   readonly #maxRetries: number;
   readonly #sentInput: Message[] = [];
   readonly #discarded: Message[] = [];
+  /** The text the model streamed in the current attempt of its call, as the events said it. */
+  #attemptText = '';
 
   constructor(config: AgentConfig) {
     this.#maxRetries = config.maxRetries ?? 3;
   }
 
-  afterStep(before: RunView, event: PathEvent, after: StepResult): string[] {
+  afterStep(before: RunView, event: AgentEvent, after: StepResult): string[] {
     const problems: string[] = [];
     if (after.status === 'error') problems.push('the machine failed: errors must become state');
     if (event.type === 'UserInput') this.#sentInput.push(event.message);
-    problems.push(...transcriptProblems(before, event, after));
+    problems.push(...transcriptProblems(before, event, after, this.#attemptText));
+    problems.push(...this.#oneAttemptsText(event, after));
     problems.push(...this.#nothingLost(before, after));
     problems.push(...this.#bounded(before, event, after));
     const unserialisable = notPlainJson(after.context, 'context');
     if (unserialisable !== null) problems.push(unserialisable);
-    if (
-      !isActorCrash(event) &&
-      (event.type === 'LlmTextDelta' || event.type === 'LlmToolCallDelta')
-    ) {
+    problems.push(...settlingProblems(after));
+    if (event.type === 'LlmTextDelta' || event.type === 'LlmToolCallDelta') {
       // Cheap per event: a delta never copies the transcript or the queue.
       if (after.context.messages !== before.context.messages)
         problems.push('a delta copied the messages');
@@ -72,12 +74,27 @@ export class SectionFourLedger {
         problems.push(`user input ${JSON.stringify(message.content)} was lost`);
       }
     }
-    if (view.state !== 'ExecutingTools') {
+    if (topStateOf(view.state) !== 'ExecutingTools') {
       for (const violation of findTranscriptViolations(view.context.messages)) {
         problems.push(`the final transcript is invalid: ${violation}`);
       }
     }
     return problems;
+  }
+
+  /**
+   * What the chart holds as streamed is what the current attempt streamed: an attempt starts
+   * afresh (`LlmStarted`, or a request sent again), so no text is shown twice.
+   */
+  #oneAttemptsText(event: AgentEvent, after: StepResult): string[] {
+    if (event.type === 'LlmStarted') this.#attemptText = '';
+    if (event.type === 'LlmTextDelta') this.#attemptText += event.content;
+    if (after.actions.some((action) => action.type === 'SendLlmRequest')) this.#attemptText = '';
+    if (after.state !== 'CallingLlm' || after.context.streamingText === this.#attemptText)
+      return [];
+    return [
+      `the chart holds ${JSON.stringify(after.context.streamingText)} as streamed, but this attempt streamed ${JSON.stringify(this.#attemptText)}`,
+    ];
   }
 
   #nothingLost(before: RunView, after: StepResult): string[] {
@@ -96,20 +113,24 @@ export class SectionFourLedger {
     // A turn that ends for any reason but shutdown starts the oldest queued input at once — once
     // the calls an interrupt aborted are answered, so the next request carries their results.
     const settling = after.context.toolRuns.some((run) => run.status === 'cancelling');
-    if (after.state === 'WaitingForUserInput' && after.context.queue.length > 0 && !settling) {
+    if (
+      topStateOf(after.state) === 'WaitingForUserInput' &&
+      after.context.queue.length > 0 &&
+      !settling
+    ) {
       problems.push('idle with input still queued');
     }
     return problems;
   }
 
-  #bounded(before: RunView, event: PathEvent, after: StepResult): string[] {
+  #bounded(before: RunView, event: AgentEvent, after: StepResult): string[] {
     const problems: string[] = [];
     if (after.context.retries >= this.#maxRetries) {
       problems.push(
         `retries reached ${after.context.retries} of at most ${this.#maxRetries} attempts`,
       );
     }
-    const error = !isActorCrash(event) && event.type === 'LlmError' ? event.error : undefined;
+    const error = event.type === 'LlmError' ? event.error : undefined;
     for (const action of after.actions) {
       if (action.type !== 'ScheduleRetry') continue;
       if (action.attempt > this.#maxRetries) {
@@ -118,7 +139,7 @@ export class SectionFourLedger {
       if (error?.kind === 'auth' || error?.kind === 'invalid_request') {
         problems.push(`a non-retryable ${error.kind} error was retried`);
       }
-      if (!isActorCrash(event) && event.type === 'Resume') {
+      if (event.type === 'Resume') {
         // A restored backoff waits what was left of it, never more than it was.
         if (action.delayMs > before.context.retryDelayMs) {
           problems.push(
@@ -172,7 +193,12 @@ function backoffProblems(
   return problems;
 }
 
-function transcriptProblems(before: RunView, event: PathEvent, after: StepResult): string[] {
+function transcriptProblems(
+  before: RunView,
+  event: AgentEvent,
+  after: StepResult,
+  attemptText: string,
+): string[] {
   const problems: string[] = [];
   for (const action of after.actions) {
     if (action.type !== 'SendLlmRequest') continue;
@@ -182,7 +208,7 @@ function transcriptProblems(before: RunView, event: PathEvent, after: StepResult
   }
   const violations = findTranscriptViolations(after.context.messages);
   const settling = after.context.toolRuns.some((run) => run.status === 'cancelling');
-  if (after.state === 'ExecutingTools' || settling) {
+  if (topStateOf(after.state) === 'ExecutingTools' || settling) {
     // While tools run, or an interrupt waits to learn how aborted calls ended, the calls of the
     // last response are the only ones still unanswered.
     for (const violation of violations) {
@@ -191,13 +217,14 @@ function transcriptProblems(before: RunView, event: PathEvent, after: StepResult
     }
   } else {
     for (const violation of violations)
-      problems.push(`invalid transcript at rest in ${after.state}: ${violation}`);
+      problems.push(
+        `invalid transcript at rest in ${describeStateValue(after.state)}: ${violation}`,
+      );
   }
-  const endsEarly =
-    !isActorCrash(event) && (event.type === 'Interrupt' || event.type === 'ShutdownRequested');
-  const partial = before.context.streamingText;
+  const endsEarly = event.type === 'Interrupt' || event.type === 'ShutdownRequested';
+  const partial = attemptText;
   if (endsEarly && before.state === 'CallingLlm' && partial.trim().length > 0) {
-    // An interrupted stream keeps its partial text.
+    // An interrupted stream keeps its partial text: what the attempt streamed, once.
     const kept = after.context.messages
       .slice(before.context.messages.length)
       .some(
@@ -209,6 +236,23 @@ function transcriptProblems(before: RunView, event: PathEvent, after: StepResult
     if (!kept) problems.push(`${event.type} dropped the streamed text ${JSON.stringify(partial)}`);
   }
   return problems;
+}
+
+/**
+ * The nested state and the context agree: calls an interrupt aborted are being waited for exactly
+ * while the chart is in `SettlingCancelledCalls` (a stored agent's nested state is read back from
+ * the context).
+ */
+function settlingProblems(after: StepResult): string[] {
+  const settling = after.context.toolRuns.some((run) => run.status === 'cancelling');
+  const inSettling =
+    describeStateValue(after.state) === 'WaitingForUserInput.SettlingCancelledCalls';
+  if (settling === inSettling) return [];
+  return [
+    settling
+      ? `calls are waited for in ${describeStateValue(after.state)}, not in SettlingCancelledCalls`
+      : 'SettlingCancelledCalls with no call left to wait for',
+  ];
 }
 
 function sameContents(a: readonly Message[], b: readonly Message[]): boolean {

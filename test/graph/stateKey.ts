@@ -5,7 +5,8 @@
  * state would ever repeat and the walk would not end. The key keeps exactly what the chart's
  * guards and actions branch on:
  *
- * - the state name (and the actor status, so a failed machine never looks like a live one);
+ * - the state, nested states included (`WaitingForUserInput.SettlingCancelledCalls`), and the
+ *   actor status, so a failed machine never looks like a live one;
  * - `retries` (against `maxRetries`: `attemptsLeft`);
  * - the queue length (`hasQueuedInput`);
  * - the permission mode and the remembered decisions (`settleToolRuns`);
@@ -18,7 +19,7 @@
  * Left out on purpose: the messages, usage, the response counter, the jitter state and the text
  * itself, which change what the chart says but never which transition it takes.
  */
-import type { AgentStateName } from '../../src/index.js';
+import { describeStateValue } from '../../src/machine/index.js';
 import type { WalkState } from './eventsByState.js';
 
 /** A snapshot as the key needs it (machine snapshots and runner views both fit). */
@@ -34,7 +35,7 @@ export interface KeyedState extends WalkState {
  */
 export function stateKey(snapshot: KeyedState): string {
   const { context } = snapshot;
-  const value: AgentStateName = snapshot.value;
+  const value = describeStateValue(snapshot.value);
   // A final state has nothing left to tell apart: every shutdown is the same end.
   if (value === 'ShuttingDown') return JSON.stringify({ state: value, status: snapshot.status });
   const key: Record<string, unknown> = {

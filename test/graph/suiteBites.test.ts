@@ -20,12 +20,15 @@ import { withoutTransition } from './mutateChart.js';
 import { replayPath } from './replayPath.js';
 import { openVariant } from './variants.js';
 
-const HOOK_COMPLETED = 'PostToolsHook PostToolsHookCompleted → CallingLlm';
+const HOOK_COMPLETED = [
+  'PostToolsHook PostToolsHookCompleted [hookFailed] → CallingLlm',
+  'PostToolsHook PostToolsHookCompleted → CallingLlm',
+];
 const TO_TOOLS = 'ProcessingLlmResponse always [hasToolCalls] → ExecutingTools';
 
 const transitionIds = (machine: AgentMachine) => listTransitions(machine).map(({ id }) => id);
 
-describe('the generated suite, on a chart without PostToolsHook → CallingLlm on PostToolsHookCompleted', () => {
+describe('the generated suite, on a chart without the transitions of PostToolsHook on PostToolsHookCompleted', () => {
   let broken: AgentMachine;
   let check: ChartCheck;
   let intact: ChartCheck;
@@ -36,16 +39,16 @@ describe('the generated suite, on a chart without PostToolsHook → CallingLlm o
     intact = checkChart(agentMachine, { modes: [], variants: [openVariant] });
   }, 60_000);
 
-  it('runs on a copy that lacks exactly that transition', () => {
+  it('runs on a copy that lacks exactly those transitions', () => {
     const kept = new Set(transitionIds(broken));
-    expect(transitionIds(agentMachine).filter((id) => !kept.has(id))).toEqual([HOOK_COMPLETED]);
+    expect(transitionIds(agentMachine).filter((id) => !kept.has(id))).toEqual(HOOK_COMPLETED);
   });
 
-  it('reports that transition uncovered when the runs are measured against the real chart', () => {
+  it('reports those transitions uncovered when the runs are measured against the real chart', () => {
     // The open variant leaves the permission transitions to the other walk, on any chart.
     const alwaysMissing = new Set(intact.coverage.transitions.missing);
     const missing = coverageOf(agentMachine, check.recorder).transitions.missing;
-    expect(missing.filter((id) => !alwaysMissing.has(id))).toEqual([HOOK_COMPLETED]);
+    expect(missing.filter((id) => !alwaysMissing.has(id))).toEqual(HOOK_COMPLETED);
   });
 
   it('fails the paths that send PostToolsHookCompleted, which the chart no longer takes', () => {
@@ -81,6 +84,27 @@ describe('the generated suite, on a chart whose responses never count as having 
   });
 });
 
+describe('the generated suite, on a chart whose interrupts never wait for the calls they abort', () => {
+  let check: ChartCheck;
+
+  beforeAll(() => {
+    const broken = agentMachine.provide({ guards: { toolCallsNeedGrace: () => false } });
+    check = checkChart(broken, { modes: [], variants: [openVariant] });
+  }, 60_000);
+
+  it('reports the nested state SettlingCancelledCalls and the transitions into and out of it uncovered', () => {
+    expect(check.coverage.states.missing).toEqual([
+      'agent.WaitingForUserInput.SettlingCancelledCalls',
+    ]);
+    expect(check.coverage.transitions.missing).toEqual(
+      expect.arrayContaining([
+        'ExecutingTools Interrupt [toolCallsNeedGrace] → WaitingForUserInput.SettlingCancelledCalls',
+        'WaitingForUserInput.SettlingCancelledCalls always [not(toolsSettling)] → WaitingForUserInput.Ready',
+      ]),
+    );
+  });
+});
+
 let paths: GeneratedPath[];
 
 beforeAll(() => {
@@ -100,9 +124,21 @@ function firstProblem(machine: AgentMachine, pattern: RegExp): string | undefine
 describe('the section 4 checks, on a chart that breaks one rule', () => {
   it('report an interrupt that drops the streamed text (transcript integrity)', () => {
     const broken = agentMachine.provide({
-      actions: { closeModelCall: assign({ streamingText: '', streamingToolCalls: [] }) },
+      actions: { keepStreamedText: assign({ streamingText: '', streamingToolCalls: [] }) },
     });
     expect(firstProblem(broken, /Interrupt dropped the streamed text/)).toBeDefined();
+  });
+
+  it('report an attempt whose start keeps what an earlier attempt streamed (no text twice)', () => {
+    const broken = agentMachine.provide({ actions: { clearStream: assign({}) } });
+    expect(firstProblem(broken, /but this attempt streamed/)).toBeDefined();
+  });
+
+  it('report a chart that stops waiting for aborted calls before they are answered', () => {
+    const broken = agentMachine.provide({ guards: { toolsSettling: () => false } });
+    expect(
+      firstProblem(broken, /calls are waited for in WaitingForUserInput\.Ready/),
+    ).toBeDefined();
   });
 
   it('report input typed during a turn that never arrives (nothing lost)', () => {

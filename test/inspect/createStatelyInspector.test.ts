@@ -1,13 +1,17 @@
 /**
- * Stately's inspector: a real agent run streams through Stately's own relay
- * (`createInspectorServer`) to a WebSocket client standing in for the Stately UI.
+ * Stately's inspector: a real agent run streams through the relay started with it to a
+ * WebSocket client standing in for the page that shows Stately's UI; the relay listens on this
+ * machine only, on a port of its own, and refuses other sites' pages.
  */
+import { createHash } from 'node:crypto';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createActor } from 'xstate';
 import { agentMachine } from '../../src/index.js';
-import { importOptionalPeer } from '../../src/inspect/importOptionalPeer.js';
+import { importOptionalPeer } from '../../src/persistence/importOptionalPeer.js';
 import { createStatelyInspector, type StatelyInspector } from '../../src/inspect/index.js';
 import { AgentStatechartError } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
@@ -43,17 +47,14 @@ afterEach(async () => {
 });
 
 describe('createStatelyInspector', () => {
-  it("streams a real agent run through Stately's relay, sanitised", async () => {
-    const port = await freePort();
-    stately = await createStatelyInspector({
-      relay: { port, autoOpen: false },
-      url: `ws://127.0.0.1:${port}`,
-    });
-    expect(stately.relayUrl).toBe(`http://localhost:${port}`);
+  it('streams a real agent run through its relay, sanitised', async () => {
+    stately = await createStatelyInspector({ relay: {} });
+    expect(stately.relayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(stately.url).toBe(stately.relayUrl!.replace('http:', 'ws:'));
 
     // The relay forwards what one client sends to every other: this one plays Stately's UI.
     const raw: string[] = [];
-    client = await connect(`ws://127.0.0.1:${port}`);
+    client = await connect(stately.url);
     client.on('message', (data: Buffer) => raw.push(data.toString('utf8')));
 
     session = await startSession(
@@ -126,10 +127,75 @@ describe('createStatelyInspector', () => {
   });
 });
 
-describe('createStatelyInspector, misconfigured', () => {
-  it("refuses a relay port that is taken, instead of letting Stately's relay crash the process", async () => {
+describe("createStatelyInspector's relay", () => {
+  it('listens on this machine only, on a port of its own: two start side by side', async () => {
+    const [first, second] = await Promise.all([
+      createStatelyInspector({ relay: {} }),
+      createStatelyInspector({ relay: {} }),
+    ]);
+    try {
+      const ports = [first, second].map((one) => Number(new URL(one.relayUrl!).port));
+      expect(new Set(ports).size).toBe(2);
+      expect(ports).not.toContain(8080);
+      // Reached through another interface of this machine, nothing answers.
+      const outward = Object.values(networkInterfaces())
+        .flat()
+        .find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+      if (outward !== undefined) {
+        await expect(connect(`ws://${outward}:${ports[0]}`)).rejects.toMatchObject({
+          code: 'ECONNREFUSED',
+        });
+      }
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  });
+
+  it("serves the page that frames Stately's UI, running its own script only", async () => {
+    stately = await createStatelyInspector({ relay: {} });
+    const response = await fetch(stately.relayUrl!);
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('<iframe id="stately" src="https://stately.ai/inspect"');
+    const policy = response.headers.get('content-security-policy') ?? '';
+    // The CSP names the hash of the inline script, or the browser would not run it.
+    const script = /<script>([\s\S]*)<\/script>/.exec(page)?.[1] ?? '';
+    const hash = createHash('sha256').update(script).digest('base64');
+    expect(policy).toContain(`script-src 'sha256-${hash}'`);
+    expect(policy).toContain('frame-src https://stately.ai');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it("refuses other sites' pages and foreign Host names, which could read the conversations", async () => {
+    stately = await createStatelyInspector({ relay: {} });
+    await expect(connect(stately.url, { origin: 'https://attacker.example' })).rejects.toThrow(
+      /403/,
+    );
+    await expect(connect(stately.url, { host: 'attacker.example' })).rejects.toThrow(/403/);
+    expect(await statusOf(stately.relayUrl!, { host: 'attacker.example' })).toBe(403);
+    // Its own page's origin is welcome.
+    const own = await connect(stately.url, { origin: new URL(stately.relayUrl!).origin });
+    own.close();
+  });
+
+  it('needs a token to listen beyond this machine, and then asks it of every client', async () => {
+    await expect(createStatelyInspector({ relay: { host: '0.0.0.0' } })).rejects.toMatchObject({
+      code: 'UNSAFE_BIND',
+    });
+    stately = await createStatelyInspector({
+      relay: { host: '0.0.0.0', token: 'a-token-of-sixteen-chars' },
+    });
+    expect(stately.relayUrl).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/\?token=a-token-of-sixteen-chars$/);
+    const port = new URL(stately.relayUrl!).port;
+    await expect(connect(`ws://127.0.0.1:${port}/`)).rejects.toThrow(/401/);
+    expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(401);
+    const allowed = await connect(`ws://127.0.0.1:${port}/?token=a-token-of-sixteen-chars`);
+    allowed.close();
+  });
+
+  it('refuses a port that is taken, with an error that says what to do', async () => {
     const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, resolve));
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const address = blocker.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
     await expect(createStatelyInspector({ relay: { port } })).rejects.toMatchObject({
@@ -164,9 +230,20 @@ describe('importOptionalPeer', () => {
   });
 });
 
-function connect(url: string): Promise<WebSocket> {
+/** The status of a GET with these headers (`fetch` will not send another Host). */
+function statusOf(url: string, headers: Record<string, string>): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
+    get(url, { headers }, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    }).once('error', reject);
+  });
+}
+
+function connect(url: string, headers: Record<string, string> = {}): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const { origin, ...others } = headers;
+    const socket = new WebSocket(url, { headers: others, ...(origin ? { origin } : {}) });
     socket.once('open', () => resolve(socket));
     socket.once('error', reject);
   });

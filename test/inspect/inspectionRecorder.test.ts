@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { type AnyActorRef, createActor } from 'xstate';
 import { type AgentEvent, agentMachine } from '../../src/index.js';
+import { type AgentStateValue, describeStateValue } from '../../src/machine/index.js';
 import {
   applyContextPatch,
   type InspectionObserver,
@@ -52,7 +53,7 @@ function rebuild(
 }
 
 function value(step: RecordedStep): string {
-  return typeof step.value === 'string' ? step.value : JSON.stringify(step.value);
+  return describeStateValue(step.value as AgentStateValue);
 }
 
 describe('InspectionRecorder', () => {
@@ -65,7 +66,7 @@ describe('InspectionRecorder', () => {
     expect(history?.summary).toMatchObject({
       name: 'writer',
       chartId: 'agent',
-      value: 'WaitingForUserInput',
+      value: { WaitingForUserInput: 'Ready' },
     });
     const steps = history?.steps ?? [];
     expect(
@@ -74,7 +75,7 @@ describe('InspectionRecorder', () => {
         value(step),
       ]),
     ).toEqual([
-      ['xstate.init', 'WaitingForUserInput'],
+      ['xstate.init', 'WaitingForUserInput.Ready'],
       ['UserInput', 'CallingLlm'],
       ['LlmTextDelta', 'CallingLlm'],
       ['LlmTextDelta', 'CallingLlm'],
@@ -84,7 +85,7 @@ describe('InspectionRecorder', () => {
       ['↳', 'PostToolsHook'],
       ['PostToolsHookCompleted', 'CallingLlm'],
       ['LlmCompleted', 'ProcessingLlmResponse'],
-      ['↳', 'WaitingForUserInput'],
+      ['↳', 'WaitingForUserInput.Ready'],
     ]);
     expect(new Set(steps.map((step) => step.seq)).size).toBe(steps.length);
 

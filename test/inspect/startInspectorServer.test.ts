@@ -199,7 +199,10 @@ describe('startInspectorServer', () => {
       .toEqual(['hello', 'agent', 'synced']);
     const history = first.events[1]?.data as AgentHistory;
     expect(history.summary).toMatchObject({ name: 'a', value: 'CallingLlm' });
-    expect(history.steps.map((step) => step.value)).toEqual(['WaitingForUserInput', 'CallingLlm']);
+    expect(history.steps.map((step) => step.value)).toEqual([
+      { WaitingForUserInput: 'Ready' },
+      'CallingLlm',
+    ]);
 
     for (let i = 0; i < 20; i += 1) actor.send({ type: 'LlmTextDelta', content: `${i}` });
     await expect.poll(() => stepsIn(first.events).length).toBe(20);

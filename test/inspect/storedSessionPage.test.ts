@@ -35,6 +35,8 @@ afterAll(async () => {
 
 const text = async (testId: string) => (await page.getByTestId(testId).textContent()) ?? '';
 const viewedState = () => page.locator('body').getAttribute('data-view-state');
+/** The page's view of `{ WaitingForUserInput: 'Ready' }`: every state the value is in. */
+const READY = 'WaitingForUserInput WaitingForUserInput.Ready';
 
 describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90_000 }, () => {
   it('replays a stored session into the page, steps back and forth through it, and follows what a new run appends', async ({
@@ -56,8 +58,8 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
 
     // The page opens at the session's last step: the turn is over, the transcript complete.
     await expect.poll(() => text('agent-tabs')).toContain('notes');
-    await page.locator('[data-state="WaitingForUserInput"].is-active').waitFor();
-    await expect.poll(() => viewedState()).toBe('WaitingForUserInput');
+    await page.locator('[data-state="WaitingForUserInput.Ready"].is-active').waitFor();
+    await expect.poll(() => viewedState()).toBe(READY);
     await expect.poll(() => text('conversation-caption')).toBe('4 messages');
     const card = page.locator('[data-tool-call]');
     expect(await card.locator('.name').textContent()).toBe('write_file');
@@ -66,7 +68,7 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     // Back to the session's creation, then forward through its log a step at a time.
     await page.getByTestId('step-first').click();
     await expect.poll(() => text('step-position')).toMatch(/^step 1 \/ \d+/);
-    await expect.poll(() => viewedState()).toBe('WaitingForUserInput');
+    await expect.poll(() => viewedState()).toBe(READY);
     await expect.poll(() => text('conversation-caption')).toBe('0 messages');
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => viewedState()).toBe('CallingLlm');

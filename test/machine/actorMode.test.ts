@@ -10,6 +10,7 @@ import {
   type AgentAction,
   AgentCore,
   type AgentEvent,
+  type AgentStateValue,
   agentMachine,
   type LlmActorInput,
   type PostToolsHookInput,
@@ -17,6 +18,7 @@ import {
   type ToolActorInput,
   validateEvent,
 } from '../../src/index.js';
+import { describeStateValue } from '../../src/machine/index.js';
 import { call, completed, llmError, textDelta } from '../support/events.js';
 
 /** One scripted model reply: the events the LLM double sends back, in order. */
@@ -30,6 +32,8 @@ function scriptedActors(replies: Reply[]) {
       llm: fromCallback<AnyEventObject, LlmActorInput>(({ input, sendBack }) => {
         requests.push(input);
         const reply = replies.shift() ?? [llmError('invalid_request', 'script exhausted')];
+        // As the real actor does: each attempt says it started before it streams.
+        sendBack({ type: 'LlmStarted' } satisfies AgentEvent);
         const timer = setTimeout(() => {
           for (const event of reply) sendBack(event);
         }, 1);
@@ -81,7 +85,8 @@ function startAgent(replies: Reply[]) {
     inspect: (inspection: InspectionEvent) => {
       if (inspection.type === '@xstate.microstep' && inspection.actorRef === actor) {
         const snapshot: object = inspection.snapshot;
-        const value = 'value' in snapshot ? String(snapshot.value) : '';
+        const value =
+          'value' in snapshot ? describeStateValue(snapshot.value as AgentStateValue) : '';
         if (states.at(-1) !== value) states.push(value);
       }
       if (inspection.type === '@xstate.event' && inspection.actorRef === actor) {
@@ -91,7 +96,7 @@ function startAgent(replies: Reply[]) {
   });
   actor.on('*', (action) => emitted.push(action));
   // The initial state is entered before any microstep is inspected.
-  states.push(String(actor.getSnapshot().value));
+  states.push(describeStateValue(actor.getSnapshot().value));
   actor.start();
   return { actor, states, received, emitted, requests };
 }
@@ -99,7 +104,7 @@ function startAgent(replies: Reply[]) {
 function untilState(actor: ReturnType<typeof startAgent>['actor'], state: string) {
   return new Promise<void>((resolve) => {
     const check = () => {
-      if (actor.getSnapshot().value === state) {
+      if (describeStateValue(actor.getSnapshot().value) === state) {
         subscription.unsubscribe();
         resolve();
       }
@@ -124,13 +129,15 @@ describe('actor mode with scripted actors', () => {
       [textDelta('Done.'), completed('Done.')],
     ]);
     agent.actor.send({ type: 'UserInput', message: { role: 'user', content: 'fix the bug' } });
-    await untilState(agent.actor, 'WaitingForUserInput');
+    await untilState(agent.actor, 'WaitingForUserInput.Ready');
     agent.actor.send({ type: 'ShutdownRequested' });
 
     expect(agent.actor.getSnapshot().status).toBe('done');
-    expect(new Set(agent.states)).toEqual(new Set(AGENT_STATE_NAMES));
+    expect(new Set(agent.states.map((state) => state.split('.')[0]))).toEqual(
+      new Set(AGENT_STATE_NAMES),
+    );
     expect(agent.states).toEqual([
-      'WaitingForUserInput',
+      'WaitingForUserInput.Ready',
       'CallingLlm',
       'Error',
       'CallingLlm',
@@ -139,24 +146,30 @@ describe('actor mode with scripted actors', () => {
       'PostToolsHook',
       'CallingLlm',
       'ProcessingLlmResponse',
-      'WaitingForUserInput',
+      'WaitingForUserInput.Ready',
       'ShuttingDown',
     ]);
     expect(agent.requests).toHaveLength(3);
     expect(agent.emitted.map((action) => action.type)).toEqual([
       'WaitForInput',
       'SendLlmRequest',
+      'LlmCallEnded',
       'ScheduleRetry',
       'SendLlmRequest',
       'DisplayMessage',
       'DisplayMessage',
+      'LlmCallEnded',
       'ExecuteTools',
       'RunPostToolsHook',
       'SendLlmRequest',
       'DisplayMessage',
+      'LlmCallEnded',
       'WaitForInput',
       'Shutdown',
     ]);
+    expect(
+      agent.emitted.flatMap((action) => (action.type === 'SendLlmRequest' ? [action.attempt] : [])),
+    ).toEqual([1, 2, 1]);
   });
 
   it('gives the same actions and transcript as pure mode fed the same events', async () => {
@@ -166,7 +179,9 @@ describe('actor mode with scripted actors', () => {
       [completed('ok')],
     ]);
     agent.actor.send({ type: 'UserInput', message: { role: 'user', content: 'go' } });
-    await untilState(agent.actor, 'WaitingForUserInput');
+    await untilState(agent.actor, 'WaitingForUserInput.Ready');
+    // The model's own starts were taken too: pure mode is fed them like any other event.
+    expect(agent.received.filter((event) => event.type === 'LlmStarted')).toHaveLength(3);
 
     const core = new AgentCore({ maxRetries: 3 });
     const pureActions = [
@@ -175,7 +190,7 @@ describe('actor mode with scripted actors', () => {
     ];
     expect(pureActions).toEqual(agent.emitted);
     expect(core.context.messages).toEqual(agent.actor.getSnapshot().context.messages);
-    expect(core.state).toBe(agent.actor.getSnapshot().value);
+    expect(core.stateValue).toEqual(agent.actor.getSnapshot().value);
   });
 
   it('stops the in-flight model call on Interrupt and keeps the partial text', async () => {
@@ -185,7 +200,7 @@ describe('actor mode with scripted actors', () => {
     expect(agent.actor.getSnapshot().children.llm).toBeDefined();
     agent.actor.send({ type: 'Interrupt' });
     const snapshot = agent.actor.getSnapshot();
-    expect(snapshot.value).toBe('WaitingForUserInput');
+    expect(snapshot.value).toEqual({ WaitingForUserInput: 'Ready' });
     expect(snapshot.children.llm).toBeUndefined();
     expect(snapshot.context.messages.at(-1)).toEqual({
       role: 'assistant',

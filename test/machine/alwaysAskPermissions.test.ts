@@ -1,12 +1,14 @@
 /**
- * A tool whose spec says `alwaysAsk` (the built-in `bash` when no sandbox can start) waits for a
- * person in every mode; only refusals still refuse it.
+ * A tool whose spec says `alwaysAsk` (one whose every call a person must see) waits for a person
+ * in every mode; only refusals still refuse it.
  */
 import { describe, expect, it } from 'vitest';
 import {
+  type AgentAction,
   type AgentConfig,
   AgentCore,
   type PermissionMode,
+  type ToolCall,
   type ToolSpec,
 } from '../../src/index.js';
 import { call, completed, toolOk, userInput } from '../support/events.js';
@@ -14,10 +16,18 @@ import { call, completed, toolOk, userInput } from '../support/events.js';
 const unconfinedBash: ToolSpec = { name: 'bash', mutating: true, edit: false, alwaysAsk: true };
 const tools: ToolSpec[] = [unconfinedBash, { name: 'read_file', mutating: false }];
 
+/** A response's actions after `LlmCallEnded`, which every response reports first. */
+function afterResponse(core: AgentCore, calls: ToolCall[]): AgentAction[] {
+  const transcriptIndex = core.context.messages.length;
+  const [ended, ...actions] = core.handleEvent(completed(null, calls));
+  expect(ended).toEqual({ type: 'LlmCallEnded', status: 'completed', transcriptIndex });
+  return actions;
+}
+
 function respondWith(config: AgentConfig, calls = [call('t1', 'bash', { command: 'ls' })]) {
   const core = new AgentCore({ tools, ...config });
   core.handleEvent(userInput('go'));
-  const actions = core.handleEvent(completed(null, calls));
+  const actions = afterResponse(core, calls);
   return { core, actions };
 }
 
@@ -62,7 +72,7 @@ describe('a tool that always asks', () => {
     ]);
     core.handleEvent(toolOk('t1'));
     core.handleEvent({ type: 'PostToolsHookCompleted', actionTaken: false });
-    expect(core.handleEvent(completed(null, [call('t2', 'bash')]))).toEqual([
+    expect(afterResponse(core, [call('t2', 'bash')])).toEqual([
       { type: 'RequestApproval', call: call('t2', 'bash') },
     ]);
   });
@@ -70,7 +80,7 @@ describe('a tool that always asks', () => {
   it('a remembered denial refuses later calls without asking', () => {
     const { core } = respondWith({ permissions: { mode: 'default' } });
     core.handleEvent({ type: 'ToolApproval', callId: 't1', decision: 'deny', remember: true });
-    expect(core.handleEvent(completed(null, [call('t2', 'bash')])).map((a) => a.type)).toEqual([
+    expect(afterResponse(core, [call('t2', 'bash')]).map((a) => a.type)).toEqual([
       'SendLlmRequest',
     ]);
   });

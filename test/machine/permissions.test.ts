@@ -3,10 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { type AgentAction, type AgentConfig, AgentCore, type ToolCall } from '../../src/index.js';
 import { call, completed, toolOk, userInput } from '../support/events.js';
 
+/** A response's actions after `LlmCallEnded`, which every response reports first. */
+function afterResponse(core: AgentCore, calls: ToolCall[]): AgentAction[] {
+  const transcriptIndex = core.context.messages.length;
+  const [ended, ...actions] = core.handleEvent(completed(null, calls));
+  expect(ended).toEqual({ type: 'LlmCallEnded', status: 'completed', transcriptIndex });
+  return actions;
+}
+
 function respondWith(config: AgentConfig, calls: ToolCall[]) {
   const core = new AgentCore(config);
   core.handleEvent(userInput('go'));
-  const actions = core.handleEvent(completed(null, calls));
+  const actions = afterResponse(core, calls);
   return { core, actions };
 }
 
@@ -98,7 +106,7 @@ describe('default mode', () => {
     core.handleEvent(toolOk('t1'));
     core.handleEvent(toolOk('t2'));
     core.handleEvent({ type: 'PostToolsHookCompleted', actionTaken: false });
-    const later = core.handleEvent(completed(null, [call('t3', 'bash')]));
+    const later = afterResponse(core, [call('t3', 'bash')]);
     expect(later).toEqual([{ type: 'ExecuteTools', calls: [call('t3', 'bash')] }]);
   });
 
@@ -164,7 +172,7 @@ describe('SetPermissionMode', () => {
     core.handleEvent({ type: 'SetPermissionMode', mode: 'plan' });
     expect(core.context.permissionMode).toBe('plan');
     core.handleEvent(userInput('go'));
-    expect(core.handleEvent(completed(null, [call('t1', 'bash')])).map((a) => a.type)).toEqual([
+    expect(afterResponse(core, [call('t1', 'bash')]).map((a) => a.type)).toEqual([
       'SendLlmRequest',
     ]);
   });

@@ -42,6 +42,32 @@ describe('AgentCore.snapshot', () => {
     }
   });
 
+  it('restores an agent waiting for calls an interrupt aborted in the nested state it was in', () => {
+    const original = new AgentCore();
+    original.handleEvent(userInput('go'));
+    original.handleEvent(completed(null, [call('t1', 'bash')]));
+    original.handleEvent({ type: 'Interrupt' });
+    const stored = roundTrip(original.snapshot());
+    // The stored form names the top-level state; the nested one follows from the context.
+    expect(stored.state).toBe('WaitingForUserInput');
+    const restored = AgentCore.fromSnapshot(stored);
+    expect(restored.stateValue).toEqual({ WaitingForUserInput: 'SettlingCancelledCalls' });
+    for (const event of [userInput('next'), toolOk('t1', 'finished anyway')]) {
+      expect(restored.handleEvent(event)).toEqual(original.handleEvent(event));
+      expect(restored.stateValue).toEqual(original.stateValue);
+    }
+    expect(restored.snapshot()).toEqual(original.snapshot());
+  });
+
+  it('restores an idle agent as ready for input', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('hi'));
+    core.handleEvent(completed('hello'));
+    expect(AgentCore.fromSnapshot(roundTrip(core.snapshot())).stateValue).toEqual({
+      WaitingForUserInput: 'Ready',
+    });
+  });
+
   it('restores in Error with the same jitter sequence', () => {
     const original = new AgentCore({ maxRetries: 5 });
     original.handleEvent(userInput('go'));

@@ -3,7 +3,12 @@
  * in pure mode.
  */
 import { describe, expect, it } from 'vitest';
-import { type AgentAction, AgentCore, type AgentDiagnostic } from '../../src/index.js';
+import {
+  type AgentAction,
+  AgentCore,
+  type AgentDiagnostic,
+  type AgentEvent,
+} from '../../src/index.js';
 import {
   call,
   completed,
@@ -46,6 +51,7 @@ describe('WaitingForUserInput', () => {
           system: 'be brief',
           messages: [{ role: 'user', content: 'hello' }],
         },
+        attempt: 1,
       },
     ]);
   });
@@ -77,11 +83,30 @@ describe('CallingLlm', () => {
     ]);
   });
 
-  it('LlmCompleted without tool calls → WaitingForUserInput with WaitForInput', () => {
+  it('LlmStarted clears what an earlier attempt streamed, and says nothing', () => {
+    const core = inCallingLlm();
+    core.handleEvent(textDelta('Hel'));
+    core.handleEvent({
+      type: 'LlmToolCallDelta',
+      callId: 't1',
+      toolName: 'bash',
+      argumentsFragment: '{',
+    });
+    expect(core.handleEvent({ type: 'LlmStarted' })).toEqual([]);
+    expect(core.state).toBe('CallingLlm');
+    expect(core.context.streamingText).toBe('');
+    expect(core.context.streamingToolCalls).toEqual([]);
+  });
+
+  it('LlmCompleted without tool calls → WaitingForUserInput with LlmCallEnded and WaitForInput', () => {
     const core = inCallingLlm();
     const actions = core.handleEvent(completed('Hi there'));
     expect(core.state).toBe('WaitingForUserInput');
-    expect(types(actions)).toEqual(['WaitForInput']);
+    expect(core.stateValue).toEqual({ WaitingForUserInput: 'Ready' });
+    expect(actions).toEqual([
+      { type: 'LlmCallEnded', status: 'completed', transcriptIndex: 1 },
+      { type: 'WaitForInput' },
+    ]);
     expect(core.context.messages.at(-1)).toEqual({
       role: 'assistant',
       content: [{ type: 'text', text: 'Hi there' }],
@@ -93,7 +118,10 @@ describe('CallingLlm', () => {
     const calls = [call('t1', 'read_file', { path: 'a' }), call('t2', 'list_files')];
     const actions = core.handleEvent(completed('Looking', calls));
     expect(core.state).toBe('ExecutingTools');
-    expect(actions).toEqual([{ type: 'ExecuteTools', calls }]);
+    expect(actions).toEqual([
+      { type: 'LlmCallEnded', status: 'completed', transcriptIndex: 1 },
+      { type: 'ExecuteTools', calls },
+    ]);
   });
 
   it('LlmError with attempts left → Error with ScheduleRetry', () => {
@@ -101,8 +129,9 @@ describe('CallingLlm', () => {
     const actions = core.handleEvent(llmError('overloaded'));
     expect(core.state).toBe('Error');
     expect(core.context.retries).toBe(1);
-    expect(actions).toHaveLength(1);
-    expect(actions[0]).toMatchObject({ type: 'ScheduleRetry', attempt: 2 });
+    expect(actions).toHaveLength(2);
+    expect(actions[0]).toEqual({ type: 'LlmCallEnded', status: 'failed', transcriptIndex: 1 });
+    expect(actions[1]).toMatchObject({ type: 'ScheduleRetry', attempt: 2 });
   });
 
   it('LlmError at the limit → WaitingForUserInput with DisplayError naming the error', () => {
@@ -111,11 +140,12 @@ describe('CallingLlm', () => {
     core.handleEvent(retryFired);
     const actions = core.handleEvent(llmError('server', 'upstream exploded'));
     expect(core.state).toBe('WaitingForUserInput');
-    expect(actions[0]).toEqual({
+    expect(actions[1]).toEqual({
       type: 'DisplayError',
       message: 'Model call failed after 2 attempts (server): upstream exploded',
     });
-    expect(types(actions)).toEqual(['DisplayError', 'WaitForInput']);
+    expect(types(actions)).toEqual(['LlmCallEnded', 'DisplayError', 'WaitForInput']);
+    expect(actions[0]).toEqual({ type: 'LlmCallEnded', status: 'failed', transcriptIndex: 1 });
   });
 
   it('counts maxRetries as total attempts, as Loom does', () => {
@@ -134,10 +164,10 @@ describe('CallingLlm', () => {
       const core = inCallingLlm({ maxRetries: 5 });
       const actions = core.handleEvent(llmError(kind, 'bad key'));
       expect(core.state).toBe('WaitingForUserInput');
-      expect(actions[0]).toEqual({
-        type: 'DisplayError',
-        message: `Model call failed (${kind}, not retried): bad key`,
-      });
+      expect(actions.slice(0, 2)).toEqual([
+        { type: 'LlmCallEnded', status: 'failed', transcriptIndex: 1 },
+        { type: 'DisplayError', message: `Model call failed (${kind}, not retried): bad key` },
+      ]);
     }
   });
 });
@@ -257,7 +287,10 @@ describe('ExecutingTools', () => {
         toolInputErrors: { t1: 'cut off by max_tokens' },
       },
     });
-    expect(actions).toEqual([{ type: 'ExecuteTools', calls: [call('t2', 'read_file')] }]);
+    expect(actions).toEqual([
+      { type: 'LlmCallEnded', status: 'completed', transcriptIndex: 1 },
+      { type: 'ExecuteTools', calls: [call('t2', 'read_file')] },
+    ]);
     core.handleEvent(toolOk('t2'));
     expect(core.context.messages.at(-1)?.content).toEqual([
       {
@@ -294,6 +327,26 @@ describe('PostToolsHook', () => {
   });
 });
 
+describe('PostToolsHook, when the hook failed', () => {
+  it('PostToolsHookCompleted with an error → CallingLlm, telling the user the hook was skipped', () => {
+    const core = inCallingLlm();
+    core.handleEvent(completed(null, [call('t1', 'edit_file')]));
+    core.handleEvent(toolOk('t1'));
+    const actions = core.handleEvent({
+      type: 'PostToolsHookCompleted',
+      actionTaken: false,
+      error: 'auto-commit failed: index.lock exists',
+    });
+    expect(core.state).toBe('CallingLlm');
+    expect(types(actions)).toEqual(['DisplayError', 'SendLlmRequest']);
+    expect(actions[0]).toEqual({
+      type: 'DisplayError',
+      message: 'The post-tools hook failed and was skipped: auto-commit failed: index.lock exists',
+      source: 'hook',
+    });
+  });
+});
+
 describe('Error', () => {
   it('RetryTimeoutFired → CallingLlm with SendLlmRequest, keeping the count', () => {
     const core = inCallingLlm({ maxRetries: 3 });
@@ -302,11 +355,12 @@ describe('Error', () => {
     expect(core.state).toBe('CallingLlm');
     expect(core.context.retries).toBe(1);
     expect(types(actions)).toEqual(['SendLlmRequest']);
+    expect(actions[0]).toMatchObject({ attempt: 2 });
   });
 
   it('honours Retry-After when it is longer than the backoff', () => {
     const core = inCallingLlm();
-    const [retry] = core.handleEvent(llmError('rate_limit', '429', 7_000));
+    const [, retry] = core.handleEvent(llmError('rate_limit', '429', 7_000));
     expect(retry).toEqual({ type: 'ScheduleRetry', delayMs: 7_000, attempt: 2 });
   });
 
@@ -314,7 +368,7 @@ describe('Error', () => {
     const core = inCallingLlm({ maxRetries: 10 });
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 8; attempt++) {
-      const [retry] = core.handleEvent(llmError('overloaded'));
+      const [, retry] = core.handleEvent(llmError('overloaded'));
       if (retry?.type !== 'ScheduleRetry') throw new Error('expected ScheduleRetry');
       delays.push(retry.delayMs);
       const nominal = Math.min(5000, 200 * 2 ** (attempt - 1));
@@ -385,16 +439,31 @@ describe('invalid events', () => {
     const core = new AgentCore({}, { onDiagnostic: (d) => diagnostics.push(d) });
     const before = core.snapshot();
     const contextBefore = core.context;
-    for (const event of [textDelta('x'), toolOk('t9'), retryFired, hookDone(), completed('x')]) {
+    const notHere: AgentEvent[] = [
+      textDelta('x'),
+      toolOk('t9'),
+      retryFired,
+      hookDone(),
+      completed('x'),
+      { type: 'LlmStarted' },
+      // Nothing is in flight at rest, so there is nothing to resume.
+      { type: 'Resume' },
+    ];
+    for (const event of notHere) {
+      expect(core.accepts(event)).toBe(false);
       expect(core.handleEvent(event)).toEqual([]);
     }
     expect(core.snapshot()).toEqual(before);
     expect(core.context).toBe(contextBefore);
-    expect(diagnostics).toHaveLength(5);
+    expect(diagnostics).toHaveLength(notHere.length);
+    expect(diagnostics.every((d) => d.code === 'EVENT_NOT_ACCEPTED')).toBe(true);
+    expect(diagnostics.at(-1)?.message).toBe(
+      'Resume is not accepted in state WaitingForUserInput.Ready; nothing changed',
+    );
     expect(diagnostics[0]).toMatchObject({
       code: 'EVENT_NOT_ACCEPTED',
       state: 'WaitingForUserInput',
-      message: 'LlmTextDelta is not accepted in state WaitingForUserInput; nothing changed',
+      message: 'LlmTextDelta is not accepted in state WaitingForUserInput.Ready; nothing changed',
     });
   });
 

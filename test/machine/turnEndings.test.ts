@@ -15,6 +15,26 @@ import {
 
 const types = (actions: AgentAction[]) => actions.map((action) => action.type);
 
+/**
+ * How calls an interrupt aborted are answered when they never said how they ended: the read-only
+ * `t1` did nothing that matters, the mutating `t2` may have taken effect.
+ */
+const silentCallResults = [
+  {
+    type: 'tool_result',
+    tool_use_id: 't1',
+    content: 'interrupted: the user interrupted the turn before this tool call finished',
+    is_error: true,
+  },
+  {
+    type: 'tool_result',
+    tool_use_id: 't2',
+    content:
+      'interrupted: the user interrupted the turn before this tool call finished; it may or may not have taken effect',
+    is_error: true,
+  },
+];
+
 describe('Interrupt', () => {
   it('in CallingLlm keeps the streamed text as an assistant message and cancels the model call', () => {
     const core = new AgentCore();
@@ -28,8 +48,12 @@ describe('Interrupt', () => {
       argumentsFragment: '{"co',
     });
     const actions = core.handleEvent(interrupt);
-    expect(core.state).toBe('WaitingForUserInput');
-    expect(actions).toEqual([{ type: 'Cancel', llm: true }, { type: 'WaitForInput' }]);
+    expect(core.stateValue).toEqual({ WaitingForUserInput: 'Ready' });
+    expect(actions).toEqual([
+      { type: 'LlmCallEnded', status: 'interrupted', transcriptIndex: 1 },
+      { type: 'Cancel', llm: true },
+      { type: 'WaitForInput' },
+    ]);
     expect(core.context.messages).toEqual([
       { role: 'user', content: 'write a poem' },
       { role: 'assistant', content: [{ type: 'text', text: 'Roses are red' }] },
@@ -54,7 +78,7 @@ describe('Interrupt', () => {
     core.handleEvent(toolOk('t2', 'done'));
     const actions = core.handleEvent(interrupt);
     // The user sees the turn end at once; the results wait for how the aborted calls end.
-    expect(core.state).toBe('WaitingForUserInput');
+    expect(core.stateValue).toEqual({ WaitingForUserInput: 'SettlingCancelledCalls' });
     expect(actions).toEqual([
       { type: 'Cancel', toolCallIds: ['t1', 't3'], graceMs: 5000 },
       { type: 'WaitForInput' },
@@ -62,11 +86,14 @@ describe('Interrupt', () => {
     expect(core.context.messages.at(-1)?.role).toBe('assistant');
     // t3 wrote its file anyway; t1 stopped on its signal.
     expect(core.handleEvent(toolOk('t3', 'wrote notes.txt'))).toEqual([]);
+    expect(core.stateValue).toEqual({ WaitingForUserInput: 'SettlingCancelledCalls' });
     core.handleEvent({
       type: 'ToolCompleted',
       callId: 't1',
       outcome: { status: 'error', error: { message: 'aborted' } },
     });
+    // The last aborted call settled: the results are in, and the agent takes input again.
+    expect(core.stateValue).toEqual({ WaitingForUserInput: 'Ready' });
     expect(core.context.messages.at(-1)).toEqual({
       role: 'user',
       content: [
@@ -91,34 +118,22 @@ describe('Interrupt', () => {
     expect(core.handleEvent({ type: 'ToolGraceExpired' })).toEqual([
       { type: 'Cancel', toolCallIds: ['t1', 't2'] },
     ]);
-    expect(core.context.messages.at(-1)).toEqual({
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: 't1',
-          content: 'interrupted: the user interrupted the turn before this tool call finished',
-          is_error: true,
-        },
-        {
-          type: 'tool_result',
-          tool_use_id: 't2',
-          content:
-            'interrupted: the user interrupted the turn before this tool call finished; it may or may not have taken effect',
-          is_error: true,
-        },
-      ],
-    });
+    expect(core.stateValue).toEqual({ WaitingForUserInput: 'Ready' });
+    expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: silentCallResults });
     expect(findTranscriptViolations(core.context.messages)).toEqual([]);
   });
 
   it('holds new input until the aborted calls are answered, then starts the turn', () => {
-    const core = new AgentCore();
+    const diagnostics: string[] = [];
+    const core = new AgentCore({}, { onDiagnostic: (d) => diagnostics.push(d.code) });
     core.handleEvent(userInput('go'));
     core.handleEvent(completed(null, [call('t1', 'bash')]));
     core.handleEvent(interrupt);
+    // Taken (queued), not refused: no diagnostic, though nothing is asked of the caller.
     expect(core.handleEvent(userInput('next'))).toEqual([]);
+    expect(diagnostics).toEqual([]);
     expect(core.context.queue).toHaveLength(1);
+    expect(core.stateValue).toEqual({ WaitingForUserInput: 'SettlingCancelledCalls' });
     const actions = core.handleEvent(toolOk('t1', 'finished'));
     expect(core.state).toBe('CallingLlm');
     const [send] = actions;
@@ -130,6 +145,22 @@ describe('Interrupt', () => {
     ]);
   });
 
+  it('answers the aborted calls with what is known when the agent is resumed while waiting for them', () => {
+    const core = new AgentCore();
+    core.handleEvent(userInput('go'));
+    core.handleEvent(completed(null, [call('t1', 'read_file'), call('t2', 'write_file')]));
+    core.handleEvent(interrupt);
+    core.handleEvent(userInput('next'));
+    // A restarted process cannot hear from the calls it was waiting for.
+    const actions = core.handleEvent({ type: 'Resume' });
+    expect(types(actions)).toEqual(['Cancel', 'SendLlmRequest']);
+    expect(actions[0]).toEqual({ type: 'Cancel', toolCallIds: ['t1', 't2'] });
+    expect(core.state).toBe('CallingLlm');
+    expect(core.context.messages.at(-2)?.content).toEqual(silentCallResults);
+    expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'next' });
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+  });
+
   it('answers at once, with what is known, when there is no grace period', () => {
     const core = new AgentCore({ toolGraceMs: 0 });
     core.handleEvent(userInput('go'));
@@ -138,6 +169,7 @@ describe('Interrupt', () => {
       { type: 'Cancel', toolCallIds: ['t1'] },
       { type: 'WaitForInput' },
     ]);
+    expect(core.stateValue).toEqual({ WaitingForUserInput: 'Ready' });
     expect(core.context.messages.at(-1)).toEqual({
       role: 'user',
       content: [
@@ -202,7 +234,7 @@ describe('queued input', () => {
     expect(core.context.queue).toEqual([{ role: 'user', content: 'second' }]);
     const actions = core.handleEvent(completed('answer one'));
     expect(core.state).toBe('CallingLlm');
-    expect(types(actions)).toEqual(['SendLlmRequest']);
+    expect(types(actions)).toEqual(['LlmCallEnded', 'SendLlmRequest']);
     expect(core.context.queue).toEqual([]);
     expect(core.context.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'second' });
@@ -217,7 +249,7 @@ describe('queued input', () => {
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'two' });
     core.handleEvent(completed('b'));
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'three' });
-    expect(types(core.handleEvent(completed('c')))).toEqual(['WaitForInput']);
+    expect(types(core.handleEvent(completed('c')))).toEqual(['LlmCallEnded', 'WaitForInput']);
   });
 
   it('an interrupt starts the next turn from the queue', () => {
@@ -226,7 +258,7 @@ describe('queued input', () => {
     core.handleEvent(textDelta('Let me'));
     core.handleEvent(userInput('never mind, this instead'));
     const actions = core.handleEvent(interrupt);
-    expect(types(actions)).toEqual(['Cancel', 'SendLlmRequest']);
+    expect(types(actions)).toEqual(['LlmCallEnded', 'Cancel', 'SendLlmRequest']);
     expect(core.state).toBe('CallingLlm');
     expect(core.context.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
@@ -236,7 +268,7 @@ describe('queued input', () => {
     core.handleEvent(userInput('a'));
     core.handleEvent(userInput('b'));
     const actions = core.handleEvent(llmError('server'));
-    expect(types(actions)).toEqual(['DisplayError', 'SendLlmRequest']);
+    expect(types(actions)).toEqual(['LlmCallEnded', 'DisplayError', 'SendLlmRequest']);
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'b' });
   });
 
@@ -300,6 +332,7 @@ describe('shutdown', () => {
     core.handleEvent(textDelta('partial'));
     const actions = core.handleEvent(shutdown);
     expect(actions).toEqual([
+      { type: 'LlmCallEnded', status: 'interrupted', transcriptIndex: 1 },
       { type: 'Cancel', llm: true },
       { type: 'Shutdown', discardedInput: [{ role: 'user', content: 'b' }] },
     ]);
@@ -316,7 +349,7 @@ describe('stop reasons', () => {
     core.handleEvent(userInput('do something bad'));
     const actions = core.handleEvent(completed(null, [call('t1', 'bash')], 'refusal'));
     expect(core.state).toBe('WaitingForUserInput');
-    expect(types(actions)).toEqual(['DisplayError', 'WaitForInput']);
+    expect(types(actions)).toEqual(['LlmCallEnded', 'DisplayError', 'WaitForInput']);
     expect(core.context.messages.at(-1)?.content).toEqual([
       {
         type: 'tool_result',
@@ -332,10 +365,13 @@ describe('stop reasons', () => {
     const core = new AgentCore({ maxTokens: 50 });
     core.handleEvent(userInput('long essay'));
     const actions = core.handleEvent(completed('It was a dark and', [], 'max_tokens'));
-    expect(actions[0]).toEqual({
-      type: 'DisplayError',
-      message: 'The response was cut off at max_tokens (50); ask the model to continue.',
-    });
+    expect(actions.slice(0, 2)).toEqual([
+      { type: 'LlmCallEnded', status: 'completed', transcriptIndex: 1 },
+      {
+        type: 'DisplayError',
+        message: 'The response was cut off at max_tokens (50); ask the model to continue.',
+      },
+    ]);
   });
 
   it('keeps thinking blocks and their signatures unchanged in the transcript', () => {

@@ -1,13 +1,15 @@
 /**
  * The package as a user gets it: `npm pack` (which builds first), the tarball installed into a
  * scratch project with `npm install`, and the README's actor-mode quick start run there as
- * written, the http-service example type-checked there, and the command started through `npx`.
+ * written, the http-service example type-checked there, a consumer type-checked without the
+ * optional peers and with `skipLibCheck: false`, and the command started through `npx`.
  *
  * Packing compiles the package and installing takes a while, so this runs with the end-to-end
  * tests (`npm run test:e2e`); the dependencies come from npm's cache (`--prefer-offline`).
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,6 +21,22 @@ const root = resolve(import.meta.dirname, '../..');
 
 interface PackedFile {
   path: string;
+}
+
+/** The tsconfig of a user's strict ESM project, with Node's types and these options. */
+function consumerTsconfig(options: Record<string, unknown>, include: string[]): string {
+  return JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noEmit: true,
+      types: ['node'],
+      ...options,
+    },
+    include,
+  });
 }
 
 describe('the packed package', () => {
@@ -98,23 +116,46 @@ describe('the packed package', () => {
     await cp(join(root, 'examples/http-service'), example, { recursive: true });
     await writeFile(
       join(example, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          typeRoots: [join(root, 'node_modules/@types')],
-          types: ['node'],
-        },
-        include: ['*.ts'],
-      }),
+      consumerTsconfig({ skipLibCheck: true, typeRoots: [join(root, 'node_modules/@types')] }, [
+        '*.ts',
+      ]),
     );
     const tsc = join(root, 'node_modules/.bin/tsc');
     await expect(run(tsc, ['-p', example], { cwd: example })).resolves.toBeDefined();
   }, 60_000);
+
+  it('type-checks, with skipLibCheck: false, for a user without the optional peers', async () => {
+    for (const peer of ['pg', '@types/pg', '@dbos-inc/dbos-sdk', '@statelyai/inspect']) {
+      expect(existsSync(join(scratch, 'node_modules', peer)), peer).toBe(false);
+    }
+    const consumer = join(scratch, 'strict-consumer');
+    // Node's types only: the repository's other @types (pg's among them) must not be found.
+    await mkdir(join(consumer, 'types'), { recursive: true });
+    await symlink(join(root, 'node_modules/@types/node'), join(consumer, 'types/node'));
+    await writeFile(
+      join(consumer, 'consumer.ts'),
+      [
+        "import { createAgent, createPostgresSessionStore } from 'agent-statechart';",
+        "import { toMermaid } from 'agent-statechart/diagram';",
+        "import { createStatelyInspector, startInspectorServer } from 'agent-statechart/inspect';",
+        "import { startMessagesApiServer } from 'agent-statechart/testing';",
+        'export const used = [createAgent, createPostgresSessionStore, toMermaid];',
+        'export const more = [createStatelyInspector, startInspectorServer, startMessagesApiServer];',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      join(consumer, 'tsconfig.json'),
+      consumerTsconfig({ skipLibCheck: false, typeRoots: ['./types'] }, ['consumer.ts']),
+    );
+    const tsc = join(root, 'node_modules/.bin/tsc');
+    const checked = await run(tsc, ['-p', consumer], { cwd: consumer }).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
+    expect(checked).toBe('');
+    // Every declaration file of the package and its dependencies is checked: a busy machine's minutes.
+  }, 240_000);
 
   it('starts the command through npx', async () => {
     const { stdout } = await run('npx', ['--no-install', 'agent-statechart', '--help'], {

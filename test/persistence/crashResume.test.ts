@@ -1,26 +1,38 @@
 /**
- * The crash test (issue 16): an agent in a child process runs a turn with streamed text, a retried
- * 529, two parallel tool calls (one mutating, counted in a side file), an approval and the
- * post-tools hook. An uninterrupted run gives the reference and, from its store, the list of
- * durable writes; then, for every write, a process is killed with SIGKILL right after it and a
- * new process resumes the session and finishes the turn.
+ * The crash test (issue 16): an agent in a child process runs the note turn (crash/noteTurn.ts):
+ * streamed text, a retried 529, input queued during a stream, two parallel tool calls (one
+ * mutating, counted in a side file), an approval, the post-tools hook, an interrupt during a
+ * stream and the queued input's own turn. An uninterrupted run gives the reference and, from its
+ * store, the list of durable writes; then, for every write, a process is killed with SIGKILL
+ * right after it and a new process resumes the session and finishes the turn. Every run's log,
+ * replayed from its first entry, reaches the chart its last process reached.
  */
-import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTranscriptViolations, type Message } from '../../src/index.js';
 import {
-  type MessagesApiServer,
-  overloaded,
-  reply,
-  type ScriptFunction,
-  startMessagesApiServer,
-} from '../../src/testing/index.js';
+  type AgentConfig,
+  type AgentContext,
+  type AgentStateValue,
+  createToolRegistry,
+  findTranscriptViolations,
+  type Message,
+  type StoredEntry,
+  type ToolResultBlock,
+} from '../../src/index.js';
+import { type MessagesApiServer, startMessagesApiServer } from '../../src/testing/index.js';
+import { INPUT, KEPT_TEXT, noteModel, noteTools, noteWorkspace, SECOND } from './crash/noteTurn.js';
+import {
+  countEvents,
+  durableView,
+  misplacedStreams,
+  replayLog,
+  streamsKeptBefore,
+} from './logChecks.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The child bundled once, so each of the many processes starts in a fraction of a second. */
@@ -33,10 +45,8 @@ const CHILD = join(
   'agent-statechart-tests',
   'crashChild.mjs',
 );
-const INPUT = 'Note down milk, then read my notes.';
 const UNKNOWN =
   'interrupted: the process stopped while this call was running; it may or may not have taken effect';
-const run = promisify(execFile);
 const directories: string[] = [];
 beforeAll(async () => {
   await build({
@@ -59,31 +69,31 @@ interface ChildResult {
   messages: Message[];
   writes: string[];
   state: string;
+  stateValue: AgentStateValue;
+  context: AgentContext;
+  log: StoredEntry[];
 }
 
-/** A model that answers by the conversation, so a request sent again gets the same answer. */
-function model(): ScriptFunction {
-  let overloadedOnce = false;
-  return (request) => {
-    const last = request.messages.at(-1);
-    if (typeof last?.content === 'string') {
-      if (!overloadedOnce) {
-        overloadedOnce = true;
-        return overloaded();
-      }
-      return reply(
-        [
-          { type: 'text', text: 'I will note it down and read your notes.' },
-          { type: 'tool_use', id: 'toolu_append', name: 'append_side', input: { line: 'milk' } },
-          { type: 'tool_use', id: 'toolu_read', name: 'read_notes', input: {} },
-        ],
-        { textChunkSize: 6 },
-      );
-    }
-    return reply('All done: milk is noted, and your notes say to remember it.', {
-      textChunkSize: 8,
-    });
-  };
+/** The chart's configuration in the child, as far as the chart's transitions read it. */
+const CONFIG: AgentConfig = {
+  permissions: { mode: 'default' },
+  tools: createToolRegistry(noteTools('unused')).specs(),
+};
+
+/**
+ * What every run's log must say: replayed from its first entry it reaches the chart the last
+ * process reached, and it keeps the two streams a person's action came into (merged: one
+ * `LlmStarted`, one `LlmTextDelta`), the one before the queued input and the one before the
+ * interrupt, and no other.
+ */
+function expectLogOf(result: ChildResult, where: string): void {
+  const replayed = replayLog(result.log, CONFIG);
+  expect(replayed.refused, where).toEqual([]);
+  expect(durableView(replayed.core), where).toEqual(durableView(result));
+  expect(misplacedStreams(result.log), where).toEqual([]);
+  expect(streamsKeptBefore(result.log), where).toEqual(['UserInput', 'Interrupt']);
+  expect(countEvents(result.log, 'LlmStarted'), where).toBe(2);
+  expect(countEvents(result.log, 'LlmTextDelta'), where).toBe(2);
 }
 
 interface World {
@@ -97,18 +107,8 @@ async function world(): Promise<World> {
   const directory = await mkdtemp(join(tmpdir(), 'crash-'));
   directories.push(directory);
   const workspace = join(directory, 'workspace');
-  await run('git', ['init', '-q', workspace]);
-  await writeFile(join(workspace, 'notes.txt'), 'remember the milk\n');
-  for (const args of [
-    ['config', 'user.name', 'Test'],
-    ['config', 'user.email', 'test@example.com'],
-    ['add', '-A'],
-    ['commit', '-qm', 'initial'],
-  ]) {
-    await run('git', args, { cwd: workspace });
-  }
-  const server = await startMessagesApiServer({ script: model() });
-  const sideFile = join(workspace, 'side.txt');
+  const sideFile = await noteWorkspace(workspace);
+  const server = await startMessagesApiServer({ script: noteModel() });
   return {
     directory,
     sideFile,
@@ -166,6 +166,16 @@ function withoutUnknownResults(messages: Message[], reference: Message[]): Messa
   });
 }
 
+/** The tool_result that answers the append (the model's `toolu_append` call). */
+function appendResultOf(messages: Message[]): ToolResultBlock | undefined {
+  return messages
+    .flatMap((message) => (typeof message.content === 'string' ? [] : message.content))
+    .find(
+      (block): block is ToolResultBlock =>
+        block.type === 'tool_result' && block.tool_use_id === 'toolu_append',
+    );
+}
+
 async function inBatches<T>(
   items: T[],
   size: number,
@@ -187,6 +197,14 @@ describe('a session killed at every durable write', () => {
       if (result === undefined) throw new Error('the reference run printed nothing');
       expect(result.state).toBe('WaitingForUserInput');
       expect(sideLines(await readFile(reference.sideFile, 'utf8'))).toEqual(['milk']);
+      // The turn went as planned: interrupted at its last answer's first piece, then the input
+      // queued during the first answer had its own turn.
+      expect(result.messages.slice(3)).toEqual([
+        { role: 'assistant', content: [{ type: 'text', text: KEPT_TEXT }] },
+        { role: 'user', content: SECOND },
+        { role: 'assistant', content: [{ type: 'text', text: 'Nothing else: milk is noted.' }] },
+      ]);
+      expectLogOf(result, 'the reference run');
       // Every boundary between two writes, with the work between them done: just before each
       // write from the second on (the first stores the user's input: before it, nothing was
       // acknowledged), and just after the last.
@@ -194,9 +212,11 @@ describe('a session killed at every durable write', () => {
         (_, index): { killBeforeWrite: number } | { killAfterWrite: number } =>
           index === 0 ? { killAfterWrite: result.writes.length } : { killBeforeWrite: index + 1 },
       );
-      // The turn writes its input, the 529, the response, the approval, each tool's start and
-      // outcome, the hook's start and result, the final response and the checkpoint at rest.
-      expect(boundaries.length).toBeGreaterThanOrEqual(12);
+      // The turn writes its input, the 529, the backoff's start, the timer, the stream with the
+      // queued input, the response, the approval, each tool's start and outcome, the hook's start
+      // and result, the stream with the interrupt, the queued input's call and its response with
+      // the checkpoint at rest.
+      expect(boundaries.length).toBeGreaterThanOrEqual(18);
 
       const outcomes: string[] = [];
       await inBatches(boundaries, 3, async (boundary) => {
@@ -211,14 +231,23 @@ describe('a session killed at every durable write', () => {
               ? `killed before write ${boundary.killBeforeWrite} (${result.writes[boundary.killBeforeWrite - 1]})`
               : `killed after the last write`;
           expect(findTranscriptViolations(messages), where).toEqual([]);
-          const inputs = messages.filter((message) => message.content === INPUT);
-          expect(inputs, where).toHaveLength(1);
+          for (const input of [INPUT, SECOND]) {
+            const sent = messages.filter((message) => message.content === input);
+            expect(sent, `${where}: ${input}`).toHaveLength(1);
+          }
           const side = sideLines(await readFile(crash.sideFile, 'utf8').catch(() => ''));
-          expect(side.length, where).toBeLessThanOrEqual(1);
+          expect([[], ['milk']], `${where}: ${side.join(', ')}`).toContainEqual(side);
           expect(withoutUnknownResults(messages, result.messages), where).toEqual(result.messages);
+          expectLogOf(resumed.result!, where);
+          // What the model was told of the append agrees with the side file: a success only
+          // when the line is there (no line, no success).
+          const told = appendResultOf(messages);
+          const appended = told !== undefined && told.is_error !== true;
+          if (appended)
+            expect(side, `${where}: the model was told it was appended`).toEqual(['milk']);
           const unknown = JSON.stringify(messages).includes('may or may not have taken effect');
           outcomes.push(
-            `${where}: ${side.length === 1 ? 'appended once' : 'not appended'}${unknown ? ', reported as unknown' : ''}`,
+            `${where}: ${side.length === 1 ? 'appended once' : 'not appended'}${appended ? ', reported done' : ''}${unknown ? ', reported as unknown' : ''}`,
           );
         } finally {
           await crash.server.close();

@@ -22,9 +22,10 @@ import {
 } from '../../src/persistence/postgresSessionStore.js';
 import { claimWhileAlive, registerExecutor } from '../../src/dbos/executorLiveness.js';
 import { createSessionInbox } from '../../src/dbos/sessionInbox.js';
-import type { SessionStore, StoredEntry } from '../../src/persistence/sessionStore.js';
+import type { SessionStore } from '../../src/persistence/sessionStore.js';
 import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
 import { describeSessionStore } from './sessionStoreConformance.js';
+import { event, inputText, userInput } from './storedEntries.js';
 
 const installation = inject('postgresInstallation');
 const APPEND_CHILD = join(import.meta.dirname, 'postgresAppendChild.ts');
@@ -59,13 +60,6 @@ async function versions(name: string): Promise<number[]> {
   );
   return rows.map((row) => row.version);
 }
-
-const event = (seq: number, data: unknown): StoredEntry => ({
-  seq,
-  at: 2_000 + seq,
-  kind: 'event',
-  data,
-});
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   return promise.then(
@@ -139,7 +133,7 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       const name = freshSchema();
       const store = openStore(name);
       expect(await store.list()).toEqual([]);
-      expect(await versions(name)).toEqual([1, 2, 3]);
+      expect(await versions(name)).toEqual([1, 2, 3, 4]);
       const { rows } = await admin.query<{ name: string }>(
         `SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY tablename`,
         [name],
@@ -169,8 +163,8 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       } finally {
         await pool.end();
       }
-      expect(await versions(name)).toEqual([1, 2]);
-      // A session written by the previous version, as it wrote it.
+      expect(await versions(name)).toEqual([1, 2, 3]);
+      // A session written by the previous version, as it wrote it, with an input in its inbox.
       await admin.query(
         `INSERT INTO ${q}.sessions (session_id, header, created_at, updated_at, head) VALUES ('old', $1, 1000, 2001, 1)`,
         [JSON.stringify({ sessionId: 'old', chartVersion: 'chart-1', createdAt: 1_000 })],
@@ -178,15 +172,27 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       await admin.query(
         `INSERT INTO ${q}.entries (session_id, seq, at, kind, data) VALUES ('old', 1, 2001, 'event', '{"type":"Interrupt"}')`,
       );
+      await admin.query(
+        `INSERT INTO ${q}.inbox (session_id, seq, at, input) VALUES ('old', 1, 2002, '{"type":"Interrupt"}')`,
+      );
 
       const store = openStore(name);
       expect((await store.list()).map((session) => session.sessionId)).toEqual(['old']);
-      expect(await versions(name)).toEqual([1, 2, 3]);
+      expect(await versions(name)).toEqual([1, 2, 3, 4]);
       expect((await store.load('old'))?.entries).toEqual([event(1, { type: 'Interrupt' })]);
-      // What version 3 adds is there, the old session with nothing taken from its inbox.
-      const { rows } = await admin.query(`SELECT inbox_taken FROM ${q}.sessions`);
-      expect(rows).toEqual([{ inbox_taken: 0 }]);
-      await admin.query(`SELECT seq FROM ${q}.inbox`);
+      // What version 4 adds is there: the old input, with no key, numbers on with keyed ones.
+      const inboxPool = openPostgresPool(server.connectionString, 1);
+      try {
+        const inbox = createSessionInbox(inboxPool, name);
+        const interrupt = { type: 'Interrupt' } as const;
+        const put = () =>
+          inbox.put('old', interrupt, async () => 'stored', { idempotencyKey: 'k' });
+        expect(await put()).toEqual({ seq: 2, repeated: false, result: 'stored' });
+        expect(await put()).toEqual({ seq: 2, repeated: true });
+        expect(await inbox.next('old')).toEqual({ seq: 1, event: interrupt });
+      } finally {
+        await inboxPool.end();
+      }
     });
 
     it('runs each migration once when many workers start on an empty schema together', async () => {
@@ -197,21 +203,25 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
           store.create({ sessionId: `w${index}`, chartVersion: 'chart-1', createdAt: index }),
         ),
       );
-      expect(await versions(name)).toEqual([1, 2, 3]);
+      expect(await versions(name)).toEqual([1, 2, 3, 4]);
       expect(await workers[0]!.list()).toHaveLength(6);
     });
 
     it('refuses a schema written by a newer version of the package', async () => {
       const name = freshSchema();
       await openStore(name).list();
+      const known = POSTGRES_MIGRATIONS.length;
       await admin.query(
-        `INSERT INTO ${quoteSchemaName(name)}.schema_migrations (version) VALUES (4)`,
+        `INSERT INTO ${quoteSchemaName(name)}.schema_migrations (version) VALUES ($1)`,
+        [known + 1],
       );
       const error = await openStore(name)
         .list()
         .catch((thrown: unknown) => thrown);
       expect(error).toMatchObject({ code: 'STORE_FAILED' });
-      expect(String(error)).toMatch(/version 4, newer than this package knows \(3\); upgrade/);
+      expect(String(error)).toContain(
+        `version ${known + 1}, newer than this package knows (${known}); upgrade`,
+      );
     });
 
     it('refuses a schema name that is not a plain identifier, and a store with no database', () => {
@@ -237,7 +247,10 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
           for (;;) {
             const head = (await store.load('s1'))!.head;
             const code = await codeOf(
-              store.append('s1', { after: head, entries: [event(head + 1, { who, index })] }),
+              store.append('s1', {
+                after: head,
+                entries: [event(head + 1, userInput(`${who} ${index}`))],
+              }),
             );
             if (code === undefined) break;
             expect(code).toBe('SESSION_CONFLICT');
@@ -252,9 +265,11 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       );
       for (const who of ['a', 'b']) {
         const mine = entries
-          .map((entry) => entry.data as { who: string; index: number })
-          .filter((data) => data.who === who);
-        expect(mine.map((data) => data.index)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+          .map((entry) => String(inputText(entry)).split(' '))
+          .filter(([writer]) => writer === who);
+        expect(mine.map(([, index]) => Number(index))).toEqual(
+          Array.from({ length: 40 }, (_, i) => i),
+        );
       }
       // Both really raced: at least one append was refused for a head that had moved.
       expect(conflicts).toBeGreaterThan(0);
@@ -299,8 +314,8 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       await late.append('s1', {
         after: 0,
         epoch: oldEpoch,
-        entries: [event(1, 'a')],
-        transcript: [{ index: 0, refs: [1], body: {} }],
+        entries: [event(1, userInput('a'))],
+        transcript: [{ index: 0, refs: [1], body: { from: 'message', ref: 1 } }],
       });
       const blocker = await lockTranscriptRecord(q);
       const order: string[] = [];
@@ -308,8 +323,8 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
         .append('s1', {
           after: 1,
           epoch: oldEpoch,
-          entries: [event(2, 'late')],
-          transcript: [{ index: 0, refs: [2], body: {} }],
+          entries: [event(2, userInput('late'))],
+          transcript: [{ index: 0, refs: [2], body: { from: 'message', ref: 2 } }],
         })
         .then(() => order.push('late write committed'));
       await until('the late write to wait on the lock', async () => {
@@ -335,10 +350,12 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       expect(newEpoch).toBe(oldEpoch + 1);
       // From now on the late writer is refused, whatever head it names; the new one writes.
       expect(
-        await codeOf(late.append('s1', { after: 2, epoch: oldEpoch, entries: [event(3, 'x')] })),
+        await codeOf(
+          late.append('s1', { after: 2, epoch: oldEpoch, entries: [event(3, userInput('x'))] }),
+        ),
       ).toBe('SESSION_FENCED');
-      await fresh.append('s1', { after: 2, epoch: newEpoch, entries: [event(3, 'b')] });
-      expect((await fresh.entries('s1')).map((entry) => entry.data)).toEqual(['a', 'late', 'b']);
+      await fresh.append('s1', { after: 2, epoch: newEpoch, entries: [event(3, userInput('b'))] });
+      expect((await fresh.entries('s1')).map(inputText)).toEqual(['a', 'late', 'b']);
     });
 
     it('a client killed in the middle of its transaction leaves the log as it was', async () => {
@@ -348,8 +365,8 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       await store.create({ sessionId: 's1', chartVersion: 'chart-1', createdAt: 1 });
       await store.append('s1', {
         after: 0,
-        entries: [event(1, 'kept')],
-        transcript: [{ index: 0, refs: [1], body: { kept: true } }],
+        entries: [event(1, userInput('kept'))],
+        transcript: [{ index: 0, refs: [1], body: { from: 'message', ref: 1 } }],
       });
       const blocker = await lockTranscriptRecord(q);
       const url = `${server.connectionString}?application_name=torn-writer`;
@@ -383,12 +400,12 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
       const loaded = await store.load('s1');
       expect(loaded?.head).toBe(1);
       expect(loaded?.checkpoint).toBeUndefined();
-      expect(loaded?.entries).toEqual([event(1, 'kept')]);
+      expect(loaded?.entries).toEqual([event(1, userInput('kept'))]);
       const { rows } = await admin.query(`SELECT count(*)::int AS n FROM ${q}.entries`);
       expect(rows[0]).toEqual({ n: 1 });
       const { rows: records } = await admin.query(`SELECT refs, body FROM ${q}.transcript`);
-      expect(records).toEqual([{ refs: [1], body: '{"kept":true}' }]);
-      await store.append('s1', { after: 1, entries: [event(2, 'next')] });
+      expect(records).toEqual([{ refs: [1], body: '{"from":"message","ref":1}' }]);
+      await store.append('s1', { after: 1, entries: [event(2, userInput('next'))] });
       expect((await store.load('s1'))?.head).toBe(2);
     });
 

@@ -53,7 +53,8 @@ describe('a session reopened with work in flight', () => {
       await s.handleEvent({ type: 'LlmTextDelta', content: 'Hel' });
     });
     expect(session.core.state).toBe('CallingLlm');
-    expect(session.resume).toEqual({ type: 'Resume' });
+    // No tool call had started: the log says so, and the chart makes of it what it means here.
+    expect(session.resume).toEqual({ type: 'Resume', startedToolCallIds: [] });
     const actions = await session.handleEvent(session.resume!);
     expect(types(actions)).toEqual(['SendLlmRequest']);
     expect(session.core.context.streamingText).toBe('');
@@ -63,6 +64,31 @@ describe('a session reopened with work in flight', () => {
       role: 'assistant',
       content: [{ type: 'text', text: 'Hello' }],
     });
+  });
+
+  it('drops the lost call’s text even where the log kept it (input queued mid-stream)', async () => {
+    const { session, store } = await restartAfter({}, async (s) => {
+      await s.handleEvent(userInput('hi'));
+      await s.started({ effect: 'llm' });
+      await s.handleEvent({ type: 'LlmStarted' });
+      await s.handleEvent({ type: 'LlmTextDelta', content: 'Hel' });
+      await s.handleEvent(userInput('and then?'));
+    });
+    // The stream was stored, merged, because the input came before the call's end.
+    const kept = (await store.entries('s')).flatMap((entry) =>
+      entry.kind === 'event' ? [entry.data.type] : [],
+    );
+    expect(kept).toEqual(['UserInput', 'LlmStarted', 'LlmTextDelta', 'UserInput']);
+    expect(session.core.context.streamingText).toBe('Hel');
+    expect(types(await session.handleEvent(session.resume!))).toEqual(['SendLlmRequest']);
+    expect(session.core.context.streamingText).toBe('');
+    await session.handleEvent({ type: 'LlmTextDelta', content: 'Hello' });
+    await session.handleEvent({ type: 'Interrupt' });
+    expect(session.core.context.messages.slice(1)).toEqual([
+      { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] },
+      // The queued input starts the next turn.
+      { role: 'user', content: 'and then?' },
+    ]);
   });
 
   it('runs tool calls again only if they never started or cannot change anything twice', async () => {
@@ -136,29 +162,87 @@ describe('a session reopened with work in flight', () => {
     expect(types(await session.handleEvent(session.resume!))).toEqual(['RunPostToolsHook']);
   });
 
-  it('waits out what was left of a retry backoff, not the whole of it again', async () => {
-    let now = 10_000;
-    const clock = () => now;
+  describe('a retry backoff', () => {
     const config: AgentConfig = {
       retry: { baseDelayMs: 400, factor: 1, maxDelayMs: 400, seed: 3 },
     };
-    const { session } = await restartAfter(
-      config,
-      async (s) => {
-        await s.handleEvent(userInput('hi'));
-        await s.handleEvent({
-          type: 'LlmError',
-          error: { kind: 'overloaded', message: 'Overloaded' },
-        });
-        now += 150;
-      },
-      clock,
-    );
-    expect(session.core.state).toBe('Error');
-    const delay = session.core.context.retryDelayMs;
-    expect(session.resume).toEqual({ type: 'Resume', retryDelayMs: delay - 150 });
-    const actions = await session.handleEvent(session.resume!);
-    expect(actions).toEqual([{ type: 'ScheduleRetry', delayMs: delay - 150, attempt: 2 }]);
+    /** A model call fails; the backoff it asks for starts (recorded first) when `startBackoff`. */
+    async function failedCall(s: SessionCore, startBackoff: boolean): Promise<number> {
+      await s.handleEvent(userInput('hi'));
+      await s.started({ effect: 'llm' });
+      const actions = await s.handleEvent({
+        type: 'LlmError',
+        error: { kind: 'overloaded', message: 'Overloaded' },
+      });
+      const retry = actions.find((action) => action.type === 'ScheduleRetry');
+      if (retry === undefined) throw new Error(`no ScheduleRetry in ${types(actions).join(', ')}`);
+      if (startBackoff) await s.started({ effect: 'retry', delayMs: retry.delayMs });
+      return retry.delayMs;
+    }
+
+    it('waits out what was left of it, not the whole of it again', async () => {
+      let now = 10_000;
+      let delay = 0;
+      const { session } = await restartAfter(
+        config,
+        async (s) => {
+          delay = await failedCall(s, true);
+          now += 150;
+        },
+        () => now,
+      );
+      expect(session.core.state).toBe('Error');
+      expect(delay).toBeGreaterThan(150);
+      expect(session.resume).toEqual({
+        type: 'Resume',
+        startedToolCallIds: [],
+        retryElapsedMs: 150,
+      });
+      const actions = await session.handleEvent(session.resume!);
+      expect(actions).toEqual([{ type: 'ScheduleRetry', delayMs: delay - 150, attempt: 2 }]);
+    });
+
+    it('waits all of it when the process stopped before it started', async () => {
+      let now = 10_000;
+      let delay = 0;
+      const { session } = await restartAfter(
+        config,
+        async (s) => {
+          delay = await failedCall(s, false);
+          now += 150;
+        },
+        () => now,
+      );
+      expect(session.resume).toEqual({ type: 'Resume', startedToolCallIds: [] });
+      const actions = await session.handleEvent(session.resume!);
+      expect(actions).toEqual([{ type: 'ScheduleRetry', delayMs: delay, attempt: 2 }]);
+    });
+
+    it('counts every part already waited across restarts, each once', async () => {
+      let now = 10_000;
+      const clock = () => now;
+      const store = createMemorySessionStore();
+      const first = await SessionCore.open(store, 's', { config, clock });
+      const delay = await failedCall(first, true);
+      expect(delay).toBeGreaterThan(300);
+      now += 100;
+      // Restarted: the backoff goes on with what is left, and its start is recorded again.
+      const second = await SessionCore.open(store, 's', { config, clock });
+      const [resumed] = await second.handleEvent(second.resume!);
+      expect(resumed).toEqual({ type: 'ScheduleRetry', delayMs: delay - 100, attempt: 2 });
+      await second.started({ effect: 'retry', delayMs: delay - 100 });
+      now += 50;
+      const third = await SessionCore.open(store, 's', { config, clock });
+      expect(await third.handleEvent(third.resume!)).toEqual([
+        { type: 'ScheduleRetry', delayMs: delay - 150, attempt: 2 },
+      ]);
+      // Stopped again before that restart's backoff was recorded as started.
+      now += 30;
+      const fourth = await SessionCore.open(store, 's', { config, clock });
+      expect(await fourth.handleEvent(fourth.resume!)).toEqual([
+        { type: 'ScheduleRetry', delayMs: delay - 180, attempt: 2 },
+      ]);
+    });
   });
 
   it('asks again for an approval that was pending, and keeps queued input queued', async () => {

@@ -4,12 +4,13 @@
  * data the way a disk or a hand-edited database would.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentStatechartError } from '../../src/index.js';
+import { type AgentEvent, AgentStatechartError } from '../../src/index.js';
 import type {
   SessionStore,
   SessionWrite,
   StoredEntry,
 } from '../../src/persistence/sessionStore.js';
+import { checkpoint, event, inputText, userInput } from './storedEntries.js';
 
 export interface StoreUnderTest {
   open(): Promise<SessionStore>;
@@ -23,18 +24,6 @@ const header = (sessionId: string, createdAt = 1_000) => ({
   sessionId,
   chartVersion: 'chart-1',
   createdAt,
-});
-
-const event = (seq: number, data: unknown, at = 2_000 + seq): StoredEntry => ({
-  seq,
-  at,
-  kind: 'event',
-  data,
-});
-
-const userInput = (text: string) => ({
-  type: 'UserInput',
-  message: { role: 'user', content: text },
 });
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
@@ -71,13 +60,22 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
     });
 
     it('appends entries in order and loads them back exactly', async () => {
+      // Text beyond ASCII, and JSON nested the way a tool's output may be.
+      const toolOutcome: AgentEvent = {
+        type: 'ToolCompleted',
+        callId: 'toolu_1',
+        outcome: {
+          status: 'success',
+          output: { note: 'ünïcødé ✓', nested: { list: [1, null, true] } },
+        },
+      };
       await store.create(header('s1'));
       await store.append('s1', { after: 0, entries: [event(1, userInput('hi'))] });
       await store.append('s1', {
         after: 1,
         entries: [
           { seq: 2, at: 3_000, kind: 'started', data: { effect: 'llm' } },
-          event(3, { type: 'Interrupt', note: 'ünïcødé ✓', nested: { list: [1, null, true] } }),
+          event(3, toolOutcome),
         ],
       });
       const loaded = await store.load('s1');
@@ -85,7 +83,7 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
       expect(loaded?.entries).toEqual([
         event(1, userInput('hi')),
         { seq: 2, at: 3_000, kind: 'started', data: { effect: 'llm' } },
-        event(3, { type: 'Interrupt', note: 'ünïcødé ✓', nested: { list: [1, null, true] } }),
+        event(3, toolOutcome),
       ]);
       expect(await store.entries('s1', { after: 1, limit: 1 })).toEqual([
         { seq: 2, at: 3_000, kind: 'started', data: { effect: 'llm' } },
@@ -98,28 +96,18 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
         after: 0,
         entries: [
           event(1, userInput('one')),
-          event(2, { type: 'Noise' }),
+          event(2, { type: 'SetPermissionMode', mode: 'plan' }),
           event(3, userInput('two')),
         ],
         transcript: [
           { index: 0, refs: [1], body: { from: 'message', ref: 1 } },
           { index: 1, refs: [3], body: { from: 'message', ref: 3 } },
         ],
-        checkpoint: {
-          seq: 3,
-          state: 'WaitingForUserInput',
-          messageCount: 2,
-          context: { retries: 0 },
-        },
+        checkpoint: checkpoint(3, 'WaitingForUserInput', 2),
       });
       await store.append('s1', { after: 3, entries: [event(4, userInput('three'))] });
       const loaded = await store.load('s1');
-      expect(loaded?.checkpoint).toEqual({
-        seq: 3,
-        state: 'WaitingForUserInput',
-        messageCount: 2,
-        context: { retries: 0 },
-      });
+      expect(loaded?.checkpoint).toEqual(checkpoint(3, 'WaitingForUserInput', 2));
       expect(loaded?.transcript.map((record) => record.index)).toEqual([0, 1]);
       // Entry 2 is neither referenced nor after the checkpoint: it is not read.
       expect(loaded?.entries.map((entry) => entry.seq)).toEqual([1, 3, 4]);
@@ -128,10 +116,10 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
         after: 4,
         entries: [],
         transcript: [{ index: 2, refs: [4], body: { from: 'message', ref: 4 } }],
-        checkpoint: { seq: 4, state: 'CallingLlm', messageCount: 3, context: { retries: 1 } },
+        checkpoint: checkpoint(4, 'CallingLlm', 3, 1),
       });
       const again = await store.load('s1');
-      expect(again?.checkpoint?.seq).toBe(4);
+      expect(again?.checkpoint).toEqual(checkpoint(4, 'CallingLlm', 3, 1));
       expect(again?.transcript).toHaveLength(3);
       expect(again?.entries.map((entry) => entry.seq)).toEqual([1, 3, 4]);
     });
@@ -161,8 +149,13 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
       await store.append('s1', { after: 0, entries: [event(1, userInput('kept'))] });
       const torn: SessionWrite = {
         after: 1,
-        entries: [event(2, userInput('a')), event(3, userInput('b')), event(4, { bad: 10n })],
-        checkpoint: { seq: 4, state: 'WaitingForUserInput', messageCount: 0, context: {} },
+        entries: [
+          event(2, userInput('a')),
+          event(3, userInput('b')),
+          // A value JSON cannot hold, as a broken caller might pass.
+          event(4, { ...userInput('c'), bad: 10n } as AgentEvent),
+        ],
+        checkpoint: checkpoint(4, 'WaitingForUserInput', 0),
       };
       await expectCode(store.append('s1', torn), 'INVALID_OPTION');
       const loaded = await store.load('s1');
@@ -184,7 +177,7 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
         store.append('s1', {
           after: 0,
           entries: [event(1, userInput('x'))],
-          checkpoint: { seq: 5, state: 'WaitingForUserInput', messageCount: 0, context: {} },
+          checkpoint: checkpoint(5, 'WaitingForUserInput', 0),
         }),
         'INVALID_OPTION',
       );
@@ -192,7 +185,7 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
         store.append('s1', {
           after: 0,
           entries: [event(1, userInput('x'))],
-          transcript: [{ index: 0, refs: [7], body: {} }],
+          transcript: [{ index: 0, refs: [7], body: { from: 'message', ref: 7 } }],
         }),
         'INVALID_OPTION',
       );
@@ -225,7 +218,7 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
         after: 0,
         entries: [event(1, userInput('b'), 4_000)],
         transcript: [{ index: 0, refs: [1], body: { from: 'message', ref: 1 } }],
-        checkpoint: { seq: 1, state: 'CallingLlm', messageCount: 1, context: {} },
+        checkpoint: checkpoint(1, 'CallingLlm', 1),
       });
       const list = await store.list();
       expect(list.map((session) => session.sessionId)).toEqual(['old', 'new']);
@@ -258,11 +251,7 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
       );
       await store.append('s1', { after: 1, epoch: second, entries: [event(2, userInput('b'))] });
       const loaded = await store.load('s1');
-      expect(
-        loaded?.entries.map(
-          (entry) => (entry.data as { message: { content: string } }).message.content,
-        ),
-      ).toEqual(['a', 'b']);
+      expect(loaded?.entries.map(inputText)).toEqual(['a', 'b']);
     });
 
     it('holds a session of 10,000 messages and loads it from its checkpoint', async () => {
@@ -282,7 +271,7 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
             refs: [entry.seq],
             body: { from: 'message', ref: entry.seq },
           })),
-          checkpoint: { seq: head, state: 'WaitingForUserInput', messageCount: head, context: {} },
+          checkpoint: checkpoint(head, 'WaitingForUserInput', head),
         });
       }
       const loaded = await store.load('long');
@@ -302,7 +291,7 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
             after: 0,
             entries: [event(1, userInput('a')), event(2, userInput('b'))],
             transcript: [{ index: 0, refs: [1], body: { from: 'message', ref: 1 } }],
-            checkpoint: { seq: 2, state: 'WaitingForUserInput', messageCount: 1, context: {} },
+            checkpoint: checkpoint(2, 'WaitingForUserInput', 1),
           });
         }
         await subject.corrupt!(store, 'broken', 'entry');

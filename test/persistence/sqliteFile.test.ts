@@ -13,6 +13,7 @@ import { AgentStatechartError } from '../../src/machine/agentStatechartError.js'
 import { CHART_VERSION } from '../../src/persistence/chartVersion.js';
 import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
 import { migrateSqlite, SQLITE_MIGRATIONS } from '../../src/persistence/sqliteMigrations.js';
+import { event, inputText, userInput } from './storedEntries.js';
 
 const WRITER = join(import.meta.dirname, 'sqlite', 'sqliteWriter.ts');
 const directories: string[] = [];
@@ -72,9 +73,9 @@ describe('a SQLite session file', () => {
     );
     for (const name of ['a', 'b']) {
       const own = entries
-        .map((entry) => entry.data as { writer: string; i: number })
-        .filter((data) => data.writer === name)
-        .map((data) => data.i);
+        .map((entry) => String(inputText(entry)).split(' '))
+        .filter(([writer]) => writer === name)
+        .map(([, index]) => Number(index));
       expect(own).toEqual(Array.from({ length: writes }, (_, i) => i));
     }
   }, 60_000);
@@ -109,9 +110,7 @@ describe('a SQLite session file', () => {
     expect(session?.head).toBe(entries.length);
     await store.append('torn', {
       after: entries.length,
-      entries: [
-        { seq: entries.length + 1, at: Date.now(), kind: 'event', data: { after: 'kill' } },
-      ],
+      entries: [event(entries.length + 1, userInput('after the kill'), Date.now())],
     });
     expect((await store.load('torn'))?.head).toBe(entries.length + 1);
     await store.close();

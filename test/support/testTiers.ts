@@ -10,6 +10,7 @@ export const BROWSER_TEST_FILES = [
   'test/inspect/inspectorPage.test.ts',
   'test/inspect/inspectorPageLoad.test.ts',
   'test/inspect/storedSessionPage.test.ts',
+  'test/inspect/statelyRelayPage.test.ts',
 ];
 
 /**
@@ -22,4 +23,20 @@ export const END_TO_END_TEST_FILES = [
   'test/package/packedPackage.test.ts',
   'test/cli/npmStart.test.ts',
   'test/docs/generatedDocs.test.ts',
+];
+
+/**
+ * `npm run test:sdk-transport`: the tests whose model calls go over the transport the suite is
+ * told to use (test/support/llmTransport.ts), run once more over the SDK's own streaming, so the
+ * transport `npm test` does not pick by default passes them too. The tests that hold the two
+ * transports side by side run both in `npm test` already and are not among them.
+ */
+export const MODEL_CALL_TEST_FILES = [
+  'test/actors/llm/streamLlmResponse.test.ts',
+  'test/actors/llm/finalMessage.test.ts',
+  'test/actors/tools/unconfinedBash.test.ts',
+  'test/agent/**/*.test.ts',
+  'test/inspect/createStatelyInspector.test.ts',
+  'test/persistence/agentHost.test.ts',
+  'test/persistence/crashResume.test.ts',
 ];

@@ -4,23 +4,38 @@
  * fails the run if the type it guards ever becomes too loose.
  */
 import { describe, expectTypeOf, it } from 'vitest';
-import { type AnyEventObject, type EventObject, fromCallback } from 'xstate';
+import { type AnyEventObject, type EventObject, fromCallback, type SnapshotFrom } from 'xstate';
 import * as entry from '../../src/index.js';
-import type { AGENT_STATE_NAMES } from '../../src/index.js';
+import type { AGENT_STATE_NAMES, StartupDiagnosticCode } from '../../src/index.js';
 import {
+  type Agent,
   type AgentAction,
+  type AgentActorName,
   type AgentConfig,
   type AgentContext,
   AgentCore,
+  type AgentDiagnosticCode,
   type AgentEvent,
+  type AgentEventType,
+  type AgentNotification,
+  type AgentNotifications,
   type AgentSnapshot,
   type AgentStateName,
+  type AgentStateValue,
   agentMachine,
+  type EffectStart,
+  EVENT_TRAITS,
+  type EventOrigin,
+  type EventTraits,
   type LlmActorInput,
   type LlmRequest,
+  type LlmStartedEvent,
   type Message,
+  type PostToolsHookCompletedEvent,
+  type ResumeEvent,
   type ToolActorInput,
   type ToolCall,
+  type ToolOutcome,
 } from '../../src/index.js';
 
 /** True when a value of type T survives `JSON.stringify` unchanged in shape: no functions, no class methods. */
@@ -36,6 +51,9 @@ type JsonSafe<T> = T extends string | number | boolean | null | undefined
           ? AllTrue<{ [K in keyof T]-?: JsonSafe<T[K]> }>
           : true;
 type AllTrue<T> = false extends T[keyof T] ? false : true;
+
+/** An intersection of object types as the one object type it stands for. */
+type Flat<T> = { [K in keyof T]: T[K] };
 
 declare const core: AgentCore;
 declare const action: AgentAction;
@@ -79,9 +97,10 @@ describe('AgentCore.handleEvent', () => {
     });
   });
 
-  it('names exactly the events and actions of DESIGN section 1, plus ToolGraceExpired and Resume', () => {
+  it('names exactly the events and actions of DESIGN section 1, plus those of waits, restarts and attempts', () => {
     expectTypeOf<AgentEvent['type']>().toEqualTypeOf<
       | 'UserInput'
+      | 'LlmStarted'
       | 'LlmTextDelta'
       | 'LlmToolCallDelta'
       | 'LlmCompleted'
@@ -99,6 +118,7 @@ describe('AgentCore.handleEvent', () => {
     >();
     expectTypeOf<AgentAction['type']>().toEqualTypeOf<
       | 'SendLlmRequest'
+      | 'LlmCallEnded'
       | 'ExecuteTools'
       | 'RunPostToolsHook'
       | 'WaitForInput'
@@ -122,12 +142,47 @@ describe('AgentCore.handleEvent', () => {
     core.handleEvent({ type: 'ToolApproval', callId: 't1', decision: 'maybe' });
     // @ts-expect-error an unknown error kind
     core.handleEvent({ type: 'LlmError', error: { kind: 'teapot', message: 'no' } });
+    // @ts-expect-error a Resume says how long the backoff was waited, not how long is left
+    core.handleEvent({ type: 'Resume', retryDelayMs: 100 });
+    // @ts-expect-error a hook's failure is a message
+    core.handleEvent({ type: 'PostToolsHookCompleted', actionTaken: false, error: new Error('x') });
+  });
+
+  it('takes the events of an attempt starting, a failed hook and a restart, with their payloads', () => {
+    expectTypeOf<LlmStartedEvent>().toEqualTypeOf<{ type: 'LlmStarted' }>();
+    expectTypeOf<Extract<AgentEvent, { type: 'LlmStarted' }>>().toEqualTypeOf<LlmStartedEvent>();
+    expectTypeOf<PostToolsHookCompletedEvent['error']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<ResumeEvent>().toEqualTypeOf<{
+      type: 'Resume';
+      startedToolCallIds?: string[];
+      retryElapsedMs?: number;
+    }>();
+    expectTypeOf<AgentCore['handleEvent']>().toBeCallableWith({ type: 'LlmStarted' });
+    expectTypeOf<AgentCore['handleEvent']>().toBeCallableWith({
+      type: 'PostToolsHookCompleted',
+      actionTaken: false,
+      error: 'auto-commit failed: index.lock exists',
+    });
+    expectTypeOf<AgentCore['handleEvent']>().toBeCallableWith({
+      type: 'Resume',
+      startedToolCallIds: ['toolu_1'],
+      retryElapsedMs: 900,
+    });
+    expectTypeOf<AgentCore['accepts']>().parameter(0).toEqualTypeOf<AgentEvent>();
+    expectTypeOf<AgentCore['accepts']>().returns.toEqualTypeOf<boolean>();
   });
 
   it('narrows an action by its type to its payload', () => {
     if (action.type === 'SendLlmRequest') {
       expectTypeOf(action.request).toEqualTypeOf<LlmRequest>();
       expectTypeOf(action.request.messages).toEqualTypeOf<Message[]>();
+      expectTypeOf(action.attempt).toEqualTypeOf<number>();
+    }
+    if (action.type === 'LlmCallEnded') {
+      expectTypeOf(action.status).toEqualTypeOf<'completed' | 'failed' | 'interrupted'>();
+    }
+    if (action.type === 'DisplayError') {
+      expectTypeOf(action.source).toEqualTypeOf<'hook' | undefined>();
     }
     if (action.type === 'ExecuteTools') expectTypeOf(action.calls).toEqualTypeOf<ToolCall[]>();
     if (action.type === 'ScheduleRetry') {
@@ -169,6 +224,29 @@ describe('AgentCore state and snapshot', () => {
     const state: AgentStateName = 'Thinking';
     expectTypeOf(state).toEqualTypeOf<AgentStateName>();
     expectTypeOf(core.context).toEqualTypeOf<AgentContext>();
+  });
+
+  it('reports where the chart is, nested states included, as the XState state value', () => {
+    expectTypeOf(core.stateValue).toEqualTypeOf<AgentStateValue>();
+    expectTypeOf<Agent['stateValue']>().toEqualTypeOf<AgentStateValue>();
+    expectTypeOf<Agent['state']>().toEqualTypeOf<AgentStateName>();
+    expectTypeOf<AgentStateValue>().toEqualTypeOf<
+      | 'CallingLlm'
+      | 'ProcessingLlmResponse'
+      | 'ExecutingTools'
+      | 'PostToolsHook'
+      | 'Error'
+      | 'ShuttingDown'
+      | { WaitingForUserInput: 'Ready' | 'SettlingCancelledCalls' }
+    >();
+    // The machine's own snapshots say the same.
+    expectTypeOf<SnapshotFrom<typeof agentMachine>['value']>().toEqualTypeOf<AgentStateValue>();
+    // @ts-expect-error WaitingForUserInput is always one of its nested states
+    const waiting: AgentStateValue = 'WaitingForUserInput';
+    expectTypeOf(waiting).toEqualTypeOf<AgentStateValue>();
+    // @ts-expect-error not a state nested in WaitingForUserInput
+    const thinking: AgentStateValue = { WaitingForUserInput: 'Thinking' };
+    expectTypeOf(thinking).toEqualTypeOf<AgentStateValue>();
   });
 
   it('has a JSON-compatible snapshot (no functions anywhere) that fromSnapshot takes back', () => {
@@ -219,6 +297,75 @@ describe('agentMachine.provide', () => {
     const llm = fromCallback<EventObject, LlmActorInput>(() => undefined);
     // @ts-expect-error the chart invokes no actor named 'search'
     agentMachine.provide({ actors: { search: llm } });
+  });
+});
+
+describe('EVENT_TRAITS', () => {
+  it('says, for every event type and no other, who sends it', () => {
+    expectTypeOf(EVENT_TRAITS).toEqualTypeOf<Readonly<Record<AgentEventType, EventTraits>>>();
+    expectTypeOf<EventOrigin>().toEqualTypeOf<'caller' | 'store' | AgentActorName>();
+    expectTypeOf<AgentActorName>().toEqualTypeOf<
+      'llm' | 'tool' | 'postToolsHook' | 'retryTimer' | 'toolGraceTimer'
+    >();
+    expectTypeOf<EventTraits>().toEqualTypeOf<{
+      origin: EventOrigin;
+      streamed?: true;
+      displayOnly?: true;
+    }>();
+    // @ts-expect-error no such event type
+    expectTypeOf(EVENT_TRAITS).toHaveProperty('Teleport');
+  });
+});
+
+describe('diagnostics and effects', () => {
+  it('name an actor that threw among the reasons an event changed nothing', () => {
+    expectTypeOf<AgentDiagnosticCode>().toEqualTypeOf<
+      | 'MALFORMED_EVENT'
+      | 'EVENT_NOT_ACCEPTED'
+      | 'AGENT_STOPPED'
+      | 'TRANSITION_FAILED'
+      | 'ACTOR_FAILED'
+    >();
+  });
+
+  it('record the start of a retry backoff with its delay', () => {
+    expectTypeOf<Extract<EffectStart, { effect: 'retry' }>>().toEqualTypeOf<{
+      effect: 'retry';
+      delayMs: number;
+    }>();
+    expectTypeOf<EffectStart['effect']>().toEqualTypeOf<'llm' | 'tool' | 'hook' | 'retry'>();
+  });
+});
+
+describe('AgentNotification', () => {
+  it('is one value per notification, tagged with its name, narrowing to its payload', () => {
+    // `action` is every action as it is, already tagged with its own type: not a value here.
+    expectTypeOf<AgentNotification['type']>().toEqualTypeOf<
+      Exclude<keyof AgentNotifications, 'action'>
+    >();
+    type Of<Name extends AgentNotification['type']> = Flat<
+      Extract<AgentNotification, { type: Name }>
+    >;
+    expectTypeOf<Of<'llmStart'>>().toEqualTypeOf<{
+      type: 'llmStart';
+      attempt: number;
+      transcriptIndex: number;
+    }>();
+    expectTypeOf<Of<'llmEnd'>>().toEqualTypeOf<{
+      type: 'llmEnd';
+      status: 'completed' | 'failed' | 'interrupted';
+      transcriptIndex: number;
+    }>();
+    expectTypeOf<Of<'text'>>().toEqualTypeOf<{ type: 'text'; text: string }>();
+    expectTypeOf<Of<'error'>['source']>().toEqualTypeOf<'chart' | 'hook' | 'listener' | 'agent'>();
+    expectTypeOf<Of<'toolEnd'>['call']>().toEqualTypeOf<ToolCall>();
+    expectTypeOf<Of<'toolEnd'>['outcome']>().toEqualTypeOf<ToolOutcome>();
+    expectTypeOf<Of<'diagnostic'>['code']>().toEqualTypeOf<
+      AgentDiagnosticCode | StartupDiagnosticCode
+    >();
+    // @ts-expect-error a text notification carries `text`
+    const text: AgentNotification = { type: 'text', content: 'Hi' };
+    expectTypeOf(text).toEqualTypeOf<AgentNotification>();
   });
 });
 

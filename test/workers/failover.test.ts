@@ -4,10 +4,13 @@
  * against a scripted model in its own process. One worker is SIGKILLed mid-load and restarted
  * later; another is SIGSTOPped past its lease and SIGCONTed (it must find itself declared dead and
  * exit, its late writes refused). Every session must complete with no input lost, no tool_use
- * left without its result and no mutating call run twice; the time from a worker's death to its
- * sessions moving on is measured and printed.
+ * left without its result and no mutating call run twice, and a client reading the drives'
+ * streams must rebuild exactly the assistant texts each session stored; the time from a worker's
+ * death to the next step of each session it held is measured and printed.
  *
- * `SESSIONS` and `TURNS` in the environment scale it down for a quick look.
+ * `SESSIONS` and `TURNS` in the environment scale it down for a quick look (not under CI, which
+ * runs at least the defaults); `CONVERSATIONS` (default 60 at a time) and `CONCURRENCY` (each
+ * worker's, default 40) load it more.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,20 +20,23 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   connectSessionClient,
   type DriveStreamValue,
+  type Recovery,
   type SessionClient,
   sessionOfDrive,
 } from '../../src/dbos/index.js';
-import { findTranscriptViolations, type Message } from '../../src/index.js';
+import { type AgentEvent, findTranscriptViolations, type Message } from '../../src/index.js';
 import { openSession } from '../../src/persistence/openSession.js';
 import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
+import { testSize } from '../support/testSize.js';
 
 const installation = inject('postgresInstallation');
-const SESSIONS = Number(process.env.SESSIONS ?? 200);
-const TURNS = Number(process.env.TURNS ?? 3);
+const SESSIONS = testSize('SESSIONS', 200);
+const TURNS = testSize('TURNS', 3);
+const CONVERSATIONS = testSize('CONVERSATIONS', 60);
 const LEASE_MS = 2_000;
 const WORKER = join(import.meta.dirname, 'workerMain.ts');
 const MODEL = join(import.meta.dirname, 'scriptedModelMain.ts');
@@ -101,7 +107,8 @@ async function startWorker(name: string): Promise<Worker> {
     stderr: () => stderr.slice(-2000),
   };
   workers.set(name, worker);
-  // As a supervisor would: a worker that exits on its own is started again (and counted).
+  // As a supervisor would: a worker that exits on its own is started again, so the test goes on
+  // to its end; the exit fails the test it happened in (afterEach).
   void exited.then((code) => {
     if (worker.expected || finished) return;
     unexpectedExits.push(`${name} exited ${code}: ${stderr.slice(-500)}`);
@@ -111,11 +118,33 @@ async function startWorker(name: string): Promise<Worker> {
   return worker;
 }
 
-/** Drives one session through its turns as a client would, approving every mutating call. */
-async function converse(sessionId: string, onTurn: (ms: number) => void): Promise<void> {
+/**
+ * The sessions whose drives the surviving workers took over from `worker` once it was declared
+ * dead, from the recoveries every worker printed.
+ */
+function recoveredFrom(worker: Worker): string[] {
+  return [...workers.values(), ...retired]
+    .flatMap((each) => each.output)
+    .filter((line) => line.startsWith('recovered '))
+    .map((line) => JSON.parse(line.slice('recovered '.length)) as Recovery)
+    .filter((recovery) => recovery.dead.includes(worker.executorId))
+    .flatMap((recovery) => recovery.workflows.map((id) => sessionOfDrive(id)!));
+}
+
+/**
+ * Drives one session through its turns as a client would, approving every mutating call; returns
+ * the drives it enqueued, in order.
+ */
+async function converse(sessionId: string, onTurn: (ms: number) => void): Promise<string[]> {
+  const drives: string[] = [];
+  const send = async (event: AgentEvent) => {
+    const { workflowId } = await client.send(sessionId, event);
+    drives.push(workflowId);
+    return workflowId;
+  };
   for (let turn = 1; turn <= TURNS; turn++) {
     const started = Date.now();
-    let { workflowId } = await client.send(sessionId, {
+    let workflowId = await send({
       type: 'UserInput',
       message: { role: 'user', content: `turn ${turn} of ${sessionId}` },
     });
@@ -123,15 +152,50 @@ async function converse(sessionId: string, onTurn: (ms: number) => void): Promis
       const result = await client.result(workflowId);
       if (result.awaitingApproval.length === 0) break;
       for (const call of result.awaitingApproval) {
-        ({ workflowId } = await client.send(sessionId, {
-          type: 'ToolApproval',
-          callId: call.id,
-          decision: 'allow',
-        }));
+        workflowId = await send({ type: 'ToolApproval', callId: call.id, decision: 'allow' });
       }
     }
     onTurn(Date.now() - started);
   }
+  return drives;
+}
+
+/**
+ * The assistant texts a client rebuilds from the streams of a session's drives, read in the order
+ * they were enqueued: the text since the last `llmStart`, kept when the `llmEnd` for the same
+ * place in the transcript says `completed` or `interrupted` (dropped when it fails, or when the
+ * call starts over: a retry, or another worker taking the drive over); an `llmEnd` said again
+ * for a call already ended is taken once. Text outside a call is a fault, kept as such so the
+ * comparison shows it.
+ */
+async function rebuiltTexts(drives: string[]): Promise<string[]> {
+  const texts: string[] = [];
+  let call: { transcriptIndex: number; text: string } | undefined;
+  for (const workflowId of drives) {
+    for await (const value of client.events(workflowId)) {
+      if (value.type === 'llmStart') call = { transcriptIndex: value.transcriptIndex, text: '' };
+      if (value.type === 'text') {
+        if (call === undefined) texts.push(`text outside a call: ${value.text}`);
+        else call.text += value.text;
+      }
+      if (value.type === 'llmEnd' && call?.transcriptIndex === value.transcriptIndex) {
+        if (value.status !== 'failed') texts.push(call.text);
+        call = undefined;
+      }
+    }
+  }
+  return texts;
+}
+
+/** The text of each assistant message of a stored transcript, in order. */
+function storedTexts(messages: Message[]): string[] {
+  return messages
+    .filter((message) => message.role === 'assistant')
+    .map((message) =>
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(''),
+    );
 }
 
 /** Runs `work` over `items`, at most `limit` at a time. */
@@ -149,29 +213,32 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-/** The sessions a worker was driving, by the workflows DBOS lists as running on it. */
-async function sessionsOn(worker: Worker): Promise<string[]> {
+/** The drives running on a worker, as DBOS lists them. */
+async function drivesOn(worker: Worker): Promise<string[]> {
   const running = await dbos.listWorkflows({
     status: 'PENDING',
     executorId: worker.executorId,
     loadInput: false,
     loadOutput: false,
   });
-  return running.map((workflow) => sessionOfDrive(workflow.workflowID)!);
+  return running.map((workflow) => workflow.workflowID);
+}
+
+/** The sessions a worker was driving, by the workflows DBOS lists as running on it. */
+async function sessionsOn(worker: Worker): Promise<string[]> {
+  return (await drivesOn(worker)).map((workflowId) => sessionOfDrive(workflowId)!);
 }
 
 /**
- * For each session, how long after `since` it moved on: its log grew, or a drive of it started or
- * ended (a drive killed after its last write only has its end left to record). Read once the load
- * is over, from the log's entry times and DBOS's workflow table.
+ * For each session, how long after `since` it moved on (`firstStep`): its next step recorded an
+ * entry in its log, or, when its drive had nothing left to record (killed after its last write),
+ * that drive ended. And when a worker picked a drive of it up (`pickUp`), which comes first.
+ * Read once the load is over, from the log's entry times and DBOS's workflow table.
  */
-async function movedOn(db: pg.Client, sessions: string[], since: number): Promise<number[]> {
+async function movedOn(db: pg.Client, sessions: string[], since: number) {
   const { rows } = await db.query<{ session_id: string; at: number }>(
     `SELECT session_id, min(at) AS at FROM (
        SELECT session_id, at FROM agent_statechart.entries WHERE session_id = ANY($1) AND at > $2
-       UNION ALL
-       SELECT queue_partition_key, started_at_epoch_ms FROM dbos.workflow_status
-         WHERE queue_partition_key = ANY($1) AND started_at_epoch_ms > $2
        UNION ALL
        SELECT queue_partition_key, completed_at FROM dbos.workflow_status
          WHERE queue_partition_key = ANY($1) AND completed_at > $2
@@ -179,7 +246,18 @@ async function movedOn(db: pg.Client, sessions: string[], since: number): Promis
     [sessions, since],
   );
   expect(rows.map((row) => row.session_id).sort()).toEqual([...sessions].sort());
-  return rows.map((row) => Number(row.at) - since);
+  const picked = await db.query<{ at: number }>(
+    `SELECT min(started_at_epoch_ms) AS at FROM dbos.workflow_status
+      WHERE queue_partition_key = ANY($1) AND started_at_epoch_ms > $2 GROUP BY queue_partition_key`,
+    [sessions, since],
+  );
+  const delays = (values: Array<{ at: number }>) => values.map((row) => Number(row.at) - since);
+  return { firstStep: delays(rows), pickUp: delays(picked.rows) };
+}
+
+/** p50 and p99 of `values`, and how many there are. */
+function spread(values: number[]) {
+  return { n: values.length, p50: percentile(values, 50), p99: percentile(values, 99) };
 }
 
 describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
@@ -203,6 +281,12 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       applicationName: 'agent-statechart',
     });
   }, 120_000);
+
+  afterEach(() => {
+    expect(unexpectedExits.splice(0), 'workers that exited without the test stopping them').toEqual(
+      [],
+    );
+  });
 
   afterAll(async () => {
     finished = true;
@@ -232,7 +316,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       return values;
     };
     const texts = (values: DriveStreamValue[]) =>
-      values.flatMap((value) => (value.type === 'text' ? [value.content] : [])).join('');
+      values.flatMap((value) => (value.type === 'text' ? [value.text] : [])).join('');
     await client.createSession('streamed');
     const first = await client.send('streamed', {
       type: 'UserInput',
@@ -245,11 +329,24 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     const rest = await read(other, first.workflowId, head.length).finally(() => other.close());
     const whole = await read(client, first.workflowId);
     expect([...head, ...rest]).toEqual(whole);
-    expect(whole[0]).toEqual({ type: 'attempt', executor: expect.any(String) as unknown });
+    expect(whole[0]).toEqual({
+      type: 'llmStart',
+      attempt: 1,
+      transcriptIndex: 1,
+      executor: expect.any(String) as unknown,
+    });
     expect(texts(whole)).toBe('Working on streamed:1.');
-    const approval = whole.find((value) => value.type === 'approvalRequest');
-    expect(approval).toMatchObject({ call: { name: 'bump' } });
-    expect(whole.at(-1)).toEqual({ type: 'idle', state: 'ExecutingTools' });
+    expect(whole.filter((value) => value.type === 'llmEnd')).toEqual([
+      { type: 'llmEnd', status: 'completed', transcriptIndex: 1 },
+    ]);
+    const approvals = whole.filter((value) => value.type === 'approvalRequest');
+    expect(approvals).toMatchObject([{ call: { name: 'bump' } }]);
+    const approval = approvals[0];
+    expect(whole.at(-1)).toEqual({
+      type: 'idle',
+      state: 'ExecutingTools',
+      awaitingApproval: [approval?.call],
+    });
 
     const second = await client.send('streamed', {
       type: 'ToolApproval',
@@ -257,17 +354,29 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       decision: 'allow',
     });
     const after = await read(client, second.workflowId);
-    // A drive opens by telling its readers what is pending: here the call just approved.
+    // A drive opens by saying again how the latest model call ended (a worker may have died
+    // before it could); the call just approved is not asked for again, and the next model call
+    // is announced once, by the step that makes it.
     expect(after.map((value) => value.type)).toEqual([
-      'approvalRequest',
+      'llmEnd',
       'toolStart',
       'toolEnd',
-      'attempt',
+      'llmStart',
       ...after.filter((value) => value.type === 'text').map(() => 'text'),
+      'llmEnd',
       'idle',
     ]);
     expect(texts(after)).toBe('done streamed:1');
-    expect(after.at(-1)).toEqual({ type: 'idle', state: 'WaitingForUserInput' });
+    expect(after.at(-1)).toEqual({
+      type: 'idle',
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+    });
+    // The two drives' streams give the session's stored texts back.
+    const { core } = await openSession(client.store, 'streamed', { mustExist: true });
+    expect(await rebuiltTexts([first.workflowId, second.workflowId])).toEqual(
+      storedTexts(core.context.messages),
+    );
   });
 
   it('tells its readers of the error a drive ends on (a reply cut off at max_tokens), its text streamed in batches', async () => {
@@ -279,13 +388,21 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     const values: DriveStreamValue[] = [];
     for await (const value of client.events(workflowId)) values.push(value);
     expect(values.filter((value) => value.type === 'error')).toEqual([
-      { type: 'error', message: expect.stringMatching(/cut off at max_tokens/) as unknown },
+      {
+        type: 'error',
+        message: expect.stringMatching(/cut off at max_tokens/) as unknown,
+        source: 'chart',
+      },
     ]);
     // The model sent 500 deltas within a few frames; each write to the stream is a row.
-    const texts = values.flatMap((value) => (value.type === 'text' ? [value.content] : []));
+    const texts = values.flatMap((value) => (value.type === 'text' ? [value.text] : []));
     expect(texts.join('')).toBe('Once upon a time '.repeat(200).slice(0, 2_000));
     expect(texts.length).toBeLessThan(100);
-    expect(values.at(-1)).toEqual({ type: 'idle', state: 'WaitingForUserInput' });
+    expect(values.at(-1)).toEqual({
+      type: 'idle',
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+    });
   });
 
   it('refuses the late writes of a worker paused past its lease, whose session another finished', async () => {
@@ -324,7 +441,56 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     );
     expect(results).toHaveLength(1);
     expect(core.context.messages.at(-1)).toMatchObject({ role: 'assistant' });
+    // What the paused worker streamed before it was stopped, and what the one that took over
+    // streamed, give the stored texts back.
+    expect(await rebuiltTexts([workflowId])).toEqual(storedTexts(core.context.messages));
     await startWorker(holder!.name);
+  });
+
+  it('stops taking work once it learns it was declared dead: what is sent while it lingers goes to the others', async ({
+    onTestFinished,
+  }) => {
+    const sleeper = workers.get('C')!;
+    sleeper.expected = true;
+    sleeper.child.kill('SIGSTOP');
+    const ids = Array.from({ length: 24 }, (_, index) => `burst${index}`);
+    for (const id of ids) await client.createSession(id);
+    await sleep(LEASE_MS * 2.5);
+    sleeper.child.kill('SIGCONT');
+    const stoppedLine = async () => {
+      for (;;) {
+        const line = sleeper.output.find((text) => text.startsWith('stopped taking work '));
+        if (line !== undefined) return Number(line.slice('stopped taking work '.length));
+        if (sleeper.child.exitCode !== null) throw new Error(`it exited: ${sleeper.stderr()}`);
+        await sleep(20);
+      }
+    };
+    const stoppedAt = await stoppedLine();
+    // It lingers (3 s) before it exits: drives enqueued now would be its to dequeue if it still
+    // polled the queue.
+    const sent = await Promise.all(
+      ids.map((id) =>
+        client.send(id, {
+          type: 'UserInput',
+          message: { role: 'user', content: `turn 1 of ${id}` },
+        }),
+      ),
+    );
+    expect(await sleeper.exited, sleeper.stderr()).toBe(75);
+    retired.push(sleeper);
+    await startWorker(sleeper.name);
+    for (const { workflowId } of sent) {
+      expect((await client.result(workflowId)).awaitingApproval).toHaveLength(1);
+    }
+    const db = new pg.Client({ connectionString: server.connectionString });
+    onTestFinished(() => db.end().catch(() => undefined));
+    await db.connect();
+    const { rows } = await db.query<{ workflow_uuid: string }>(
+      `SELECT workflow_uuid FROM dbos.workflow_status
+        WHERE executor_id = $1 AND started_at_epoch_ms >= $2`,
+      [sleeper.executorId, stoppedAt],
+    );
+    expect(rows).toEqual([]);
   });
 
   it('takes an Interrupt sent during a turn before the drive does more: the model is not called again', async () => {
@@ -359,12 +525,16 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     let turnsDone = 0;
     const turnTimes: number[] = [];
     const total = SESSIONS * TURNS;
-    const load = inParallel(ids, 60, (id) =>
-      converse(id, (ms) => {
-        turnsDone += 1;
-        turnTimes.push(ms);
-      }),
-    );
+    const drives = new Map<string, string[]>();
+    const load = inParallel(ids, CONVERSATIONS, async (id) => {
+      drives.set(
+        id,
+        await converse(id, (ms) => {
+          turnsDone += 1;
+          turnTimes.push(ms);
+        }),
+      );
+    });
     const failed = load.then(
       () => undefined,
       (error: unknown) => error,
@@ -384,7 +554,10 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     // The clock starts before the listing: a drive that ends between the two still counts as
     // moving on after it.
     const killedAt = Date.now();
-    const killedSessions = await sessionsOn(victim);
+    const killedDrives = await drivesOn(victim);
+    const killedSessions = killedDrives.map((workflowId) => sessionOfDrive(workflowId)!);
+    // Else the failover below would be checked on nothing.
+    expect(killedSessions, 'drives running on the worker about to be killed').not.toEqual([]);
     victim.expected = true;
     victim.child.kill('SIGKILL');
     await victim.exited;
@@ -398,6 +571,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     const paused = workers.get('B')!;
     const pausedAt = Date.now();
     const pausedSessions = await sessionsOn(paused);
+    expect(pausedSessions, 'drives running on the worker about to be paused').not.toEqual([]);
     paused.expected = true;
     paused.child.kill('SIGSTOP');
     await sleep(LEASE_MS * 2.5);
@@ -417,6 +591,25 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     await db.connect();
     const killDelays = await movedOn(db, killedSessions, killedAt);
     const pauseDelays = await movedOn(db, pausedSessions, pausedAt);
+    // The killed worker still held drives when it died: the others took them over, some of
+    // them of the sessions listed just before the kill.
+    const takenOver = recoveredFrom(victim);
+    expect(
+      takenOver.filter((id) => killedSessions.includes(id)),
+      'taken over',
+    ).not.toEqual([]);
+    // Which workers finished the killed worker's drives.
+    const finishers = await db.query<{ executor_id: string; n: number }>(
+      `SELECT executor_id, count(*)::int AS n FROM dbos.workflow_status
+        WHERE workflow_uuid = ANY($1) GROUP BY executor_id`,
+      [killedDrives],
+    );
+    const nameOf = (executorId: string) =>
+      [...workers.values(), ...retired].find((worker) => worker.executorId === executorId)?.name ??
+      executorId;
+    const takenOverBy = Object.fromEntries(
+      finishers.rows.map((row) => [nameOf(row.executor_id), row.n]),
+    );
 
     // Every session completed every turn, each input taken once, every tool_use answered.
     let interrupted = 0;
@@ -451,6 +644,19 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       }
       expect(core.state).toBe('WaitingForUserInput');
     }
+    // A client that reads each session's drives rebuilds exactly its stored texts, across the
+    // kill and the pause. (Soft: the checks after this one still run, and the report says how
+    // many sessions a client could not rebuild.)
+    const notRebuilt: string[] = [];
+    await inParallel(ids, 20, async (id) => {
+      const { core } = await openSession(client.store, id, { mustExist: true });
+      const [rebuilt, stored] = [
+        await rebuiltTexts(drives.get(id)!),
+        storedTexts(core.context.messages),
+      ];
+      if (JSON.stringify(rebuilt) !== JSON.stringify(stored)) notRebuilt.push(id);
+      expect.soft(rebuilt, `the texts a client rebuilds of ${id}`).toEqual(stored);
+    });
     // No input was left in an inbox.
     const { rows } = await db.query<{ left: number; all: number }>(
       `SELECT count(*) FILTER (WHERE i.seq > s.inbox_taken)::int AS left, count(*)::int AS all
@@ -478,18 +684,15 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       answeredInterrupted: interrupted,
       fencedWrites: fenced.length,
       pausedLateWritesRefused: lateWrites,
+      textsNotRebuilt: notRebuilt,
       unexpectedExits,
       turnMs: { p50: percentile(turnTimes, 50), p99: percentile(turnTimes, 99) },
       killed: {
-        sessions: killDelays.length,
-        p50: percentile(killDelays, 50),
-        p99: percentile(killDelays, 99),
+        firstStep: spread(killDelays.firstStep),
+        pickUp: spread(killDelays.pickUp),
+        takenOverBy,
       },
-      paused: {
-        sessions: pauseDelays.length,
-        p50: percentile(pauseDelays, 50),
-        p99: percentile(pauseDelays, 99),
-      },
+      paused: { firstStep: spread(pauseDelays.firstStep), pickUp: spread(pauseDelays.pickUp) },
     };
     console.log(`failover: ${JSON.stringify(report)}`);
   }, 600_000);

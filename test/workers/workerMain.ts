@@ -2,19 +2,20 @@
  * One worker process of the failover test: `startSessionWorker` with three tools — `look`
  * (read-only), `bump` (mutating: appends `<key> <call id>` to the side file, after a pause that
  * leaves room to kill it mid-call) and `hold` (read-only, notes its start in `<side file>.hold`
- * and takes 1.5 s). Mutating calls wait for approval. Prints `ready <executor id>`,
- * then one line per fenced write and per recovery it made. Environment: DATABASE_URL, MODEL_URL,
- * SIDE_FILE, LEASE_MS.
+ * and takes 5 s). Mutating calls wait for approval. Prints `ready <executor id>`,
+ * then one line per fenced write and per recovery it made, and, declared dead, `declared dead`
+ * and `stopped taking work <ms since the epoch>`. Environment: DATABASE_URL, MODEL_URL,
+ * SIDE_FILE, LEASE_MS, CONCURRENCY (default 40).
  *
  * @example
  * spawn(process.execPath, ['--import', 'tsx', 'test/workers/workerMain.ts'], { env });
  */
 import { appendFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { startSessionWorker } from '../../src/dbos/index.js';
 import { createToolRegistry, defineTool } from '../../src/index.js';
+import { testLlmClient } from '../support/llmTransport.js';
 
 const env = process.env;
 const tools = createToolRegistry([
@@ -54,16 +55,16 @@ const worker = await startSessionWorker({
   agent: { tools: tools.specs(), permissions: { mode: 'default' }, maxRetries: 5 },
   tools,
   workspace: process.cwd(),
-  llm: new Anthropic({ baseURL: env.MODEL_URL!, apiKey: 'test', maxRetries: 0 }),
+  llm: testLlmClient({ baseURL: env.MODEL_URL!, apiKey: 'test' }),
   // Room for a dead worker's sessions on the others while the load goes on.
-  concurrency: 40,
+  concurrency: Number(env.CONCURRENCY ?? 40),
   ...(env.DBOS_LOG_LEVEL ? { logLevel: env.DBOS_LOG_LEVEL as 'warn' } : {}),
   leaseMs: Number(env.LEASE_MS ?? 2000),
   onFenced: (sessionId) => process.stdout.write(`fenced ${sessionId}\n`),
   // Declared dead (paused past its lease): linger a moment before exiting, so the work that was
   // in flight when it was paused goes on and tries its late writes, which the test counts refused.
   onDeclaredDead: () => {
-    process.stdout.write('declared dead\n');
+    process.stdout.write(`declared dead\nstopped taking work ${Date.now()}\n`);
     setTimeout(() => process.exit(75), 3_000);
   },
   onRecovery: (recovery) => process.stdout.write(`recovered ${JSON.stringify(recovery)}\n`),

@@ -14,7 +14,10 @@ import { NOTE_INPUT } from '../noteInput.js';
 export const AGENT_EXPORTS = ['createAgent', 'defineTool'] as const;
 export type AgentPackage = Pick<typeof Package, (typeof AGENT_EXPORTS)[number]>;
 
-export function createAgentSubject({ createAgent, defineTool }: AgentPackage): DensitySubject {
+export function createAgentSubject(
+  { createAgent, defineTool }: AgentPackage,
+  options: { transport?: 'sdk' | 'lean' } = {},
+): DensitySubject {
   const readNoteTool = defineTool({
     name: turn.TOOL_NAME,
     description: turn.TOOL_DESCRIPTION,
@@ -30,6 +33,7 @@ export function createAgentSubject({ createAgent, defineTool }: AgentPackage): D
         maxTokens: turn.MAX_TOKENS,
         tools: [readNoteTool],
         autoCommit: false,
+        ...options,
         // The turn's tool reads nothing from the workspace, and nothing is committed.
         workspace: tmpdir(),
       });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { errorMessage } from '../../machine/agentStatechartError.js';
+import { errorMessage } from '../../machine/index.js';
 
 /**
  * How one git command ended. Failures are data here, so the caller decides what is fatal.

@@ -1,10 +1,13 @@
 import { stat } from 'node:fs/promises';
-import type { CompletedToolInfo } from '../../machine/types.js';
-import { DEFAULT_MUTATING_TOOLS } from '../../machine/toolSpecs.js';
+import {
+  AGENT_STATECHART_FOLDER,
+  type CompletedToolInfo,
+  errorMessage,
+  isMutatingTool,
+} from '../../machine/index.js';
 import { type CommitMessageInfo, formatCommitMessage } from './formatCommitMessage.js';
 import { type GitRun, runGit } from '../git/runGit.js';
 import { uncommittedPaths } from '../git/uncommittedPaths.js';
-import { errorMessage } from '../../machine/agentStatechartError.js';
 
 /**
  * What {@link gitAutoCommit} needs.
@@ -110,7 +113,7 @@ export async function gitAutoCommit(options: GitAutoCommitOptions): Promise<GitA
 }
 
 async function commitIfChanged(options: GitAutoCommitOptions): Promise<GitAutoCommitResult> {
-  const isMutating = options.isMutating ?? ((name: string) => DEFAULT_MUTATING_TOOLS.has(name));
+  const isMutating = options.isMutating ?? ((name: string) => isMutatingTool(name, []));
   const tools = [
     ...new Set(
       options.completedTools
@@ -179,13 +182,7 @@ async function commitIfChanged(options: GitAutoCommitOptions): Promise<GitAutoCo
   return { actionTaken: true, commit: { sha: head.stdout.trim(), message, files } };
 }
 
-/**
- * The folder where the command line keeps a workspace's sessions (`.agent-statechart/`). It
- * ignores itself in git; this keeps the auto-commit away from it even when that `.gitignore` is
- * gone.
- */
-export const AGENT_STATECHART_FOLDER = '.agent-statechart';
-
+/** The auto-commit stays out of the package's own folder, even when its `.gitignore` is gone. */
 function isAgentStatechartFolder(path: string): boolean {
   return path === AGENT_STATECHART_FOLDER || path.startsWith(`${AGENT_STATECHART_FOLDER}/`);
 }

@@ -8,7 +8,7 @@ import {
   APIConnectionTimeoutError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
-import type { LlmError, LlmErrorKind } from '../../machine/types.js';
+import type { LlmError, LlmErrorKind } from '../../machine/index.js';
 import { type HeaderReader, retryAfterMs } from './retryAfter.js';
 
 /** Node and undici codes of a transport that timed out. */
@@ -36,6 +36,12 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
+ * What the SDK throws, before sending anything, when no credential is configured (no API key,
+ * no auth token, no profile): no retry can supply one.
+ */
+const MISSING_CREDENTIALS = /^Could not resolve authentication method\b/;
+
+/**
  * Classifies a failed model call.
  *
  * - By HTTP status first: 429 → `rate_limit`, 529 → `overloaded`, other 5xx → `server`,
@@ -44,7 +50,8 @@ const NETWORK_CODES = new Set([
  * - Without a status (an `error` event in the middle of a stream) by the API's error type:
  *   `overloaded_error` → `overloaded`, `rate_limit_error` → `rate_limit`, `api_error` → `server`, …
  * - SDK connection errors and dropped or refused sockets → `network`; SDK and socket timeouts →
- *   `timeout`. Everything else → `unknown`.
+ *   `timeout`; the SDK's refusal to send without a credential (no `ANTHROPIC_API_KEY`) → `auth`.
+ *   Everything else → `unknown`.
  *
  * `retryAfterMs` comes from `retry-after-ms` or `retry-after` (seconds or an HTTP date) whenever
  * the response carried one, whatever the status. `message` is the error's own message, with the
@@ -76,6 +83,7 @@ export function classifyLlmError(error: unknown): LlmError {
   if (error instanceof APIConnectionError || chain.some(isTransportFailure)) {
     return { kind: 'network', message };
   }
+  if (MISSING_CREDENTIALS.test(chain[0]?.message ?? '')) return { kind: 'auth', message };
   const status = readStatus(error);
   const kind =
     (status === undefined ? undefined : kindForStatus(status)) ??

@@ -9,17 +9,17 @@
  */
 
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
-import type {
-  ContentBlock,
-  LlmError,
-  LlmResponse,
-  LlmStreamDelta,
-  OtherBlock,
-  StopReason,
-  Usage,
-} from '../../machine/types.js';
-import { errorMessage } from '../../machine/agentStatechartError.js';
-import { checkEvent } from '../../machine/validateEvent.js';
+import {
+  checkEvent,
+  type ContentBlock,
+  errorMessage,
+  type LlmError,
+  type LlmResponse,
+  type LlmStreamDelta,
+  type OtherBlock,
+  type StopReason,
+  type Usage,
+} from '../../machine/index.js';
 
 /**
  * A model response as the LLM actor delivers it. `toolInputErrors` maps the id of each

@@ -5,15 +5,20 @@
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmError, LlmRequest } from '../../machine/types.js';
+import { errorMessage, type LlmError, type LlmRequest } from '../../machine/index.js';
 import { classifyLlmError } from './classifyLlmError.js';
+import {
+  isLlmTransport,
+  type LlmEventStream,
+  type LlmTransport,
+  sdkTransport,
+} from './llmTransport.js';
 import {
   type LlmStreamDelta,
   MessageAccumulator,
   type StreamedLlmResponse,
 } from './messageAccumulator.js';
 import { toMessageCreateParams } from './toMessageCreateParams.js';
-import { errorMessage } from '../../machine/agentStatechartError.js';
 
 /**
  * How long a stream may go without any event before it is abandoned as a `timeout`: five
@@ -38,11 +43,12 @@ export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
  */
 export interface StreamLlmResponseOptions {
   /**
-   * The SDK client. Build it with `maxRetries: 0`: the chart owns retries (backoff, attempt
-   * counting, `Retry-After`), and SDK retries would multiply them unseen. Each call also passes
-   * `maxRetries: 0` itself, so a client built otherwise still makes a single attempt.
+   * The SDK client, or a transport (`createLeanTransport`). Build a client with `maxRetries: 0`:
+   * the chart owns retries (backoff, attempt counting, `Retry-After`), and SDK retries would
+   * multiply them unseen. Each call also passes `maxRetries: 0` itself, so a client built
+   * otherwise still makes a single attempt.
    */
-  client: Anthropic;
+  client: Anthropic | LlmTransport;
   request: LlmRequest;
   /** Aborting it ends the call promptly with `{ ok: false, aborted: true }`. */
   signal?: AbortSignal;
@@ -73,8 +79,9 @@ export type LlmStreamResult =
 type Halt = { by: 'caller'; reason: unknown } | { by: 'idle'; afterMs: number };
 
 /**
- * Streams one model response with `client.messages.create({ ..., stream: true })` and reduces the
- * raw events to the final assistant message (see {@link MessageAccumulator} for the order checks).
+ * Streams one model response, with the SDK's `client.messages.create({ ..., stream: true })` or
+ * over the transport given, and reduces the raw events to the final assistant message (see
+ * {@link MessageAccumulator} for the order checks).
  *
  * Every outcome is a resolved {@link LlmStreamResult}:
  * - HTTP errors, connection failures and `error` events are classified by {@link classifyLlmError};
@@ -120,8 +127,10 @@ export async function streamLlmResponse(
     if (!settled) options.onEvent?.(delta);
   };
   try {
+    const { client } = options;
+    const transport = isLlmTransport(client) ? client : sdkTransport(client);
     const result = await Promise.race([
-      consume(options.client, options.request, controller.signal, idle.touch, forward),
+      consume(transport, options.request, controller, idle.touch, forward),
       halted.then(haltResult),
     ]);
     return result;
@@ -137,42 +146,46 @@ export async function streamLlmResponse(
 }
 
 async function consume(
-  client: Anthropic,
+  transport: LlmTransport,
   request: LlmRequest,
-  signal: AbortSignal,
+  controller: AbortController,
   touch: () => void,
   forward: (delta: LlmStreamDelta) => void,
 ): Promise<LlmStreamResult> {
-  let stream: AsyncIterable<RawMessageStreamEvent>;
+  const { signal } = controller;
+  let stream: LlmEventStream;
   try {
-    stream = await client.messages.create(toMessageCreateParams(request), {
-      signal,
-      maxRetries: 0,
-    });
+    stream = await transport.openMessageStream(toMessageCreateParams(request), signal);
   } catch (error) {
     return failed(classifyLlmError(error));
   }
   const accumulator = new MessageAccumulator();
-  try {
-    for await (const event of stream) {
-      touch();
-      const step = accumulator.apply(event);
-      // Leaving the loop early makes the SDK abort the request.
-      if (!step.ok) return failed(step.error);
-      if (step.delta === undefined) continue;
+  // The first event that ends the call; aborting stops the transport.
+  let failure: LlmError | undefined;
+  const onEvent = (event: RawMessageStreamEvent) => {
+    // A transport may still be decoding a read when the call ends; nothing more counts.
+    if (failure !== undefined || signal.aborted) return;
+    touch();
+    const step = accumulator.apply(event);
+    if (!step.ok) failure = step.error;
+    else if (step.delta !== undefined) {
       try {
         forward(step.delta);
       } catch (error) {
-        const message = errorMessage(error);
-        return failed({
+        failure = {
           kind: 'unknown',
-          message: `the onEvent listener threw: ${message}`,
-        });
+          message: `the onEvent listener threw: ${errorMessage(error)}`,
+        };
       }
     }
+    if (failure !== undefined) controller.abort();
+  };
+  try {
+    await stream.read(onEvent);
   } catch (error) {
-    return failed(classifyStreamFailure(error));
+    return failed(failure ?? classifyStreamFailure(error));
   }
+  if (failure !== undefined) return failed(failure);
   const outcome = accumulator.finish();
   return outcome.ok ? outcome : failed(outcome.error);
 }
@@ -236,10 +249,20 @@ function idleWatch(
 ): { touch: () => void; stop: () => void } {
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return { touch: () => {}, stop: () => {} };
   let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
   const touch = () => {
+    // The SDK may hand over a buffered event after an abort stopped the watch; a timer started
+    // then would never be cleared, and would keep the process alive until it fired.
+    if (stopped) return;
     clearTimeout(timer);
     timer = setTimeout(() => onIdle(timeoutMs), timeoutMs);
   };
   touch();
-  return { touch, stop: () => clearTimeout(timer) };
+  return {
+    touch,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }

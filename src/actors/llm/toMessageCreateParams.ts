@@ -7,7 +7,7 @@ import type {
   MessageParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmRequest, ToolDefinition } from '../../machine/types.js';
+import type { LlmRequest, ToolDefinition } from '../../machine/index.js';
 
 /**
  * Maps an {@link LlmRequest} to `client.messages.create` parameters with `stream: true`:
@@ -15,7 +15,7 @@ import type { LlmRequest, ToolDefinition } from '../../machine/types.js';
  * out, which the API treats the same and some proxies reject); messages unchanged.
  *
  * Messages are passed through as they are because the chart keeps them in the API's wire shape
- * (DESIGN §1, Data): thinking blocks with their signatures, server-tool blocks and any block the
+ * (docs/architecture.md, Data): thinking blocks with their signatures, server-tool blocks and any block the
  * chart does not read must reach the API byte for byte. The SDK's types only list the blocks it
  * knows, so the chart's wider `OtherBlock` needs a cast here; nothing is copied or rewritten.
  *

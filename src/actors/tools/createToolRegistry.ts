@@ -1,7 +1,10 @@
-import type { ToolDefinition, ToolSpec } from '../../machine/types.js';
-import { AgentStatechartError } from '../../machine/agentStatechartError.js';
+import {
+  AgentStatechartError,
+  isMutatingTool,
+  type ToolDefinition,
+  type ToolSpec,
+} from '../../machine/index.js';
 import type { Tool } from './defineTool.js';
-import { DEFAULT_MUTATING_TOOLS } from '../../machine/toolSpecs.js';
 
 /**
  * A fixed set of tools with unique names, and the two views of them the rest of the package needs:
@@ -80,6 +83,8 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
         description: tool.description,
         input_schema: structuredClone(tool.inputSchema),
       })),
-    isMutating: (name) => byName.get(name)?.mutating ?? DEFAULT_MUTATING_TOOLS.has(name),
+    isMutating(name) {
+      return isMutatingTool(name, this.specs());
+    },
   };
 }

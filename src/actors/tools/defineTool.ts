@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { ToolDefinition } from '../../machine/types.js';
-import { AgentStatechartError, errorMessage } from '../../machine/agentStatechartError.js';
+import { AgentStatechartError, errorMessage, type ToolDefinition } from '../../machine/index.js';
+import type { SandboxStatus } from './sandbox/sandboxStatus.js';
 
 /**
  * How long a tool call may run when neither the tool nor the caller says otherwise: two minutes.
@@ -71,8 +71,8 @@ export interface ToolOptions<Schema extends z.ZodType> {
   edit?: boolean;
   /**
    * Whether every call waits for a person's approval, whatever the permission mode or allow rules
-   * (deny rules and `plan` mode still refuse it). Default false. The built-in `bash` sets it when
-   * no sandbox can start.
+   * (deny rules and `plan` mode still refuse it), for a tool whose calls a person must see
+   * every time. Default false.
    */
   alwaysAsk?: boolean;
   /**
@@ -116,6 +116,11 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readonly alwaysAsk: boolean;
   readonly idempotent: boolean;
   readonly timeoutMs: number;
+  /**
+   * For a tool that runs shell commands (the built-in `bash`): whether they run in an OS sandbox.
+   * `createAgent` reports it as `agent.sandbox`.
+   */
+  readonly sandbox?: SandboxStatus;
   execute: (input: z.output<Schema>, ctx: ToolContext) => unknown;
 }
 

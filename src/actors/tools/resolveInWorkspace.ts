@@ -1,6 +1,6 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { AgentStatechartError } from '../../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../../machine/index.js';
 
 /**
  * A path a tool may touch: where it really is, and how to name it to the model.

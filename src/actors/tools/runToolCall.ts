@@ -1,10 +1,14 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { ToolCall, ToolOutcome } from '../../machine/types.js';
+import {
+  copyPlainJson,
+  errorMessage,
+  errorOutcome,
+  type ToolCall,
+  type ToolOutcome,
+} from '../../machine/index.js';
 import type { ToolRegistry } from './createToolRegistry.js';
 import type { ToolContext } from './defineTool.js';
 import { formatInputIssues } from './formatInputIssues.js';
-import { errorMessage } from '../../machine/agentStatechartError.js';
-import { copyPlainJson } from '../../machine/plainJson.js';
 
 /** setTimeout overflows beyond this and fires at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -70,7 +74,7 @@ export async function runToolCall(
     return await runChecked(registry, call, options);
   } catch (error) {
     // Only reachable through a broken schema refinement or registry; still data, never a rejection.
-    return failure(errorMessage(error));
+    return errorOutcome(errorMessage(error));
   }
 }
 
@@ -82,17 +86,17 @@ async function runChecked(
   const tool = registry.get(call.name);
   if (tool === undefined) {
     const available = registry.names();
-    return failure(
+    return errorOutcome(
       `unknown tool '${call.name}'; available: ${available.length > 0 ? available.join(', ') : '(none)'}`,
     );
   }
   const { signal: callerSignal } = options;
-  if (callerSignal?.aborted) return failure('cancelled before it started');
+  if (callerSignal?.aborted) return errorOutcome('cancelled before it started');
 
   // Async so schemas with async refinements work too.
   const parsed = await tool.input.safeParseAsync(call.input);
-  if (!parsed.success) return failure(formatInputIssues(tool.name, parsed.error.issues));
-  if (callerSignal?.aborted) return failure('cancelled before it started');
+  if (!parsed.success) return errorOutcome(formatInputIssues(tool.name, parsed.error.issues));
+  if (callerSignal?.aborted) return errorOutcome('cancelled before it started');
 
   const timeoutMs = effectiveTimeout(options.timeoutMs, tool.timeoutMs);
   const controller = new AbortController();
@@ -111,7 +115,7 @@ async function runChecked(
     const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
     const timer = setTimeout(() => {
       const message = `timed out after ${timeoutMs} ms`;
-      settle(failure(message));
+      settle(errorOutcome(message));
       controller.abort(new DOMException(message, 'TimeoutError'));
     }, timeoutMs);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -147,7 +151,7 @@ async function runChecked(
       .then(() => tool.execute(parsed.data, ctx))
       .then(
         (value) => settle(withChangedPaths(toSuccess(tool.name, value), changedPaths)),
-        (error: unknown) => settle(failure(errorMessage(error))),
+        (error: unknown) => settle(errorOutcome(errorMessage(error))),
       );
   });
 }
@@ -162,7 +166,7 @@ function toSuccess(toolName: string, value: unknown): ToolOutcome {
   if (value === undefined) return { status: 'success', output: '' };
   const data = toJsonData(value);
   if (!data.ok) {
-    return failure(
+    return errorOutcome(
       `tool '${toolName}' returned a value that ${data.reason}; it must return a string or plain JSON data`,
     );
   }
@@ -202,8 +206,4 @@ function workspaceRelative(workspace: string, path: unknown): string | null {
   if (relativePath === '' || isAbsolute(relativePath)) return null;
   const parts = relativePath.split(sep);
   return parts[0] === '..' ? null : parts.join('/');
-}
-
-function failure(message: string): ToolOutcome {
-  return { status: 'error', error: { message } };
 }

@@ -5,7 +5,8 @@
  *
  * The chart is scaled to fit its panel, but never so small that transition labels drop below a
  * readable size: then the panel scrolls (drag to pan), keeps the active state in view, and a
- * button shows the whole chart instead.
+ * button shows the whole chart instead. A chart that fits with labels a pixel under that size is
+ * shown whole, never scrolled by a few pixels that cut off a label at its edge.
  */
 
 /**
@@ -18,6 +19,9 @@ export const clientChart = String.raw`
 var charts = new Map();
 // Transition labels are drawn at least this big (CSS pixels), unless the user asks for the whole chart.
 var READABLE_LABEL_PX = 11;
+// A chart whose labels stay at least this big when it fits is shown whole: scrolling it for a
+// pixel more would cut off what lies at its edge, with nothing to say more is there.
+var SMALLEST_WHOLE_LABEL_PX = 10;
 var chartZoom = { whole: false, button: null };
 
 function chartFor(chartId) {
@@ -79,14 +83,15 @@ function sizeChart(chart) {
   if (width <= 0 || height <= 0) return;
   var fit = Math.min(width / chart.width, height / chart.height);
   var readable = chart.labelSize ? READABLE_LABEL_PX / chart.labelSize : 0;
-  var scale = chartZoom.whole ? fit : Math.max(fit, readable);
+  var fitsReadably = !chart.labelSize || fit * chart.labelSize >= SMALLEST_WHOLE_LABEL_PX;
+  var scale = chartZoom.whole || fitsReadably ? fit : Math.max(fit, readable);
   chart.svg.style.width = chart.width * scale + 'px';
   chart.svg.style.height = chart.height * scale + 'px';
   chart.holder.classList.toggle('pannable', scale > fit);
   var button = chartZoom.button;
   if (button) {
     // Offered only when the whole chart and readable labels do not both fit.
-    button.hidden = readable <= fit;
+    button.hidden = fitsReadably;
     button.textContent = chartZoom.whole ? 'Readable size' : 'Whole chart';
     button.title = chartZoom.whole ? 'Draw transition labels at a readable size (the chart scrolls)' : 'Shrink the chart to fit the panel';
   }

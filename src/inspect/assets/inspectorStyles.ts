@@ -54,7 +54,7 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1
 /* Overlaid, so the chart keeps its size when they come and go. */
 .overlays { position: absolute; bottom: 8px; left: 10px; max-width: min(340px, 40%); display: flex; flex-direction: column; gap: 6px; pointer-events: none; }
 /* The page script sizes the SVG: fitted to the panel, never below a readable size (it scrolls then). */
-.chart > div { position: absolute; inset: 0; overflow: auto; display: flex; padding: 6px; }
+.chart > div { position: absolute; inset: 0; overflow: auto; display: flex; padding: 4px; }
 .chart > div.pannable { cursor: grab; }
 .chart > div.panning { cursor: grabbing; user-select: none; }
 .chart svg { display: block; margin: auto; flex: none; }

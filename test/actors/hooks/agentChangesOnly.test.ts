@@ -11,7 +11,7 @@ import { createBuiltinTools } from '../../../src/actors/tools/builtins/createBui
 import { createToolRegistry } from '../../../src/actors/tools/createToolRegistry.js';
 import { runToolCall } from '../../../src/actors/tools/runToolCall.js';
 import { changedPathsOf } from '../../../src/machine/changedPathsOf.js';
-import type { ToolCall } from '../../../src/machine/types.js';
+import type { ToolCall } from '../../../src/machine/messages.js';
 import { useTempDirs } from '../tools/tempDir.js';
 import { initRepository } from './gitRepository.js';
 

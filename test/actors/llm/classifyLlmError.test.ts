@@ -1,4 +1,4 @@
-import {
+import Anthropic, {
   APIConnectionError,
   APIConnectionTimeoutError,
   APIError,
@@ -9,6 +9,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { classifyLlmError } from '../../../src/actors/llm/classifyLlmError.js';
 import { retryAfterMs } from '../../../src/actors/llm/retryAfter.js';
+import { withoutCredentials } from '../../support/noCredentials.js';
 
 const body = (type: string, message: string) => ({
   type: 'error',
@@ -113,6 +114,22 @@ describe('classifyLlmError', () => {
     });
 
     expect(classifyLlmError(error).kind).toBe('timeout');
+  });
+
+  it('classifies a missing credential as auth, which no retry can fix', async () => {
+    // The SDK refuses to send without one: this is what it throws, not a copy of its message.
+    withoutCredentials();
+    const client = new Anthropic({ baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
+    const thrown: unknown = await client.messages
+      .create({ model: 'claude', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(classifyLlmError(thrown)).toEqual({
+      kind: 'auth',
+      message: expect.stringMatching(/^Could not resolve authentication method\./) as unknown,
+    });
   });
 
   it('does not call a deliberate abort a network failure', () => {

@@ -9,7 +9,7 @@ import type { StreamedLlmResponse } from '../../../src/actors/llm/messageAccumul
 import { streamLlmResponse } from '../../../src/actors/llm/streamLlmResponse.js';
 import { toMessageCreateParams } from '../../../src/actors/llm/toMessageCreateParams.js';
 import { recordedStream, reply, type ScriptedTurn } from '../../../src/testing/index.js';
-import { fixture, request, responseOf, serve } from './harness.js';
+import { factsOf, fixture, request, responseOf, serve } from './harness.js';
 
 const FIXTURES = [
   'basic_response.sse',
@@ -26,32 +26,10 @@ async function bothReductions(
 ): Promise<{ sdk: SdkMessage; ours: StreamedLlmResponse }> {
   // A server each, so both see the turn first (scripted ids count the turns).
   const { stream: _stream, ...params } = toMessageCreateParams(request);
-  const sdk = await (await serve([turn])).client.messages.stream(params).finalMessage();
+  const sdk = await (await serve([turn])).sdk.messages.stream(params).finalMessage();
   const { client } = await serve([turn]);
   const ours = responseOf(await streamLlmResponse({ client, request }));
   return { sdk, ours };
-}
-
-/** The message-level fields, `null` where the stream did not say. */
-function factsOf(sdk: SdkMessage, ours: StreamedLlmResponse) {
-  return {
-    sdk: {
-      id: sdk.id,
-      model: sdk.model,
-      stopReason: sdk.stop_reason,
-      stopSequence: sdk.stop_sequence ?? null,
-      stopDetails: sdk.stop_details ?? null,
-      container: sdk.container ?? null,
-    },
-    ours: {
-      id: ours.id,
-      model: ours.model,
-      stopReason: ours.stopReason ?? null,
-      stopSequence: ours.stopSequence ?? null,
-      stopDetails: ours.stopDetails ?? null,
-      container: ours.container ?? null,
-    },
-  };
 }
 
 describe("the recorded response and the SDK's finalMessage()", () => {

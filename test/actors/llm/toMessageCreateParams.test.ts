@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toMessageCreateParams } from '../../../src/actors/llm/toMessageCreateParams.js';
-import type { Message } from '../../../src/machine/types.js';
+import type { Message } from '../../../src/machine/messages.js';
 
 describe('toMessageCreateParams', () => {
   it('maps maxTokens to max_tokens, always streams and leaves out what was not given', () => {

@@ -96,6 +96,11 @@ afterEach(async () => {
 describe.skipIf(sandboxUnavailable !== null)('bash in the sandbox', () => {
   const bash = bashTool();
 
+  it('says its commands run in a sandbox', () => {
+    expect(createBashTool().sandbox).toEqual({ active: true });
+    expect(createBashTool({ sandbox: 'required' }).sandbox).toEqual({ active: true });
+  });
+
   it('refuses every escape attempt: 0 reads of the canary, 0 changes outside the workspace', async () => {
     const { secret, base, ws, canary, visibleCanary } = await layout();
     // Every attempt is harmless should it run unconfined (this test must fail, not damage the host).

@@ -1,4 +1,4 @@
-import type { ToolOutcome } from '../../../src/machine/types.js';
+import type { ToolOutcome } from '../../../src/machine/messages.js';
 
 /**
  * The output of a success outcome; fails the test with the error message otherwise.

@@ -1,22 +1,26 @@
 /**
- * Where no sandbox can start, `bash` never runs unconfined silently: it asks before every
- * command, in every permission mode, and says why.
+ * Where no sandbox can start, `bash` never waits silently: its commands run unconfined under the
+ * usual permission rules (in `bypassPermissions`, without asking), each result and the agent's
+ * start say so, and `sandbox: 'required'` refuses them instead, with a tool error the model reads.
  */
-import { chmod, writeFile } from 'node:fs/promises';
+import { access, chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBashTool } from '../../../src/actors/tools/builtins/createBashTool.js';
 import { createToolRegistry } from '../../../src/actors/tools/createToolRegistry.js';
 import { runToolCall } from '../../../src/actors/tools/runToolCall.js';
+import { createShellSandbox } from '../../../src/actors/tools/sandbox/createShellSandbox.js';
 import { probeSandbox } from '../../../src/actors/tools/sandbox/probeSandbox.js';
-import { AgentStatechartError } from '../../../src/index.js';
+import { AgentStatechartError, type Message, type ToolResultBlock } from '../../../src/index.js';
 import { reply } from '../../../src/testing/index.js';
 import { type Session, startSession } from '../../agent/harness.js';
-import { successOutput } from './outcomes.js';
+import { errorMessage, successOutput } from './outcomes.js';
 import { useTempDirs } from './tempDir.js';
 
 const dirs = useTempDirs();
 const MISSING = '/nonexistent/bwrap';
+const NOT_INSTALLED =
+  "bubblewrap ('/nonexistent/bwrap') is not installed; install it (Debian and Ubuntu: apt-get install bubblewrap)";
 
 /** A real executable that fails the way bwrap does where namespaces are forbidden. */
 async function bwrapWithoutNamespaces(): Promise<string> {
@@ -29,45 +33,88 @@ async function bwrapWithoutNamespaces(): Promise<string> {
   return path;
 }
 
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
 describe('bash where no sandbox can start', () => {
-  it('says why: bubblewrap missing, namespaces forbidden, or not Linux', async () => {
-    expect(probeSandbox(MISSING)).toBe(
-      "bubblewrap ('/nonexistent/bwrap') is not installed; install it (Debian and Ubuntu: apt-get install bubblewrap)",
-    );
+  it('says why: bubblewrap missing, namespaces forbidden, or no sandbox for the platform', async () => {
+    expect(probeSandbox(MISSING)).toBe(NOT_INSTALLED);
     expect(probeSandbox(await bwrapWithoutNamespaces())).toMatch(
       /^bubblewrap could not create a sandbox \(bwrap: No permissions to create new namespace, .*\); namespaces may be disabled here/,
     );
-    expect(probeSandbox('bwrap', 'darwin')).toBe(
-      'the sandbox needs Linux with bubblewrap, and this is darwin',
+    expect(createShellSandbox({}, 'darwin').unavailable).toBe(
+      'no shell sandbox is implemented for darwin; bash is sandboxed on Linux, with bubblewrap',
     );
+    await expect(
+      createShellSandbox({}, 'win32').run('true', {
+        cwd: await dirs.make(),
+        timeoutMs: 1_000,
+        maxOutputBytes: 100,
+      }),
+    ).rejects.toThrow(/^no sandbox can start: no shell sandbox is implemented for win32/);
   });
 
-  it('asks before every call (alwaysAsk in its spec) and tells the model why', async () => {
-    const registry = createToolRegistry([
-      createBashTool({ sandbox: { bwrapPath: await bwrapWithoutNamespaces() } }),
-    ]);
-    const [spec] = registry.specs();
-    expect(spec?.alwaysAsk).toBe(true);
+  it('runs commands unconfined under the usual permission rules, and tells the model why', async () => {
+    const tool = createBashTool({ sandbox: { bwrapPath: await bwrapWithoutNamespaces() } });
+    expect(tool.sandbox).toEqual({
+      active: false,
+      reason: expect.stringMatching(/^bubblewrap could not create a sandbox/) as unknown,
+      commands: 'unconfined',
+    });
+    const [spec] = createToolRegistry([tool]).specs();
+    expect(spec).toMatchObject({ name: 'bash', mutating: true, edit: false });
+    expect(spec).not.toHaveProperty('alwaysAsk');
     expect(spec?.description).toMatch(
-      /No sandbox could start \(bubblewrap could not create a sandbox .*\), so commands run unconfined and a person approves each one first\.$/,
+      /No sandbox could start \(bubblewrap could not create a sandbox .*\), so commands run unconfined, with the agent's own rights\.$/,
     );
   });
 
-  it('once approved, runs unconfined and notes it in the result', async () => {
+  it('notes in each result that the command ran unconfined', async () => {
     const registry = createToolRegistry([createBashTool({ sandbox: { bwrapPath: MISSING } })]);
-    const workspace = await dirs.make();
     const outcome = await runToolCall(
       registry,
       { id: 'b1', name: 'bash', input: { command: 'echo hi' } },
-      { workspace },
+      { workspace: await dirs.make() },
     );
     expect(successOutput(outcome)).toBe(
-      "hi\n[exit code 0]\n[ran without a sandbox: bubblewrap ('/nonexistent/bwrap') is not installed; install it (Debian and Ubuntu: apt-get install bubblewrap)]",
+      `hi\n[exit code 0]\n[ran without a sandbox: ${NOT_INSTALLED}]`,
     );
   });
 
-  it('with sandbox: false, runs unconfined under the usual permission rules', () => {
+  it("with sandbox: 'required', refuses every command with an error the model reads, running nothing", async () => {
+    for (const sandbox of ['required', { required: true, bwrapPath: MISSING }] as const) {
+      const tool = createBashTool({ sandbox });
+      if (sandbox === 'required' && tool.sandbox?.active) continue; // this machine has a sandbox
+      const reason = sandbox === 'required' ? probeSandbox('bwrap') : NOT_INSTALLED;
+      expect(tool.sandbox).toEqual({ active: false, reason, commands: 'refused' });
+      // Refusing changes nothing: the chart need not ask a person before the model hears it.
+      expect(tool.mutating).toBe(false);
+      expect(tool.description).toMatch(
+        /this agent runs commands only in one, so every command is refused without running\.$/,
+      );
+      const workspace = await dirs.make();
+      const outcome = await runToolCall(
+        createToolRegistry([tool]),
+        { id: 'b1', name: 'bash', input: { command: 'touch ran.txt' } },
+        { workspace },
+      );
+      expect(errorMessage(outcome)).toBe(
+        `refused: this agent runs shell commands only in a sandbox, and none can start here (${reason}); the command did not run`,
+      );
+      expect(await exists(join(workspace, 'ran.txt'))).toBe(false);
+    }
+  });
+
+  it('with sandbox: false, runs unconfined under the usual permission rules, saying nothing of a sandbox to the model', () => {
     const tool = createBashTool({ sandbox: false });
+    expect(tool.sandbox).toEqual({
+      active: false,
+      reason: 'it is turned off (sandbox: false)',
+      commands: 'unconfined',
+    });
     expect(tool.alwaysAsk).toBe(false);
     expect(tool.description).not.toMatch(/sandbox/);
     expect(createToolRegistry([tool]).specs()[0]).not.toHaveProperty('alwaysAsk');
@@ -97,7 +144,14 @@ describe('bash where no sandbox can start', () => {
       session = undefined;
     });
 
-    it('waits for approval even in bypassPermissions, and the model reads why', async () => {
+    const lastToolResult = (s: Session): ToolResultBlock | undefined => {
+      const messages: Message[] = s.server.requests.at(-1)?.body.messages ?? [];
+      const content = messages.at(-1)?.content;
+      if (!Array.isArray(content)) return undefined;
+      return content.find((block): block is ToolResultBlock => block.type === 'tool_result');
+    };
+
+    it('in bypassPermissions runs the command without asking, and says at start why it is unconfined', async () => {
       session = await startSession(
         [
           reply([{ type: 'tool_use', name: 'bash', input: { command: 'echo ran' } }]),
@@ -108,19 +162,85 @@ describe('bash where no sandbox can start', () => {
           tools: [createBashTool({ sandbox: { bwrapPath: MISSING } })],
         },
       );
+      const { agent, notes, startup } = session;
+      expect(agent.sandbox).toEqual({
+        active: false,
+        reason: NOT_INSTALLED,
+        commands: 'unconfined',
+      });
+      agent.send('run it');
+      await agent.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(notes.approvalRequest).toEqual([]);
+      expect(lastToolResult(session)).toMatchObject({
+        content: `ran\n[exit code 0]\n[ran without a sandbox: ${NOT_INSTALLED}]`,
+      });
+      expect(startup).toEqual([
+        {
+          code: 'SANDBOX_INACTIVE',
+          message: `bash runs commands without a sandbox, with the agent's own rights: ${NOT_INSTALLED}. In bypassPermissions mode they run without asking (each result says it ran unconfined); in the other modes each asks first, as any shell command does.`,
+          state: 'WaitingForUserInput',
+          event: undefined,
+        },
+      ]);
+    });
+
+    it('in acceptEdits asks first, as for any shell command', async () => {
+      session = await startSession(
+        [
+          reply([{ type: 'tool_use', name: 'bash', input: { command: 'echo ran' } }]),
+          reply('Done.'),
+        ],
+        {
+          permissions: { mode: 'acceptEdits' },
+          tools: [createBashTool({ sandbox: { bwrapPath: MISSING } })],
+        },
+      );
       session.agent.on('approvalRequest', ({ call }) => session!.agent.approve(call.id));
       session.agent.send('run it');
-      await session.agent.waitUntilIdle({ timeoutMs: 10_000 });
+      await session.agent.waitUntilIdle({ timeoutMs: 30_000 });
       expect(session.notes.approvalRequest.map(({ call }) => call.name)).toEqual(['bash']);
-      const request = session.server.requests.at(-1)?.body;
-      const last = request?.messages.at(-1)?.content;
-      expect(Array.isArray(last) ? last[0] : last).toMatchObject({
-        type: 'tool_result',
+      expect(lastToolResult(session)?.content).toMatch(
+        /^ran\n\[exit code 0\]\n\[ran without a sandbox: /,
+      );
+    });
+
+    it("with sandbox: 'required' refuses the command without asking, and says so at start", async () => {
+      session = await startSession(
+        [
+          reply([{ type: 'tool_use', name: 'bash', input: { command: 'touch ran.txt' } }]),
+          reply('I cannot run commands here.'),
+        ],
+        {
+          permissions: { mode: 'default' },
+          tools: [createBashTool({ sandbox: { required: true, bwrapPath: MISSING } })],
+        },
+      );
+      const { agent, notes, startup, workspace } = session;
+      expect(agent.sandbox).toMatchObject({ active: false, commands: 'refused' });
+      agent.send('run it');
+      await agent.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(notes.approvalRequest).toEqual([]);
+      expect(lastToolResult(session)).toMatchObject({
+        is_error: true,
         content: expect.stringMatching(
-          /^ran\n\[exit code 0\]\n\[ran without a sandbox: /,
+          /^refused: this agent runs shell commands only in a sandbox, and none can start here/,
         ) as unknown,
       });
-      expect(request?.tools?.[0]?.description).toMatch(/No sandbox could start/);
+      expect(await exists(join(workspace, 'ran.txt'))).toBe(false);
+      expect(startup.map(({ code, message }) => [code, message])).toEqual([
+        [
+          'SANDBOX_INACTIVE',
+          `bash refuses every command: it runs commands only in a sandbox (sandbox: 'required'), and none can start here (${NOT_INSTALLED})`,
+        ],
+      ]);
+    });
+
+    it('reports no sandbox and says nothing when no tool runs shell commands', async () => {
+      session = await startSession([reply('Hello.')], { tools: [] });
+      expect(session.agent.sandbox).toBeUndefined();
+      session.agent.send('hi');
+      await session.agent.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(session.startup).toEqual([]);
     });
   });
 });

@@ -18,10 +18,12 @@ import {
   PERMISSION_MODES,
 } from '../../../src/index.js';
 import { drawHostile, drawPayload, HUGE_STRING } from '../../support/hostileValues.js';
+import { testSize } from '../../support/testSize.js';
 import { Chooser, configArb, PLAUSIBLE, runScenario } from './scenario.js';
 
 const EVENT_TYPES = [
   'UserInput',
+  'LlmStarted',
   'LlmTextDelta',
   'LlmToolCallDelta',
   'LlmCompleted',
@@ -38,7 +40,8 @@ const EVENT_TYPES = [
   'Resume',
 ] as const;
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+/** `FUZZ_RUNS` scales it for a quick look; under CI it never runs fewer than 200. */
+const RUNS = testSize('FUZZ_RUNS', 200);
 const EVENTS_PER_RUN = 50;
 
 /** Draws events aimed at the core as it stands: real call ids often, a bad part somewhere. */
@@ -107,7 +110,10 @@ class Fuzzer {
             ),
           };
         case 'PostToolsHookCompleted':
-          return { actionTaken: this.field(() => choose.chance(2)) };
+          return {
+            actionTaken: this.field(() => choose.chance(2)),
+            error: this.field(() => this.pick([undefined, 'git failed', ''])),
+          };
         case 'ToolApproval':
           return {
             callId: callId(),
@@ -119,7 +125,7 @@ class Fuzzer {
         case 'Resume':
           return {
             startedToolCallIds: this.field(() => (choose.chance(2) ? undefined : [callId()])),
-            retryDelayMs: this.field(() => this.pick([undefined, 0, 250])),
+            retryElapsedMs: this.field(() => this.pick([undefined, 0, 250, 1e9])),
           };
         default:
           return choose.chance(3) ? { extra: this.payload() } : {};

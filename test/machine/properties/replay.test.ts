@@ -77,14 +77,18 @@ describe('AgentCore properties', () => {
             expect(restored.core.done).toBe(original.core.done);
             if (original.core.state === 'CallingLlm') {
               // The model call starts over on restore: what it had streamed is dropped, the
-              // rest is kept (the continuation streams again, so it is not compared).
+              // rest is kept.
               const { context } = original.core.snapshot();
               expect(restored.core.snapshot()).toEqual({
                 version: 1,
                 state: 'CallingLlm',
                 context: { ...context, streamingText: '', streamingToolCalls: [] },
               });
-              return;
+              // Started over on both (`Resume`), the call is asked again alike, and from there
+              // the two go on as one.
+              const resume: Planned = { kind: 'valid', event: { type: 'Resume' } };
+              events.push(resume);
+              expect(restored.feed(resume).actions).toEqual(original.feed(resume).actions);
             }
             expect(restored.core.snapshot()).toEqual(original.core.snapshot());
             for (let index = split; index < length; index++) {

@@ -18,6 +18,7 @@ import {
   type AgentDiagnosticCode,
   type AgentEvent,
   type AgentStateName,
+  type AgentStateValue,
   type ContentBlock,
   type LlmError,
   type LlmErrorKind,
@@ -240,10 +241,14 @@ export function nextEvent(
             () => valid(toolCompleted(choose, choose.oneOf(cancelling))),
           ],
           [cancelling.length > 0 ? 15 : 0, () => valid({ type: 'ToolGraceExpired' })],
+          // The process restarted while the aborted calls were settling.
+          [cancelling.length > 0 ? 5 : 0, () => valid({ type: 'Resume' })],
           ...common,
         ];
       case 'CallingLlm':
         return [
+          // An attempt starting (again): what it streamed before is dropped.
+          [4, () => valid({ type: 'LlmStarted' })],
           [25, () => valid({ type: 'LlmTextDelta', content: choose.oneOf(TEXT_PIECES) })],
           [8, () => valid(toolCallDelta(choose, world))],
           [
@@ -281,6 +286,15 @@ export function nextEvent(
       case 'PostToolsHook':
         return [
           [60, () => valid({ type: 'PostToolsHookCompleted', actionTaken: choose.chance(2) })],
+          [
+            8,
+            () =>
+              valid({
+                type: 'PostToolsHookCompleted',
+                actionTaken: false,
+                error: 'auto-commit failed: index.lock exists',
+              }),
+          ],
           [6, userInput],
           [profile.interrupts.PostToolsHook, interrupt],
           [2, setMode],
@@ -430,6 +444,7 @@ function noiseEvent(choose: Chooser, world: World): AgentEvent {
       response: { message: { role: 'assistant', content: 'stray' }, stopReason: 'end_turn' },
     }),
     () => ({ type: 'LlmError', error: { kind: 'server', message: 'stray 500' } }),
+    () => ({ type: 'LlmStarted' }),
     () => ({ type: 'Interrupt' }),
   ])();
 }
@@ -508,6 +523,7 @@ export function expectedVerdict(
       case 'SetPermissionMode':
       case 'ShutdownRequested':
         return true;
+      case 'LlmStarted':
       case 'LlmTextDelta':
       case 'LlmToolCallDelta':
       case 'LlmCompleted':
@@ -528,7 +544,13 @@ export function expectedVerdict(
           context.toolRuns.some((run) => run.status === 'cancelling')
         );
       case 'Resume':
-        return state !== 'ProcessingLlmResponse';
+        // Work in flight starts again; at rest there is none (after an interrupt, the calls it
+        // waits for are in flight).
+        return (
+          TURN_STATES.includes(state) ||
+          (state === 'WaitingForUserInput' &&
+            context.toolRuns.some((run) => run.status === 'cancelling'))
+        );
       case 'ToolApproval':
         return state === 'ExecutingTools' && hasRun(event.callId, 'awaitingApproval');
       case 'PostToolsHookCompleted':
@@ -549,6 +571,8 @@ export interface StepRecord {
   contextBefore: AgentContext;
   actions: AgentAction[];
   stateAfter: AgentStateName;
+  /** Where the chart is after the event, nested states included. */
+  stateValueAfter: AgentStateValue;
   contextAfter: AgentContext;
   diagnostics: AgentDiagnostic[];
 }
@@ -580,6 +604,7 @@ export class Probe {
       contextBefore,
       actions,
       stateAfter: core.state,
+      stateValueAfter: core.stateValue,
       contextAfter: core.context,
       diagnostics: this.#diagnostics.slice(),
     };

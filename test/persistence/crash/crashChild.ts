@@ -1,17 +1,17 @@
 /**
- * One process of the crash test: an agent on a SQLite session, answering approvals as a person
- * would. With `killBeforeWrite` / `killAfterWrite: k` it kills itself (SIGKILL) just before its
- * k-th write to the store, or the moment it has returned; otherwise it drives the session until it
- * is idle and prints the result.
+ * One process of the crash test: an agent on a SQLite session running the note turn
+ * (noteTurn.ts), answering as the person would. With `killBeforeWrite` / `killAfterWrite: k` it
+ * kills itself (SIGKILL) just before its k-th write to the store, or the moment it has returned;
+ * otherwise it drives the session until it is idle and prints the result: the transcript, its
+ * writes, the chart as it stands and the session's whole log.
  *
  * Run (the test bundles it first): node crashChild.mjs '<json settings>'
  */
-import { appendFile, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { z } from 'zod';
-import { createAgent, defineTool } from '../../../src/index.js';
+import { createAgent } from '../../../src/index.js';
 import { createSqliteSessionStore } from '../../../src/persistence/sqliteSessionStore.js';
 import type { SessionStore } from '../../../src/persistence/sessionStore.js';
+import { testTransport } from '../../support/llmTransport.js';
+import { actAsThePerson, noteTools } from './noteTurn.js';
 
 interface Settings {
   database: string;
@@ -38,9 +38,7 @@ function countingStore(store: SessionStore): SessionStore {
       if (writes.length + 1 === settings.killBeforeWrite) process.kill(process.pid, 'SIGKILL');
       await store.append(sessionId, write);
       const entries = write.entries.map((entry) =>
-        entry.kind === 'started'
-          ? `started ${(entry.data as { effect: string }).effect}`
-          : (entry.data as { type: string }).type,
+        entry.kind === 'started' ? `started ${entry.data.effect}` : entry.data.type,
       );
       writes.push([...entries, ...(write.checkpoint ? ['checkpoint'] : [])].join(' + '));
       if (writes.length === settings.killAfterWrite) process.kill(process.pid, 'SIGKILL');
@@ -48,45 +46,34 @@ function countingStore(store: SessionStore): SessionStore {
   };
 }
 
-const appendSide = defineTool({
-  name: 'append_side',
-  description: 'Appends a line to the side file (each call is one line: duplicates are countable).',
-  input: z.object({ line: z.string() }),
-  mutating: true,
-  execute: async ({ line }) => {
-    await appendFile(settings.sideFile, `${line}\n`);
-    return `appended ${line}`;
-  },
-});
-
-const readNotes = defineTool({
-  name: 'read_notes',
-  description: 'Reads notes.txt.',
-  input: z.object({}),
-  mutating: false,
-  execute: async (_input, { workspace }) => readFile(join(workspace, 'notes.txt'), 'utf8'),
-});
-
 const store = countingStore(
   createSqliteSessionStore({ path: settings.database, durability: 'normal' }),
 );
 const agent = createAgent({
   workspace: settings.workspace,
-  tools: [appendSide, readNotes],
+  tools: noteTools(settings.sideFile),
   // Mutating calls wait for a person; this process is that person.
   permissions: { mode: 'default' },
   anthropic: { baseURL: settings.baseURL, apiKey: 'test-key' },
+  transport: testTransport(),
   retryDelayScale: 0.05,
   store,
   sessionId: settings.sessionId,
 });
-agent.on('approvalRequest', ({ call }) => agent.approve(call.id));
+actAsThePerson(agent);
 agent.on('error', ({ message }) => process.stderr.write(`agent error: ${message}\n`));
 await agent.ready;
 if (settings.input !== undefined) agent.send(settings.input);
 await agent.waitUntilIdle({ timeoutMs: 20_000 });
+await agent.recorded();
+const result = {
+  messages: agent.context.messages,
+  writes,
+  state: agent.state,
+  stateValue: agent.stateValue,
+  context: agent.context,
+  log: await store.entries(settings.sessionId),
+};
 await agent.shutdown({ drain: true });
 await store.close();
-process.stdout.write(
-  `${JSON.stringify({ messages: agent.context.messages, writes, state: agent.state })}\n`,
-);
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -8,6 +8,7 @@
  */
 import { createSqliteSessionStore } from '../../../src/persistence/sqliteSessionStore.js';
 import { AgentStatechartError } from '../../../src/machine/agentStatechartError.js';
+import { event, userInput } from '../storedEntries.js';
 
 const [path, sessionId, mode, writer, count] = process.argv.slice(2) as [
   string,
@@ -31,7 +32,7 @@ if (mode === 'race') {
     try {
       await store.append(sessionId, {
         after: head,
-        entries: [{ seq: head + 1, at: Date.now(), kind: 'event', data: { writer, i } }],
+        entries: [event(head + 1, userInput(`${writer} ${i}`), Date.now())],
       });
       i++;
     } catch (error) {
@@ -45,12 +46,9 @@ if (mode === 'race') {
   const padding = 'x'.repeat(64 * 1024);
   for (let write = 0; ; write++) {
     const head = await headOf();
-    const entries = Array.from({ length: 16 }, (_, k) => ({
-      seq: head + k + 1,
-      at: Date.now(),
-      kind: 'event' as const,
-      data: { write, k, padding },
-    }));
+    const entries = Array.from({ length: 16 }, (_, k) =>
+      event(head + k + 1, userInput(`write ${write}, entry ${k}: ${padding}`), Date.now()),
+    );
     await store.append(sessionId, { after: head, entries });
     process.stdout.write(`${head + entries.length}\n`);
   }

@@ -3,6 +3,8 @@ import { defineTool, type Tool } from '../defineTool.js';
 import { resolveWorkspaceRoot } from '../resolveInWorkspace.js';
 import { createShellSandbox } from '../sandbox/createShellSandbox.js';
 import type { SandboxOptions } from '../sandbox/sandboxOptions.js';
+import type { SandboxStatus } from '../sandbox/sandboxStatus.js';
+import type { ShellSandbox } from '../sandbox/shellSandbox.js';
 import { runShellCommand, type ShellCommandOptions } from './runShellCommand.js';
 import { trackWorkspaceChanges } from './trackChanges.js';
 
@@ -29,11 +31,13 @@ export interface BashToolOptions {
    * The OS sandbox commands run in (Linux, bubblewrap): by default they write only inside the
    * workspace and a private `/tmp`, read no secrets outside the workspace, and have no network;
    * {@link SandboxOptions} widens that. Where no sandbox can start (no `bwrap`, namespaces
-   * forbidden, not Linux), every command asks a person first, in every permission mode, and its
-   * result says it ran unconfined. `false` turns the sandbox off: commands run with the agent's
-   * own rights and only the permission rules guard them.
+   * forbidden, not Linux), commands run unconfined under the usual permission rules (in
+   * `bypassPermissions`, without asking) and each result says so; `'required'` (or
+   * `{ required: true, … }`) refuses them instead. `false` turns the sandbox off: commands run
+   * with the agent's own rights and only the permission rules guard them. The tool's `sandbox`
+   * says which applies.
    */
-  sandbox?: SandboxOptions | false;
+  sandbox?: SandboxOptions | 'required' | false;
 }
 
 /** Lets the command's own timeout fire (and report partial output) before the registry's. */
@@ -41,12 +45,12 @@ const OUTER_TIMEOUT_GRACE_MS = 5_000;
 
 /**
  * The `bash` tool: runs `bash -c command` with the workspace root as working directory, in an OS
- * sandbox unless `sandbox: false` (see {@link BashToolOptions.sandbox}). Reports the output
- * (stdout and stderr together, the middle dropped with a note beyond the cap) and the exit code;
- * a non-zero exit is still a result the model reads, not a tool error. On timeout or cancel the
- * command and everything it started are killed. The files git lists as uncommitted after the
- * command and not before it are reported as the call's changes
- * (see `ToolContext.reportChangedPaths`).
+ * sandbox where one can start (see {@link BashToolOptions.sandbox}; the tool's `sandbox` says
+ * whether its commands run in one). Reports the output (stdout and stderr together, the middle
+ * dropped with a note beyond the cap) and the exit code; a non-zero exit is still a result the
+ * model reads, not a tool error. On timeout or cancel the command and everything it started are
+ * killed. The files git lists as uncommitted after the command and not before it are reported as
+ * the call's changes (see `ToolContext.reportChangedPaths`).
  *
  * Whether a sandbox can start is checked once, here (a millisecond-scale `bwrap` run).
  *
@@ -60,23 +64,25 @@ export function createBashTool(options: BashToolOptions = {}): Tool<ReturnType<t
   const defaultTimeoutMs = options.timeoutMs ?? 120_000;
   const maxTimeoutMs = Math.max(options.maxTimeoutMs ?? 600_000, defaultTimeoutMs);
   const maxOutputBytes = options.maxOutputBytes ?? 30_000;
-  const sandbox = options.sandbox === false ? null : createShellSandbox(options.sandbox);
-  const unconfinedBecause = sandbox?.unavailable ?? null;
-  const confinement =
-    sandbox === null
-      ? ''
-      : unconfinedBecause === null
-        ? ` ${describeSandbox(options.sandbox || {})}`
-        : ` No sandbox could start (${unconfinedBecause}), so commands run unconfined and a person approves each one first.`;
-  return defineTool({
+  const sandboxOptions = options.sandbox === 'required' ? { required: true } : options.sandbox;
+  const sandbox = sandboxOptions === false ? null : createShellSandbox(sandboxOptions);
+  const status = sandboxStatus(sandbox, sandboxOptions);
+  const refused = !status.active && status.commands === 'refused';
+  const tool = defineTool({
     name: 'bash',
-    description: `Run a bash command with the workspace root as working directory and return its output and exit code. Times out after ${defaultTimeoutMs} ms unless timeout_ms says otherwise (at most ${maxTimeoutMs}). Output beyond ${maxOutputBytes} bytes is shortened in the middle. Commands left running in the background are killed when the command ends.${confinement}`,
+    description: `Run a bash command with the workspace root as working directory and return its output and exit code. Times out after ${defaultTimeoutMs} ms unless timeout_ms says otherwise (at most ${maxTimeoutMs}). Output beyond ${maxOutputBytes} bytes is shortened in the middle. Commands left running in the background are killed when the command ends.${describeConfinement(status, sandboxOptions)}`,
     input: inputFor(maxTimeoutMs),
-    mutating: true,
+    // Refusing every command changes nothing, so the chart need not ask a person before the
+    // refusal goes back to the model.
+    mutating: !refused,
     edit: false,
-    alwaysAsk: unconfinedBecause !== null,
     timeoutMs: maxTimeoutMs + OUTER_TIMEOUT_GRACE_MS,
     async execute({ command, timeout_ms }, ctx) {
+      if (refused) {
+        throw new Error(
+          `refused: this agent runs shell commands only in a sandbox, and none can start here (${status.reason}); the command did not run`,
+        );
+      }
       const { signal } = ctx;
       const timeoutMs = timeout_ms ?? defaultTimeoutMs;
       const root = await resolveWorkspaceRoot(ctx.workspace);
@@ -89,7 +95,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<ReturnType<t
       };
       const reportCommand = await trackWorkspaceChanges(ctx, root);
       const result =
-        sandbox !== null && unconfinedBecause === null
+        sandbox !== null && status.active
           ? await sandbox.run(command, shellOptions)
           : await runShellCommand(command, shellOptions);
       const output = result.output === '' ? '(no output)' : result.output.replace(/\n$/, '');
@@ -103,14 +109,39 @@ export function createBashTool(options: BashToolOptions = {}): Tool<ReturnType<t
         result.exitCode === null
           ? `[killed by ${result.signal}]`
           : `[exit code ${result.exitCode}]`;
-      const note =
-        unconfinedBecause === null ? '' : `\n[ran without a sandbox: ${unconfinedBecause}]`;
+      const note = sandbox?.unavailable ? `\n[ran without a sandbox: ${sandbox.unavailable}]` : '';
       return `${output}\n${ending}${note}`;
     },
   });
+  return { ...tool, sandbox: status };
 }
 
-/** What the model should know of its confinement, so it does not retry what cannot work. */
+/** Whether commands run confined, and when not, why and what they do instead. */
+function sandboxStatus(
+  sandbox: ShellSandbox | null,
+  options: SandboxOptions | false | undefined,
+): SandboxStatus {
+  if (sandbox === null) {
+    return { active: false, reason: 'it is turned off (sandbox: false)', commands: 'unconfined' };
+  }
+  if (sandbox.unavailable === null) return { active: true };
+  const commands = options !== false && options?.required === true ? 'refused' : 'unconfined';
+  return { active: false, reason: sandbox.unavailable, commands };
+}
+
+/** What the model should know of how its commands run, so it does not retry what cannot work. */
+function describeConfinement(
+  status: SandboxStatus,
+  options: SandboxOptions | false | undefined,
+): string {
+  if (status.active) return ` ${describeSandbox(options || {})}`;
+  if (options === false) return '';
+  return status.commands === 'refused'
+    ? ` No sandbox could start (${status.reason}) and this agent runs commands only in one, so every command is refused without running.`
+    : ` No sandbox could start (${status.reason}), so commands run unconfined, with the agent's own rights.`;
+}
+
+/** What confines a sandboxed command. */
 function describeSandbox(options: SandboxOptions): string {
   const writable = [
     'the workspace',

@@ -1,4 +1,4 @@
-import { AgentStatechartError } from '../../../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../../../machine/index.js';
 
 /**
  * One entry of `allowNetwork`: a host (lower case, IPv6 without brackets) and a port.

@@ -1,107 +1,51 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AgentStatechartError } from '../../../machine/agentStatechartError.js';
-import {
-  runShellCommand,
-  type ShellCommandOptions,
-  type ShellCommandResult,
-} from '../builtins/runShellCommand.js';
+import { AgentStatechartError } from '../../../machine/index.js';
 import { parseAllowedHosts } from './allowedHosts.js';
-import { bwrapArguments } from './bwrapArguments.js';
-import { networkRelayLauncher, proxyEnvironment } from './networkRelay.js';
-import { expandSandboxPath, planSandboxMounts, type SandboxPaths } from './planSandboxMounts.js';
-import { probeSandbox } from './probeSandbox.js';
+import { bubblewrapSandbox } from './bubblewrapSandbox.js';
+import { expandSandboxPath } from './planSandboxMounts.js';
 import type { SandboxOptions } from './sandboxOptions.js';
+import {
+  type SandboxFactory,
+  type SandboxSettings,
+  type ShellSandbox,
+  unavailableSandbox,
+} from './shellSandbox.js';
 
 /**
- * Runs shell commands confined by bubblewrap (see {@link SandboxOptions} for what is confined).
- *
- * @example
- * const sandbox = createShellSandbox({ allowNetwork: ['registry.npmjs.org:443'] });
- * if (sandbox.unavailable === null) {
- *   const result = await sandbox.run('npm ci', { cwd: workspace, timeoutMs: 60_000, maxOutputBytes: 30_000 });
- * }
+ * The sandbox of each platform that has one. Another platform's (macOS Seatbelt, for one) goes
+ * here once it is implemented and tested on that platform.
  */
-export interface ShellSandbox {
-  /** Why no sandbox can start on this machine, or `null` when one can. Checked once, at creation. */
-  readonly unavailable: string | null;
-  /**
-   * Runs `bash -c command` in a fresh sandbox whose workspace is `options.cwd` (a real path),
-   * like {@link runShellCommand}. Rejects when {@link ShellSandbox.unavailable} says why it cannot.
-   */
-  run(command: string, options: ShellCommandOptions): Promise<ShellCommandResult>;
-}
-
-/** The descriptor bubblewrap reports its sandbox's process on (`--info-fd`). */
-const INFO_FD = 3;
-
-/** Where the proxy's socket directory appears inside the sandbox: in its private temp. */
-const NETWORK_DIRECTORY_INSIDE = '/tmp/.agent-statechart-network';
+const SANDBOXES: Readonly<Partial<Record<NodeJS.Platform, SandboxFactory>>> = Object.freeze({
+  linux: bubblewrapSandbox,
+});
 
 /**
  * Checks the options (throwing {@link AgentStatechartError} `INVALID_OPTION` on a bad path or
- * `allowNetwork` entry) and whether a sandbox can start here.
+ * `allowNetwork` entry) and makes this platform's sandbox, which says whether it can start here.
  *
  * @example
  * const sandbox = createShellSandbox({ allowWrite: ['~/.npm'] });
+ * if (sandbox.unavailable !== null) console.warn(`no sandbox: ${sandbox.unavailable}`);
  */
-export function createShellSandbox(options: SandboxOptions = {}): ShellSandbox {
-  const allowed = parseAllowedHosts(options.allowNetwork ?? []);
-  const paths: SandboxPaths = {
-    denyRead: absolutePaths(options.denyRead, 'denyRead'),
-    allowRead: absolutePaths(options.allowRead, 'allowRead'),
-    allowWrite: absolutePaths(options.allowWrite, 'allowWrite'),
-  };
-  const bwrapPath = options.bwrapPath ?? 'bwrap';
-  const unavailable = probeSandbox(bwrapPath);
-
-  return {
-    unavailable,
-    async run(command, shellOptions) {
-      if (unavailable !== null) throw new Error(`no sandbox can start: ${unavailable}`);
-      const workspace = shellOptions.cwd;
-      const mounts = await planSandboxMounts(workspace, paths);
-      // Temporary files go to the private /tmp, whatever this process's TMPDIR says.
-      const env = { ...(shellOptions.env ?? process.env), TMPDIR: '/tmp' };
-      // bubblewrap says which process the sandbox is, so a cancelled command's sandbox is ended
-      // even when bubblewrap itself is killed before the sandbox would die with it.
-      const bwrap = [bwrapPath, '--info-fd', String(INFO_FD)];
-      if (allowed.length === 0) {
-        const launcher = [...bwrap, ...bwrapArguments(workspace, mounts)];
-        return runShellCommand(command, { ...shellOptions, env, launcher, childPidFd: INFO_FD });
-      }
-      const socketDirectory = await mkdtemp(join(tmpdir(), 'agent-statechart-network-'));
-      try {
-        // Loaded only for a shell that may reach the network: it brings in node:http.
-        const { startNetworkProxy } = await import('./startNetworkProxy.js');
-        const proxy = await startNetworkProxy(join(socketDirectory, 'proxy.sock'), allowed);
-        try {
-          mounts.push({
-            kind: 'read',
-            path: NETWORK_DIRECTORY_INSIDE,
-            source: socketDirectory,
-            directory: true,
-          });
-          const launcher = [
-            ...bwrap,
-            ...bwrapArguments(workspace, mounts),
-            ...networkRelayLauncher(`${NETWORK_DIRECTORY_INSIDE}/proxy.sock`),
-          ];
-          return await runShellCommand(command, {
-            ...shellOptions,
-            env: { ...env, ...proxyEnvironment() },
-            launcher,
-            childPidFd: INFO_FD,
-          });
-        } finally {
-          await proxy.close();
-        }
-      } finally {
-        await rm(socketDirectory, { recursive: true, force: true });
-      }
+export function createShellSandbox(
+  options: SandboxOptions = {},
+  platform: NodeJS.Platform = process.platform,
+): ShellSandbox {
+  const settings: SandboxSettings = {
+    allowed: parseAllowedHosts(options.allowNetwork ?? []),
+    paths: {
+      denyRead: absolutePaths(options.denyRead, 'denyRead'),
+      allowRead: absolutePaths(options.allowRead, 'allowRead'),
+      allowWrite: absolutePaths(options.allowWrite, 'allowWrite'),
     },
+    options,
   };
+  const create = SANDBOXES[platform];
+  if (create === undefined) {
+    return unavailableSandbox(
+      `no shell sandbox is implemented for ${platform}; bash is sandboxed on Linux, with bubblewrap`,
+    );
+  }
+  return create(settings);
 }
 
 function absolutePaths(given: readonly string[] | undefined, name: string): string[] {

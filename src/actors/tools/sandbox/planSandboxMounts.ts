@@ -1,7 +1,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { AgentStatechartError } from '../../../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../../../machine/index.js';
 import { orNullIfMissing } from '../orNullIfMissing.js';
 import { DEFAULT_SANDBOX_DENY_READ } from './sandboxOptions.js';
 

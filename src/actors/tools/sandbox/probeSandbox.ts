@@ -5,24 +5,19 @@ import { SANDBOX_BASE_ARGUMENTS } from './bwrapArguments.js';
 const PROBE_TIMEOUT_MS = 10_000;
 
 /**
- * Whether a sandbox can start here: `null` when it can, else why not, in a sentence that says
- * how to fix it. Starts an empty sandbox with every namespace and mount a command gets, so a
- * kernel or container that forbids namespaces is found now, not at the first command.
+ * Whether a bubblewrap sandbox can start here (Linux): `null` when it can, else why not, in a
+ * sentence that says how to fix it. Starts an empty sandbox with every namespace and mount a
+ * command gets, so a kernel or container that forbids namespaces is found now, not at the first
+ * command.
  *
  * Synchronous because tools are defined synchronously and the answer decides how the tool is
- * described to the chart (a tool that cannot be confined asks before every call).
+ * described to the model and to the chart.
  *
  * @example
  * const reason = probeSandbox('bwrap');
  * if (reason !== null) console.warn(`bash runs unconfined: ${reason}`);
  */
-export function probeSandbox(
-  bwrapPath: string,
-  platform: NodeJS.Platform = process.platform,
-): string | null {
-  if (platform !== 'linux') {
-    return `the sandbox needs Linux with bubblewrap, and this is ${platform}`;
-  }
+export function probeSandbox(bwrapPath: string): string | null {
   const result = spawnSync(
     bwrapPath,
     [...SANDBOX_BASE_ARGUMENTS, '--remount-ro', '/proc', '--', 'true'],

@@ -1,8 +1,9 @@
 /**
- * How `bash` confines its commands (Linux, with bubblewrap). Commands may write only inside the
- * workspace, a private `/tmp` and the `allowWrite` paths; they read the rest of the machine except
- * the `denyRead` paths; they have no network unless `allowNetwork` names where they may connect.
- * Paths are absolute or start with `~/` (the home directory of this process).
+ * How `bash` confines its commands (Linux, with bubblewrap), and what it does where it cannot.
+ * Commands may write only inside the workspace, a private `/tmp` and the `allowWrite` paths; they
+ * read the rest of the machine except the `denyRead` paths; they have no network unless
+ * `allowNetwork` names where they may connect. Paths are absolute or start with `~/` (the home
+ * directory of this process).
  *
  * @example
  * const options: SandboxOptions = {
@@ -29,6 +30,12 @@ export interface SandboxOptions {
   allowWrite?: string[];
   /** The bubblewrap executable. Default: `bwrap`, looked up on the `PATH`. */
   bwrapPath?: string;
+  /**
+   * Refuse every command when no sandbox can start here (not Linux, no `bwrap`, namespaces
+   * forbidden), with a tool error the model reads, instead of running it unconfined. Default
+   * false. `sandbox: 'required'` says the same with the other options at their defaults.
+   */
+  required?: boolean;
 }
 
 /**

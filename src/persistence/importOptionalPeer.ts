@@ -2,7 +2,7 @@
  * Loading optional peer dependencies on first use, so the package works without them and says
  * exactly what to install when a feature needs one.
  */
-import { AgentStatechartError } from '../machine/agentStatechartError.js';
+import { AgentStatechartError } from '../machine/index.js';
 
 /**
  * Runs `load` (a dynamic `import()` of `name`); if the module is not installed, throws an

@@ -3,15 +3,22 @@
  * live while it is in use, and dropped from memory once it has been idle for a while (it lives in
  * the store, and its next event loads it again). Events for one session are handled in order.
  */
-import { createBuiltinTools } from '../actors/tools/builtins/createBuiltinTools.js';
-import type { Tool } from '../actors/tools/defineTool.js';
-import type { Agent } from '../agent/agent.js';
-import type { AgentNotificationName, AgentNotifications } from '../agent/agentNotifications.js';
-import { createAgent, type CreateAgentOptions } from '../agent/createAgent.js';
-import { AgentStatechartError, errorMessage } from '../machine/agentStatechartError.js';
-import { atRest } from '../machine/guards.js';
-import type { Message, PermissionMode } from '../machine/types.js';
-import type { SessionStore } from './sessionStore.js';
+import { createBuiltinTools, type Tool } from '../actors/index.js';
+import {
+  type Agent,
+  type AgentNotificationName,
+  type AgentNotifications,
+  createAgent,
+  type CreateAgentOptions,
+} from '../agent/index.js';
+import {
+  AgentStatechartError,
+  atRest,
+  errorMessage,
+  type Message,
+  type PermissionMode,
+} from '../machine/index.js';
+import type { SessionStore } from '../persistence/index.js';
 
 /**
  * Options of {@link createAgentHost}: how every session's agent is made (as for `createAgent`),

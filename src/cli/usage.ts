@@ -1,0 +1,141 @@
+/**
+ * What `agent-statechart help` and `agent-statechart <command> --help` print: one entry per
+ * command, the overview made of their first lines.
+ */
+import { DIAGRAM_USAGE } from './diagramCommand.js';
+
+/** One command's help: its synopsis lines, what it does, and its options in detail. */
+interface CommandHelp {
+  synopsis: string[];
+  summary: string;
+  details?: string;
+}
+
+const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
+  run: {
+    synopsis: [
+      'run [--workspace DIR] [--mode MODE] [--model NAME] [--session NAME [--store PATH]]',
+    ],
+    summary:
+      'an interactive agent in DIR: Claude when ANTHROPIC_API_KEY is set, otherwise an offline scripted model; MODE is plan, default, acceptEdits or bypassPermissions (default: default). With --session every step is stored (in DIR/.agent-statechart/sessions.db, or PATH) and the session resumes where it stopped, even after a crash',
+    details: `  --workspace DIR   where the agent works (default: the current directory)
+  --mode MODE       plan, default, acceptEdits or bypassPermissions (default: default)
+  --model NAME      the Claude model to call
+  --session NAME    store every step and resume the session where it stopped
+  --store PATH      the session store's file (default: DIR/.agent-statechart/sessions.db)
+
+Type a message; /mode MODE changes the mode, /quit ends. Ctrl-C interrupts a turn; twice at the
+prompt it quits.`,
+  },
+  sessions: {
+    synopsis: ['sessions list | show ID | rm ID [--workspace DIR | --store PATH]'],
+    summary: "the stored sessions, one session's transcript and log, removing one",
+    details: `  list              the sessions kept in the store
+  show ID           one session: its transcript, and its log in words
+  rm ID             remove one session
+  --workspace DIR   read DIR/.agent-statechart/sessions.db (default: the current directory)
+  --store PATH      read the store at PATH instead`,
+  },
+  demo: {
+    synopsis: ['demo [--keep] [--no-inspector] [--port N]'],
+    summary:
+      'a scripted session through all seven states, with a retried 529 and a git auto-commit, offline (no API key needed): its process is killed with SIGKILL mid-tools and a new one resumes it from the store; shown in the local inspector page',
+    details: `  --keep            keep the demo's workspace (its path is printed)
+  --no-inspector    run without the inspector page
+  --port N          serve the inspector page on port N (default: any free port)`,
+  },
+  inspect: {
+    synopsis: [
+      'inspect [--port N] [--host HOST --token TOKEN]',
+      'inspect --session NAME [--workspace DIR | --store PATH] [--port N]',
+    ],
+    summary:
+      'the demo session in the inspector page, or a stored session to step through, followed as it grows; served until Ctrl-C',
+    details: `  --session NAME    show the stored session NAME instead of the demo
+  --workspace DIR   with --session: read DIR/.agent-statechart/sessions.db
+  --store PATH      with --session: read the store at PATH
+  --port N          serve the page on port N (default: any free port)
+  --host HOST       listen on HOST (default: 127.0.0.1; anything else needs --token)
+  --token TOKEN     require TOKEN (16 characters or more) to read the page`,
+  },
+  diagram: {
+    synopsis: ['diagram [--format mermaid|dot|svg|json] [--out FILE] [--machine MODULE[:EXPORT]]'],
+    summary: "draw the agent's chart (or any XState v5 machine)",
+  },
+  help: {
+    synopsis: ['help'],
+    summary: 'this text; `agent-statechart COMMAND --help` describes one command',
+  },
+});
+
+/** Where the overview's descriptions start. */
+const COLUMN = 28;
+/** How wide the text runs. */
+const WIDTH = 100;
+
+/**
+ * The overview of every command.
+ *
+ * @example
+ * console.log(USAGE); // usage: agent-statechart <command> [options] …
+ */
+export const USAGE = [
+  'usage: agent-statechart <command> [options]',
+  '',
+  'commands:',
+  ...Object.values(COMMANDS).flatMap((help) => {
+    const synopsis = help.synopsis.map((line) => `  ${line}`);
+    const summary = wrap(help.summary, WIDTH - COLUMN);
+    const last = synopsis.length - 1;
+    // A short synopsis takes the summary's first line beside it.
+    if (synopsis[last]!.length < COLUMN - 1) {
+      synopsis[last] = synopsis[last]!.padEnd(COLUMN) + summary.shift();
+    }
+    return [...synopsis, ...summary.map((line) => `${' '.repeat(COLUMN)}${line}`)];
+  }),
+].join('\n');
+
+/**
+ * One command's help, or `undefined` for a command that does not exist.
+ *
+ * @example
+ * commandUsage('sessions'); // 'usage: agent-statechart sessions list | show ID | rm ID …'
+ */
+export function commandUsage(command: string): string | undefined {
+  if (command === 'diagram') return DIAGRAM_USAGE;
+  const help = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (help === undefined) return undefined;
+  const [first, ...more] = help.synopsis;
+  return [
+    `usage: agent-statechart ${first}`,
+    ...more.map((line) => `       agent-statechart ${line}`),
+    '',
+    ...wrap(help.summary, WIDTH),
+    ...(help.details === undefined ? [] : ['', help.details]),
+  ].join('\n');
+}
+
+/**
+ * Whether the arguments ask for help: `--help` or `-h` anywhere among them.
+ *
+ * @example
+ * asksForHelp(['list', '--help']); // true
+ */
+export function asksForHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}

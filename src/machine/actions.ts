@@ -1,0 +1,74 @@
+/**
+ * What the chart asks the outside world to do, and what it tells it. In pure mode `handleEvent`
+ * returns these; in actor mode the invoked actors do the work and the agent emits the same
+ * objects for listeners.
+ */
+import type { LlmRequest, Message, ToolCall } from './messages.js';
+
+/**
+ * How a model call ended, and where in the transcript its response went: `completed` (the
+ * response is at `transcriptIndex`), `interrupted` (the text streamed so far is there, if any
+ * came) or `failed` (nothing is; what it streamed is dropped).
+ *
+ * @example
+ * const ending: LlmCallEnding = { status: 'completed', transcriptIndex: 3 };
+ */
+export interface LlmCallEnding {
+  status: 'completed' | 'failed' | 'interrupted';
+  transcriptIndex: number;
+}
+
+/** A tool as `RunPostToolsHook` reports it (Loom's shape). */
+export interface CompletedToolInfo {
+  name: string;
+  succeeded: boolean;
+}
+
+/**
+ * Every action the chart emits:
+ *
+ * - `SendLlmRequest`: make a model call (`attempt` counts from 1 within the call; its response
+ *   goes to the transcript at `request.messages.length`);
+ * - `LlmCallEnded`: the model call ended (see {@link LlmCallEnding});
+ * - `ExecuteTools`: run these tool calls;
+ * - `RunPostToolsHook`: run the post-tools hook (git auto-commit);
+ * - `WaitForInput`: the turn is over;
+ * - `DisplayMessage`: show streamed text;
+ * - `DisplayError`: show a failure (`source` is `hook` for a post-tools hook that failed);
+ * - `Shutdown`: the agent stopped; queued input was discarded;
+ * - `ScheduleRetry`: wait `delayMs`, then send `RetryTimeoutFired`;
+ * - `RequestApproval`: a call waits for a `ToolApproval`;
+ * - `Cancel`: abort this in-flight work.
+ *
+ * @example
+ * for (const action of core.handleEvent(event)) {
+ *   if (action.type === 'SendLlmRequest') callModel(action.request);
+ * }
+ */
+export type AgentAction =
+  | { type: 'SendLlmRequest'; request: LlmRequest; attempt: number }
+  | ({ type: 'LlmCallEnded' } & LlmCallEnding)
+  | { type: 'ExecuteTools'; calls: ToolCall[] }
+  | { type: 'RunPostToolsHook'; completedTools: CompletedToolInfo[] }
+  | { type: 'WaitForInput' }
+  | { type: 'DisplayMessage'; text: string }
+  | { type: 'DisplayError'; message: string; source?: 'hook' }
+  | { type: 'Shutdown'; discardedInput: Message[] }
+  | { type: 'ScheduleRetry'; delayMs: number; attempt: number }
+  | { type: 'RequestApproval'; call: ToolCall }
+  | {
+      type: 'Cancel';
+      llm?: boolean;
+      /** Tool calls to abort (and approval requests to withdraw). */
+      toolCallIds?: string[];
+      /**
+       * Report how each aborted call actually ended (a `ToolCompleted`) within this many
+       * milliseconds, then send `ToolGraceExpired`.
+       */
+      graceMs?: number;
+      hook?: boolean;
+      retry?: boolean;
+    };
+
+/** The `type` of every action. */
+export type AgentActionType = AgentAction['type'];

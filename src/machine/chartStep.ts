@@ -1,0 +1,44 @@
+/**
+ * What one named action of the chart does, as data: the context it changes, the child actors it
+ * stops, aborts or starts, and the actions it emits. The action functions beside the chart
+ * return these and the chart performs them in one place (`agentMachine.ts`), so every action is a
+ * plain function of the context and the event that a test can call directly.
+ */
+import type { AgentAction } from './actions.js';
+import type { AgentContext } from './context.js';
+import type { AgentEvent } from './events.js';
+import type { Message, ToolCall } from './messages.js';
+
+/**
+ * One action's effect. Performed in this order: stop, abort, context, start, emit.
+ *
+ * @example
+ * const step: ChartStep = { context: { queue: [] }, emit: [{ type: 'WaitForInput' }] };
+ */
+export interface ChartStep {
+  /** Fields of the context that change. */
+  context?: Partial<AgentContext>;
+  /** Child actors to stop (tool calls by id): whatever they report later is ignored. */
+  stop?: readonly string[];
+  /** Tool calls to abort: their actors keep running to report how the call really ended. */
+  abort?: readonly string[];
+  /** Tool calls to start: one `tool` actor each, and one `ExecuteTools` naming them all. */
+  start?: readonly ToolCall[];
+  emit?: readonly AgentAction[];
+}
+
+/** An action of the chart as a plain function. */
+export type ChartAction = (context: AgentContext, event: AgentEvent) => ChartStep;
+
+/**
+ * The transcript with `message` appended: a new array, so no snapshot's transcript changes.
+ *
+ * @example
+ * appended(context, { role: 'user', content: 'hi' }).length; // context.messages.length + 1
+ */
+export function appended(
+  context: Pick<AgentContext, 'messages'>,
+  message: Message | null,
+): Message[] {
+  return message === null ? context.messages : [...context.messages, message];
+}

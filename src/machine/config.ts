@@ -1,0 +1,111 @@
+/**
+ * How the chart is configured: its tools, permissions, retries and limits. Every field has a
+ * default (see `resolveConfig`).
+ */
+import type { ToolDefinition } from './messages.js';
+
+/**
+ * What the chart needs to know about a tool: whether it changes the workspace (only a successful
+ * mutating call runs the post-tools hook, and permission modes gate mutating calls) and how the
+ * model sees it.
+ *
+ * @example
+ * const spec: ToolSpec = { name: 'deploy', mutating: true, description: 'Deploy the site', inputSchema: { type: 'object' } };
+ */
+export interface ToolSpec {
+  name: string;
+  /** Changes the workspace. Defaults to true for `edit_file`, `write_file` and `bash`. */
+  mutating?: boolean;
+  /** Counts as an edit for the `acceptEdits` mode. Defaults to `mutating && name !== 'bash'`. */
+  edit?: boolean;
+  /**
+   * Every call waits for approval, whatever the mode (none configured included), allow rules and
+   * remembered approvals; deny rules, remembered denials and `plan` mode still refuse it.
+   */
+  alwaysAsk?: boolean;
+  /**
+   * Running a call twice has the same effect as running it once. A mutating call that was running
+   * when the process stopped is run again on resume only when its tool is idempotent; otherwise
+   * the model is told it may or may not have taken effect.
+   */
+  idempotent?: boolean;
+  description?: string;
+  inputSchema?: ToolDefinition['input_schema'];
+}
+
+/**
+ * Permission modes, from the most to the least restrictive.
+ *
+ * - `plan`: read-only; mutating calls are denied.
+ * - `default`: mutating calls wait for a `ToolApproval`.
+ * - `acceptEdits`: edits run; other mutating calls (such as `bash`) wait for approval.
+ * - `bypassPermissions`: everything runs, except what a deny rule names.
+ *
+ * @example
+ * PERMISSION_MODES.includes(mode); // true for a mode the chart accepts
+ */
+export const PERMISSION_MODES = ['plan', 'default', 'acceptEdits', 'bypassPermissions'] as const;
+
+/** One of {@link PERMISSION_MODES}. */
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+/**
+ * Permission settings. Without them the chart runs every tool (Loom's behaviour), while
+ * `createAgent` starts in `acceptEdits`. Deny rules win over everything, even
+ * `bypassPermissions`; allow rules let a tool run without asking.
+ *
+ * @example
+ * const permissions: PermissionConfig = { mode: 'default', allow: ['read_file'], deny: ['bash'] };
+ */
+export interface PermissionConfig {
+  mode: PermissionMode;
+  /** Tool names that run without asking (unless denied). */
+  allow?: string[];
+  /** Tool names that never run. */
+  deny?: string[];
+}
+
+/** Retry settings for failed model calls (Loom's numbers by default). */
+export interface RetryConfig {
+  /** Delay before the first retry, before jitter. Default 200 ms. */
+  baseDelayMs?: number;
+  /** Growth of the delay per attempt. Default 2. */
+  factor?: number;
+  /** Upper bound of the delay, before jitter. Default 5000 ms. */
+  maxDelayMs?: number;
+  /** Seed of the jitter generator, so the same events give the same delays. Default 1. */
+  seed?: number;
+}
+
+/**
+ * Configuration of the chart. Every field has a default.
+ *
+ * @example
+ * const config: AgentConfig = {
+ *   maxRetries: 3,
+ *   model: 'claude-sonnet-5-5',
+ *   system: 'You are a careful coding agent.',
+ *   tools: [{ name: 'read_file', mutating: false }, { name: 'edit_file', mutating: true }],
+ * };
+ */
+export interface AgentConfig {
+  /** Total attempts per model call, as Loom counts them: with 3, errors one and two retry. Default 3. */
+  maxRetries?: number;
+  /** Model name sent in each request. Default `claude-sonnet-5-5`. */
+  model?: string;
+  /** `max_tokens` of each request. Default 4096. */
+  maxTokens?: number;
+  /** System prompt. */
+  system?: string;
+  /** Tools the model may call. */
+  tools?: ToolSpec[];
+  retry?: RetryConfig;
+  /** Permission modes and rules. Without them every tool runs (`createAgent`: `acceptEdits`). */
+  permissions?: PermissionConfig;
+  /**
+   * After an interrupt, how long to wait for the tool calls it cancelled to report how they
+   * actually ended (a call may finish its side effect anyway) before telling the model they may
+   * or may not have taken effect. The user sees the turn end at once either way. Default 5000 ms.
+   */
+  toolGraceMs?: number;
+}

@@ -1,0 +1,275 @@
+/**
+ * The events the chart takes, and who sends each: the caller (a person, or the service around the
+ * agent), one of the chart's invoked actors, or the store a session is restored from.
+ */
+import type { AgentActorName } from './actorNames.js';
+import type { PermissionMode } from './config.js';
+import type { LlmError, LlmResponse, Message, ToolOutcome } from './messages.js';
+
+/**
+ * The user sent a message. During a turn it is queued and starts the next turn.
+ *
+ * @example
+ * const event: UserInputEvent = { type: 'UserInput', message: { role: 'user', content: 'hi' } };
+ */
+export interface UserInputEvent {
+  type: 'UserInput';
+  message: Message;
+}
+
+/**
+ * An attempt of the model call is starting: text streamed by an earlier attempt of the same call
+ * (one cut off by a restart, say) is dropped, so every attempt's text starts afresh. The `llm`
+ * actor sends it before the request goes out; a caller in pure mode may leave it out.
+ */
+export interface LlmStartedEvent {
+  type: 'LlmStarted';
+}
+
+/**
+ * A piece of streamed text from the model. A producer may merge consecutive pieces into one
+ * event: the chart only appends them.
+ *
+ * @example
+ * const event: LlmTextDeltaEvent = { type: 'LlmTextDelta', content: 'Hel' };
+ */
+export interface LlmTextDeltaEvent {
+  type: 'LlmTextDelta';
+  content: string;
+}
+
+/**
+ * A piece of a streamed tool call's JSON input. Pieces of one call may be merged into one event:
+ * the chart only appends them.
+ *
+ * @example
+ * const event: LlmToolCallDeltaEvent = { type: 'LlmToolCallDelta', callId: 'toolu_1', toolName: 'bash', argumentsFragment: '{"comm' };
+ */
+export interface LlmToolCallDeltaEvent {
+  type: 'LlmToolCallDelta';
+  callId: string;
+  toolName: string;
+  argumentsFragment: string;
+}
+
+/** The events a model call streams while its response comes in. */
+export type LlmStreamDelta = LlmTextDeltaEvent | LlmToolCallDeltaEvent;
+
+/**
+ * The model call finished.
+ *
+ * @example
+ * const event: LlmCompletedEvent = {
+ *   type: 'LlmCompleted',
+ *   response: { message: { role: 'assistant', content: [{ type: 'text', text: 'Hi' }] }, stopReason: 'end_turn' },
+ * };
+ */
+export interface LlmCompletedEvent {
+  type: 'LlmCompleted';
+  response: LlmResponse;
+}
+
+/**
+ * The model call failed.
+ *
+ * @example
+ * const event: LlmErrorEvent = { type: 'LlmError', error: { kind: 'overloaded', message: 'Overloaded', status: 529 } };
+ */
+export interface LlmErrorEvent {
+  type: 'LlmError';
+  error: LlmError;
+}
+
+/** A running tool reported progress (shown to the user; the chart only records it). */
+export interface ToolProgressEvent {
+  type: 'ToolProgress';
+  callId: string;
+  progress: unknown;
+}
+
+/**
+ * A tool call finished, successfully or not.
+ *
+ * @example
+ * const event: ToolCompletedEvent = { type: 'ToolCompleted', callId: 'toolu_1', outcome: { status: 'success', output: 'ok' } };
+ */
+export interface ToolCompletedEvent {
+  type: 'ToolCompleted';
+  callId: string;
+  outcome: ToolOutcome;
+}
+
+/**
+ * The post-tools hook finished. `actionTaken` says whether it did something (made a commit);
+ * `error`, that it failed and was skipped (hooks fail open: the turn goes on).
+ *
+ * @example
+ * const done: PostToolsHookCompletedEvent = { type: 'PostToolsHookCompleted', actionTaken: true };
+ * const failed: PostToolsHookCompletedEvent = { type: 'PostToolsHookCompleted', actionTaken: false, error: 'git: index.lock exists' };
+ */
+export interface PostToolsHookCompletedEvent {
+  type: 'PostToolsHookCompleted';
+  actionTaken: boolean;
+  error?: string;
+}
+
+/** The backoff before retrying a failed model call is over. */
+export interface RetryTimeoutFiredEvent {
+  type: 'RetryTimeoutFired';
+}
+
+/** Stop the agent. Accepted in every state; `ShuttingDown` is final. */
+export interface ShutdownRequestedEvent {
+  type: 'ShutdownRequested';
+}
+
+/**
+ * Cancel the current turn and keep the agent: partial text is kept, open tool calls are answered
+ * with an "interrupted" error, and the next queued input (if any) starts a new turn.
+ */
+export interface InterruptEvent {
+  type: 'Interrupt';
+}
+
+/**
+ * A person's answer to a `RequestApproval`. With `remember`, the decision holds for later calls
+ * of the same tool.
+ *
+ * @example
+ * const event: ToolApprovalEvent = { type: 'ToolApproval', callId: 'toolu_1', decision: 'allow', remember: true };
+ */
+export interface ToolApprovalEvent {
+  type: 'ToolApproval';
+  callId: string;
+  decision: 'allow' | 'deny';
+  remember?: boolean;
+}
+
+/**
+ * Change the permission mode, at any time. Calls already waiting for approval are re-checked.
+ *
+ * @example
+ * const event: SetPermissionModeEvent = { type: 'SetPermissionMode', mode: 'plan' };
+ */
+export interface SetPermissionModeEvent {
+  type: 'SetPermissionMode';
+  mode: PermissionMode;
+}
+
+/**
+ * The grace period after an interrupt is over: tool calls that have not reported how they ended
+ * are answered as possibly having taken effect.
+ */
+export interface ToolGraceExpiredEvent {
+  type: 'ToolGraceExpired';
+}
+
+/**
+ * The agent was restored from storage (after a restart or a crash): restart the work that was in
+ * flight. The event says what is known from outside the chart; the chart decides what it means.
+ * A model call is sent again; a tool call is run again if it never started, is read-only or is
+ * idempotent, and is otherwise answered as possibly having taken effect; the post-tools hook
+ * runs again; a retry backoff waits for what is left of it; a pending approval is asked again;
+ * tool calls an interrupt was waiting for are answered with what is known.
+ *
+ * @example
+ * const event: ResumeEvent = { type: 'Resume', startedToolCallIds: ['toolu_1'], retryElapsedMs: 900 };
+ */
+export interface ResumeEvent {
+  type: 'Resume';
+  /**
+   * The tool calls known to have started before the process stopped. Omitted: every running call
+   * is taken to have started (so no mutating call can run twice).
+   */
+  startedToolCallIds?: string[];
+  /** How long the retry backoff had been waited when the process stopped (default: none of it). */
+  retryElapsedMs?: number;
+}
+
+/**
+ * Every event the chart accepts.
+ *
+ * @example
+ * const events: AgentEvent[] = [
+ *   { type: 'UserInput', message: { role: 'user', content: 'hi' } },
+ *   { type: 'LlmTextDelta', content: 'Hello' },
+ * ];
+ */
+export type AgentEvent =
+  | UserInputEvent
+  | LlmStartedEvent
+  | LlmTextDeltaEvent
+  | LlmToolCallDeltaEvent
+  | LlmCompletedEvent
+  | LlmErrorEvent
+  | ToolProgressEvent
+  | ToolCompletedEvent
+  | PostToolsHookCompletedEvent
+  | RetryTimeoutFiredEvent
+  | ShutdownRequestedEvent
+  | InterruptEvent
+  | ToolApprovalEvent
+  | SetPermissionModeEvent
+  | ToolGraceExpiredEvent
+  | ResumeEvent;
+
+/** The `type` of every event the chart accepts. */
+export type AgentEventType = AgentEvent['type'];
+
+/**
+ * Who sends an event: `caller` (the user or the service around the agent), one of the chart's
+ * actors by name, or `store` (a restored session's `Resume`).
+ */
+export type EventOrigin = 'caller' | 'store' | AgentActorName;
+
+/**
+ * How the chart treats events of one type beyond its transitions:
+ *
+ * - `origin`: who sends them;
+ * - `streamed`: part of a model call's stream. Consecutive ones of one call may be merged
+ *   ({@link compactStream}), and the call's own next event (`LlmCompleted`, `LlmError`) makes them
+ *   irrelevant to what follows: a session log keeps them only when something else comes first;
+ * - `displayOnly`: changes nothing a stored snapshot keeps (tool progress), so a session log
+ *   leaves it out.
+ */
+export interface EventTraits {
+  origin: EventOrigin;
+  streamed?: true;
+  displayOnly?: true;
+}
+
+/**
+ * The traits of every event type: the one place that says which events come from a caller, which
+ * are part of a model call's stream, and which only show progress.
+ *
+ * @example
+ * EVENT_TRAITS.LlmTextDelta; // { origin: 'llm', streamed: true }
+ */
+export const EVENT_TRAITS: Readonly<Record<AgentEventType, EventTraits>> = {
+  UserInput: { origin: 'caller' },
+  LlmStarted: { origin: 'llm', streamed: true },
+  LlmTextDelta: { origin: 'llm', streamed: true },
+  LlmToolCallDelta: { origin: 'llm', streamed: true },
+  LlmCompleted: { origin: 'llm' },
+  LlmError: { origin: 'llm' },
+  ToolProgress: { origin: 'tool', displayOnly: true },
+  ToolCompleted: { origin: 'tool' },
+  PostToolsHookCompleted: { origin: 'postToolsHook' },
+  RetryTimeoutFired: { origin: 'retryTimer' },
+  ShutdownRequested: { origin: 'caller' },
+  Interrupt: { origin: 'caller' },
+  ToolApproval: { origin: 'caller' },
+  SetPermissionMode: { origin: 'caller' },
+  ToolGraceExpired: { origin: 'toolGraceTimer' },
+  Resume: { origin: 'store' },
+};
+
+/**
+ * The event types a caller sends (the user, or the service around the agent).
+ *
+ * @example
+ * CALLER_EVENTS.includes('ToolApproval'); // true
+ */
+export const CALLER_EVENTS: readonly AgentEventType[] = (
+  Object.keys(EVENT_TRAITS) as AgentEventType[]
+).filter((type) => EVENT_TRAITS[type].origin === 'caller');

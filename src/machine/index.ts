@@ -1,0 +1,124 @@
+/**
+ * What the chart offers the rest of the package: the machine, pure mode, the data it speaks and
+ * the rules other layers apply without writing them again. The package's public entry
+ * (`src/index.ts`) picks its exports from here by name.
+ */
+export type { AgentAction, AgentActionType, CompletedToolInfo, LlmCallEnding } from './actions.js';
+export { AGENT_ACTOR_NAMES, type AgentActorName } from './actorNames.js';
+export {
+  type BeforeEffect,
+  type EffectStart,
+  failureEvent,
+  type LlmActorInput,
+  type PostToolsHookInput,
+  type RetryTimerInput,
+  type ToolActorInput,
+  type ToolGraceTimerInput,
+} from './actorInputs.js';
+export { type AgentDiagnosticCode, admit, type Refusal } from './admission.js';
+export { AGENT_STATECHART_FOLDER } from './agentStatechartFolder.js';
+export {
+  AgentCore,
+  type AgentCoreOptions,
+  type AgentDiagnostic,
+  type AgentSnapshot,
+  checkSnapshot,
+  restoreMachineSnapshot,
+  type StoredContext,
+  toStoredContext,
+} from './agentCore.js';
+export { type AgentMachine, agentMachine } from './agentMachine.js';
+export {
+  AgentStatechartError,
+  type AgentStatechartErrorCode,
+  errorMessage,
+} from './agentStatechartError.js';
+export { changedPathsOf } from './changedPathsOf.js';
+export {
+  type AgentConfig,
+  PERMISSION_MODES,
+  type PermissionConfig,
+  type PermissionMode,
+  type RetryConfig,
+  type ToolSpec,
+} from './config.js';
+export {
+  type AgentContext,
+  type AgentMachineInput,
+  type ResolvedConfig,
+  type StreamingToolCall,
+  type ToolRun,
+  type ToolRunStatus,
+} from './context.js';
+export {
+  type AgentEvent,
+  type AgentEventType,
+  CALLER_EVENTS,
+  EVENT_TRAITS,
+  type EventOrigin,
+  type EventTraits,
+  type InterruptEvent,
+  type LlmCompletedEvent,
+  type LlmErrorEvent,
+  type LlmStartedEvent,
+  type LlmStreamDelta,
+  type LlmTextDeltaEvent,
+  type LlmToolCallDeltaEvent,
+  type PostToolsHookCompletedEvent,
+  type ResumeEvent,
+  type RetryTimeoutFiredEvent,
+  type SetPermissionModeEvent,
+  type ShutdownRequestedEvent,
+  type ToolApprovalEvent,
+  type ToolCompletedEvent,
+  type ToolGraceExpiredEvent,
+  type ToolProgressEvent,
+  type UserInputEvent,
+} from './events.js';
+export { allToolsDone, atRest } from './guards.js';
+export {
+  type ContentBlock,
+  LLM_ERROR_KINDS,
+  type LlmContainer,
+  type LlmError,
+  type LlmErrorKind,
+  type LlmRequest,
+  type LlmResponse,
+  type LlmStopDetails,
+  type Message,
+  type OtherBlock,
+  type RedactedThinkingBlock,
+  type StopReason,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolCall,
+  type ToolDefinition,
+  type ToolOutcome,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type Usage,
+} from './messages.js';
+export { copyPlainJson } from './plainJson.js';
+export {
+  AGENT_STATE_NAMES,
+  type AgentStateName,
+  type AgentStateValue,
+  describeStateValue,
+  topStateOf,
+  WAITING_SUBSTATES,
+} from './stateNames.js';
+export {
+  compactStream,
+  isStreamedEvent,
+  StreamBuffer,
+  type StreamedEvent,
+} from './streamCompaction.js';
+export { errorOutcome } from './toolRuns.js';
+export { isMutatingTool } from './toolSpecs.js';
+export {
+  buildRequest,
+  findTranscriptViolations,
+  toolResultBlock,
+  toolResultsMessage,
+} from './transcript.js';
+export { checkEvent, type CheckedEvent, isAgentEvent, validateEvent } from './validateEvent.js';

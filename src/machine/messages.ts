@@ -1,0 +1,224 @@
+/**
+ * What the chart talks to the model in: messages in the Anthropic Messages API shape, the request
+ * it sends, the response and the failures it gets back, and tool calls with their outcomes.
+ * Everything here is plain JSON, so a snapshot of the chart can be stored and restored anywhere.
+ */
+
+/**
+ * A content block of a message. The shapes the chart itself reads are `text`, `tool_use` and
+ * `tool_result`; every other block the API sends (`thinking`, `redacted_thinking`,
+ * `server_tool_use`, `web_search_tool_result`, …) is kept as it came and sent back unchanged.
+ */
+export type ContentBlock =
+  TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock | OtherBlock;
+
+/** Plain text from the user or the model. */
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** A tool call the model asked for. `input` is the parsed JSON object. */
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/**
+ * The answer to one `tool_use`, sent back in a user message.
+ *
+ * @example
+ * const result: ToolResultBlock = { type: 'tool_result', tool_use_id: 'toolu_1', content: 'file text' };
+ */
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string | Array<TextBlock | OtherBlock>;
+  is_error?: boolean;
+}
+
+/** Extended thinking. Its `signature` must go back to the API unchanged. */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Thinking the API returned encrypted. Sent back unchanged. */
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+/** Any other block the API may send (server-side tools, citations, future types). Kept as-is. */
+export interface OtherBlock {
+  type: string;
+  [key: string]: unknown;
+}
+
+/**
+ * One message of the conversation, exactly as the Messages API takes it.
+ *
+ * @example
+ * const message: Message = { role: 'user', content: 'List the files' };
+ */
+export interface Message {
+  role: 'user' | 'assistant';
+  content: string | ContentBlock[];
+}
+
+/** A tool call of the model's response: the `tool_use` block without its `type`. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/**
+ * How one tool call ended. A failure is data the model reads, not an exception. A success may
+ * name the files the call changed (`changedPaths`, relative to the workspace with `/`
+ * separators): the post-tools hook commits those and nothing else. The model never sees them.
+ *
+ * @example
+ * const ok: ToolOutcome = { status: 'success', output: 'hello' };
+ * const wrote: ToolOutcome = { status: 'success', output: "created 'a.txt'", changedPaths: ['a.txt'] };
+ * const failed: ToolOutcome = { status: 'error', error: { message: 'no such file: a.txt' } };
+ */
+export type ToolOutcome =
+  | { status: 'success'; output: unknown; changedPaths?: string[] }
+  | { status: 'error'; error: { message: string } };
+
+/** Why a model response ended, as the Messages API reports it. */
+export type StopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | (string & {});
+
+/** Token counts reported by the API. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  [key: string]: unknown;
+}
+
+/**
+ * Why the model stopped, in more detail than the stop reason, as the API reports it (for a
+ * refusal: `{ type: 'refusal', category, explanation }`).
+ */
+export interface LlmStopDetails {
+  type: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The server-side container a response used (the code execution tool runs in one). Its `id`
+ * goes back with the next request, so the work in it carries over.
+ */
+export interface LlmContainer {
+  id: string;
+  expires_at?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * A complete model response: the assistant message (whose `tool_use` blocks are the tool calls),
+ * why it stopped and what it cost, and what the API said about it besides (as the SDK's
+ * `finalMessage()` has it; a field the API left out or sent as `null` is absent).
+ *
+ * @example
+ * const response: LlmResponse = {
+ *   message: { role: 'assistant', content: [{ type: 'text', text: 'Hi!' }] },
+ *   stopReason: 'end_turn',
+ *   id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+ *   model: 'claude-sonnet-5-5',
+ * };
+ */
+export interface LlmResponse {
+  message: Message;
+  stopReason?: StopReason;
+  usage?: Usage;
+  /**
+   * Tool calls whose input never parsed (for example cut off by `max_tokens`), by `tool_use` id,
+   * with the reason. They are not run; the model is told why in their `tool_result`.
+   */
+  toolInputErrors?: Record<string, string>;
+  /** The API's id of the message (`msg_…`). */
+  id?: string;
+  /** The model that answered. */
+  model?: string;
+  /** The custom stop sequence that ended the response (`stopReason` is `stop_sequence`). */
+  stopSequence?: string;
+  /** Why the model stopped, in detail (a refusal's policy category). */
+  stopDetails?: LlmStopDetails;
+  /** The server-side container the response used; the chart sends its id back next time. */
+  container?: LlmContainer;
+}
+
+/**
+ * The kinds of model-call failure the chart tells apart. `auth` and `invalid_request` are never
+ * retried; the others are retried while attempts are left.
+ *
+ * @example
+ * LLM_ERROR_KINDS.includes(error.kind); // true for every LlmError the chart accepts
+ */
+export const LLM_ERROR_KINDS = [
+  'rate_limit',
+  'overloaded',
+  'server',
+  'network',
+  'timeout',
+  'auth',
+  'invalid_request',
+  'unknown',
+] as const;
+
+/** One of {@link LLM_ERROR_KINDS}. */
+export type LlmErrorKind = (typeof LLM_ERROR_KINDS)[number];
+
+/**
+ * A failed model call.
+ *
+ * @example
+ * const error: LlmError = { kind: 'rate_limit', message: '429 Too Many Requests', status: 429, retryAfterMs: 2000 };
+ */
+export interface LlmError {
+  kind: LlmErrorKind;
+  message: string;
+  status?: number;
+  /** Wait at least this long before the next attempt (from a `Retry-After` header). */
+  retryAfterMs?: number;
+}
+
+/**
+ * What the chart sends to the model: the request parameters of the Messages API.
+ *
+ * @example
+ * const request: LlmRequest = { model: 'claude-sonnet-5-5', maxTokens: 4096, messages: [{ role: 'user', content: 'hi' }] };
+ */
+export interface LlmRequest {
+  model: string;
+  maxTokens: number;
+  system?: string;
+  messages: Message[];
+  tools?: ToolDefinition[];
+  /** The id of the server-side container an earlier response used, to keep working in it. */
+  container?: string;
+}
+
+/**
+ * A tool as the model sees it (name, description, JSON Schema of its input).
+ *
+ * @example
+ * const tool: ToolDefinition = { name: 'read_file', description: 'Read a file', input_schema: { type: 'object' } };
+ */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+}

@@ -1,0 +1,63 @@
+/**
+ * The chart's states by name: Loom's seven at the top level, and the waits nested inside them.
+ */
+
+/**
+ * The seven top-level states in the order a turn usually meets them (the names of Loom, the
+ * agent design the chart comes from).
+ *
+ * @example
+ * for (const state of AGENT_STATE_NAMES) console.log(state);
+ */
+export const AGENT_STATE_NAMES = [
+  'WaitingForUserInput',
+  'CallingLlm',
+  'ProcessingLlmResponse',
+  'ExecutingTools',
+  'PostToolsHook',
+  'Error',
+  'ShuttingDown',
+] as const;
+
+/** One of the seven top-level states ({@link AGENT_STATE_NAMES}). */
+export type AgentStateName = (typeof AGENT_STATE_NAMES)[number];
+
+/**
+ * The states nested inside `WaitingForUserInput`: `Ready` takes input; `SettlingCancelledCalls`
+ * waits (within the grace period) for the tool calls an interrupt aborted to report how they
+ * ended, and queues input meanwhile.
+ */
+export const WAITING_SUBSTATES = ['Ready', 'SettlingCancelledCalls'] as const;
+
+/**
+ * Where the chart is, as XState's `snapshot.value` says it: a top-level name, or a top-level name
+ * with the state nested inside it.
+ *
+ * @example
+ * const settling: AgentStateValue = { WaitingForUserInput: 'SettlingCancelledCalls' };
+ */
+export type AgentStateValue =
+  | Exclude<AgentStateName, 'WaitingForUserInput'>
+  | { WaitingForUserInput: (typeof WAITING_SUBSTATES)[number] };
+
+/**
+ * The top-level state of a state value.
+ *
+ * @example
+ * topStateOf({ WaitingForUserInput: 'Ready' }); // 'WaitingForUserInput'
+ */
+export function topStateOf(value: AgentStateValue | AgentStateName): AgentStateName {
+  return typeof value === 'string' ? value : (Object.keys(value)[0] as AgentStateName);
+}
+
+/**
+ * A state value as one readable path, for messages and logs.
+ *
+ * @example
+ * describeStateValue({ WaitingForUserInput: 'SettlingCancelledCalls' }); // 'WaitingForUserInput.SettlingCancelledCalls'
+ */
+export function describeStateValue(value: AgentStateValue | AgentStateName): string {
+  if (typeof value === 'string') return value;
+  const [top, inner] = Object.entries(value)[0] as [string, string];
+  return `${top}.${inner}`;
+}

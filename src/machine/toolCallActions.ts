@@ -1,0 +1,165 @@
+/**
+ * The chart's actions about the tool calls of one response: the permission pass, approvals and
+ * mode changes, outcomes, the results message, and what an interrupt, a shutdown or a restore
+ * does to calls still open.
+ */
+import { assertEvent } from 'xstate';
+import { appended, type ChartAction, type ChartStep } from './chartStep.js';
+import type { AgentContext, ToolRun } from './context.js';
+import {
+  errorOutcome,
+  expireCancelledRuns,
+  interruptRuns,
+  openRunIds,
+  resumeRuns,
+  runIdsWithStatus,
+  settleCancelledRun,
+  settleToolRuns,
+  shutDownRuns,
+  updateRun,
+} from './toolRuns.js';
+import { toolResultsMessage } from './transcript.js';
+
+/** On entering `ExecutingTools`: allowed calls start, refused ones are answered, the rest ask. */
+export const startToolCalls: ChartAction = (context) => {
+  const plan = settleToolRuns(context);
+  return {
+    context: { toolRuns: plan.runs },
+    start: plan.start,
+    emit: plan.ask.map((call) => ({ type: 'RequestApproval' as const, call })),
+  };
+};
+
+/** A person's answer: the call runs or is refused; a remembered answer may settle other calls. */
+export const applyApproval: ChartAction = (context, event) => {
+  assertEvent(event, 'ToolApproval');
+  const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
+  if (run === undefined) return {};
+  const remembered = event.remember
+    ? { ...context.rememberedDecisions, [run.call.name]: event.decision }
+    : context.rememberedDecisions;
+  const runs =
+    event.decision === 'allow'
+      ? updateRun(context.toolRuns, event.callId, { status: 'running' })
+      : updateRun(context.toolRuns, event.callId, {
+          status: 'done',
+          outcome: errorOutcome(`permission denied: the user refused this ${run.call.name} call`),
+        });
+  const start = event.decision === 'allow' ? [run.call] : [];
+  if (!event.remember) return { context: { toolRuns: runs }, start };
+  const plan = settleToolRuns({ ...context, toolRuns: runs, rememberedDecisions: remembered });
+  return {
+    context: { toolRuns: plan.runs, rememberedDecisions: remembered },
+    start: [...start, ...plan.start],
+  };
+};
+
+/** After a mode change, calls waiting for approval are checked again. */
+export const recheckApprovals: ChartAction = (context) => {
+  const plan = settleToolRuns(context);
+  return { context: { toolRuns: plan.runs }, start: plan.start };
+};
+
+export const recordToolOutcome: ChartAction = (context, event) => {
+  assertEvent(event, 'ToolCompleted');
+  return {
+    stop: [event.callId],
+    context: {
+      toolRuns: updateRun(context.toolRuns, event.callId, {
+        status: 'done',
+        outcome: event.outcome,
+      }),
+    },
+  };
+};
+
+/** Every call has its outcome: the results go into the transcript, in the order of the calls. */
+export const answerToolCalls: ChartAction = (context) => ({
+  context: { messages: appended(context, toolResultsMessage(context.toolRuns)) },
+});
+
+/**
+ * An interrupt with nothing worth waiting for: every open call is answered at once with what is
+ * known, and its work is cancelled.
+ */
+export const interruptToolCalls: ChartAction = (context) => {
+  const open = openRunIds(context.toolRuns);
+  const runs = interruptRuns(context.toolRuns, context.config.tools, 0);
+  return closeRuns(context, runs, open);
+};
+
+/**
+ * An interrupt while calls run: they are aborted but kept, to learn (within the grace period) how
+ * they really ended; calls that never started are answered at once.
+ */
+export const abortToolCalls: ChartAction = (context) => {
+  const { tools, toolGraceMs } = context.config;
+  const open = openRunIds(context.toolRuns);
+  const runs = interruptRuns(context.toolRuns, tools, toolGraceMs);
+  const cancelling = runIdsWithStatus(runs, 'cancelling');
+  return {
+    stop: open.filter((id) => !cancelling.includes(id)),
+    abort: cancelling,
+    context: { toolRuns: runs },
+    emit: [{ type: 'Cancel', toolCallIds: open, graceMs: toolGraceMs }],
+  };
+};
+
+/** The agent shuts down: every open call is answered, saying whether it ever ran. */
+export const shutDownToolCalls: ChartAction = (context) => {
+  const open = openRunIds(context.toolRuns);
+  const runs = shutDownRuns(context.toolRuns, context.config.tools);
+  return closeRuns(context, runs, open);
+};
+
+/** A call an interrupt aborted reports how it really ended. */
+export const settleCancelledCall: ChartAction = (context, event) => {
+  assertEvent(event, 'ToolCompleted');
+  return {
+    stop: [event.callId],
+    context: { toolRuns: settleCancelledRun(context.toolRuns, event.callId, event.outcome) },
+  };
+};
+
+/**
+ * No more waiting for aborted calls (the grace period ran out, or the process stopped while
+ * waiting): their actors are stopped, and they are answered with what is known.
+ */
+export const expireCancelledCalls: ChartAction = (context) => {
+  const silent = runIdsWithStatus(context.toolRuns, 'cancelling');
+  return {
+    stop: silent,
+    context: { toolRuns: expireCancelledRuns(context.toolRuns, context.config.tools) },
+    emit: [{ type: 'Cancel', toolCallIds: silent }],
+  };
+};
+
+/**
+ * A restored agent's calls that were running: each runs again or is answered (the rule is
+ * `resumeRuns`); an actor still running one (a resume sent to a live agent) is stopped first.
+ */
+export const resumeToolCalls: ChartAction = (context, event) => {
+  assertEvent(event, 'Resume');
+  const { runs, start } = resumeRuns(
+    context.toolRuns,
+    context.config.tools,
+    event.startedToolCallIds,
+  );
+  return {
+    stop: openRunIds(context.toolRuns),
+    context: { toolRuns: runs },
+    start,
+    emit: runs
+      .filter((run) => run.status === 'awaitingApproval')
+      .map((run) => ({ type: 'RequestApproval' as const, call: run.call })),
+  };
+};
+
+/** Open calls end with `runs`' outcomes: results in, actors stopped, work cancelled. */
+function closeRuns(context: AgentContext, runs: ToolRun[], open: string[]): ChartStep {
+  return {
+    stop: open,
+    context: { toolRuns: runs, messages: appended(context, toolResultsMessage(runs)) },
+    emit: open.length > 0 ? [{ type: 'Cancel', toolCallIds: open }] : [],
+  };
+}
