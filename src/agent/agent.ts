@@ -70,8 +70,11 @@ export interface AgentParts {
   actor: Actor<AgentMachine>;
   /** Switches on the notifications read off microsteps (`state`, `toolEnd`). */
   followMicrosteps: () => void;
-  /** Sent right after the chart starts: a restored session's `Resume`. */
-  firstEvent?: AgentEvent;
+  /**
+   * Sent right after the chart starts, in order: a restored session's `Resume`, then the
+   * permission mode the caller asked for when it differs from the stored one.
+   */
+  openingEvents: AgentEvent[];
   /** Resolves once everything recorded so far is stored (a durable session). */
   recorded?: () => Promise<void>;
   /** Resolves if the session stops taking writes: the agent then stops too. */
@@ -458,7 +461,7 @@ export class Agent {
     });
     if (this.#followsMicrosteps) parts.followMicrosteps();
     parts.actor.start();
-    if (parts.firstEvent !== undefined) this.dispatch(parts.firstEvent);
+    for (const event of parts.openingEvents) this.dispatch(event);
     const early = this.#early;
     this.#early = [];
     for (const event of early) this.dispatch(event);

@@ -17,6 +17,7 @@ import {
 } from '../actors/index.js';
 import {
   type AgentConfig,
+  type AgentEvent,
   type AgentMachine,
   agentMachine,
   AgentStatechartError,
@@ -24,6 +25,8 @@ import {
   errorMessage,
   type Message,
   type PermissionConfig,
+  type PermissionMode,
+  resolveConfig,
   restoreMachineSnapshot,
   topStateOf,
 } from '../machine/index.js';
@@ -88,7 +91,13 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
   toolTimeoutMs?: number;
   /** Multiplies retry delays (tests and demos use a small value). Default 1. */
   retryDelayScale?: number;
-  /** Start from an existing transcript (copied: the agent never keeps your array). */
+  /**
+   * Start from an existing transcript (copied: the agent never keeps your array). A `tool_use`
+   * it leaves without a `tool_result` is answered as interrupted before the first request (a
+   * `TRANSCRIPT_REPAIRED` diagnostic says which). With a `store`, the transcript seeds a session
+   * created now; a session that exists already starts from its own log, and `ready` rejects
+   * with `INVALID_OPTION` (fork it with `forkSession` instead).
+   */
   messages?: Message[];
   /**
    * Keep the session in this store: every step is recorded, and an agent created again with the
@@ -147,6 +156,9 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const tools = options.tools ?? createBuiltinTools();
   const registry = createToolRegistry(tools);
   const config = chartConfig(options, registry);
+  // A bad config (a permission mode that does not exist, say) is refused here, not at the first
+  // turn or as a stored session opens.
+  resolveConfig(config);
   const inFlight = new InFlightWork();
   const hub = new NotificationHub((error) => {
     // An `error` listener that throws has nowhere left to report to but the console.
@@ -167,6 +179,9 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const messages = options.messages?.slice();
   const { actors, anthropic, transport, autoCommit, toolTimeoutMs, retryDelayScale, inspect } =
     options;
+  // A mode the caller names wins over the one a reopened session was stored in (and is recorded
+  // as the chart's own SetPermissionMode); without one, the session keeps its own.
+  const askedMode = options.permissions?.mode;
 
   /** The running chart: a new one, or a stored session's, restored. */
   const start = (session?: OpenedSession): AgentParts => {
@@ -233,7 +248,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
         notifyMicrosteps = microstepNotifier(hub, actor, actor.getSnapshot());
         if (!watched) actor.system.inspect(observe);
       },
-      ...(session?.resume ? { firstEvent: session.resume } : {}),
+      openingEvents: openingEvents(session, askedMode),
       ...(recorder
         ? { recorded: () => recorder.log.flushed(), unrecordable: recorder.log.failed }
         : {}),
@@ -248,7 +263,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     sessionId: options.sessionId,
     sandbox: sandboxOf(tools),
   };
-  const notices = startupNotices({ tools, workspace, anthropic, autoCommit, actors });
+  const notices = startupNotices({ tools, workspace, anthropic, autoCommit, actors, messages });
   const announced = (agent: Agent) => announceAtStart(agent, hub, notices);
   if (options.store === undefined) return announced(new Agent(shell, start()));
   // The newest agent on a session is its only writer: one that opened it earlier (another
@@ -256,24 +271,35 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const opened = openSession(options.store, options.sessionId!, {
     config,
     claim: true,
+    ...(messages ? { messages } : {}),
     ...(options.sessionMetadata === undefined ? {} : { metadata: options.sessionMetadata }),
   });
   return announced(new Agent(shell, opened.then(start)));
 }
 
-/** A store and a session id go together, and a stored session starts from its own log. */
+/**
+ * What a reopened session is told first: its `Resume` (work was in flight), then the permission
+ * mode the caller asked for, when it differs from the stored one.
+ */
+function openingEvents(
+  session: OpenedSession | undefined,
+  askedMode: PermissionMode | undefined,
+): AgentEvent[] {
+  if (session === undefined || session.created) return [];
+  const events: AgentEvent[] = session.resume ? [session.resume] : [];
+  if (askedMode !== undefined && session.core.context.permissionMode !== askedMode) {
+    events.push({ type: 'SetPermissionMode', mode: askedMode });
+  }
+  return events;
+}
+
+/** A store and a session id go together. */
 function checkSessionOptions(options: CreateAgentOptions): void {
   const { store, sessionId } = options;
   if ((store === undefined) !== (sessionId === undefined)) {
     throw new AgentStatechartError(
       'INVALID_OPTION',
       'createAgent takes a store and a sessionId together: the store keeps the session, the id names it',
-    );
-  }
-  if (store !== undefined && options.messages !== undefined) {
-    throw new AgentStatechartError(
-      'INVALID_OPTION',
-      'createAgent cannot take messages with a store: a stored session starts from its own log (append them as user input instead)',
     );
   }
 }

@@ -4,7 +4,7 @@
  */
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import { repositoryRoot, type SandboxStatus, type Tool } from '../actors/index.js';
-import type { AgentDiagnostic } from '../machine/index.js';
+import { type AgentDiagnostic, type Message, transcriptRepair } from '../machine/index.js';
 import type { Agent } from './agent.js';
 import type { AgentActors } from './agentActors.js';
 import type { NotificationHub } from './agentNotifications.js';
@@ -18,6 +18,8 @@ import type { NotificationHub } from './agentNotifications.js';
  *   so its model calls will fail as `auth` errors.
  * - `WORKSPACE_IS_PROCESS_REPOSITORY`: the workspace is in the git repository this process runs
  *   from, and the git auto-commit is on: the agent's edits will be committed to it.
+ * - `TRANSCRIPT_REPAIRED`: the `messages` given to start from had `tool_use` blocks with no
+ *   `tool_result`; each was answered as interrupted before the first request.
  *
  * @example
  * const atStart = new Set<string>(STARTUP_DIAGNOSTIC_CODES);
@@ -29,6 +31,7 @@ export const STARTUP_DIAGNOSTIC_CODES = Object.freeze([
   'SANDBOX_INACTIVE',
   'NO_API_KEY',
   'WORKSPACE_IS_PROCESS_REPOSITORY',
+  'TRANSCRIPT_REPAIRED',
 ] as const);
 
 /**
@@ -90,6 +93,8 @@ export interface StartupSettings {
   anthropic: Anthropic | ClientOptions | undefined;
   autoCommit: boolean | undefined;
   actors: AgentActors | undefined;
+  /** The transcript the agent starts from, when it was given one. */
+  messages?: readonly Message[] | undefined;
 }
 
 /**
@@ -107,7 +112,13 @@ export function startupNotices(
     ...sandboxNotices(settings.tools),
     ...repositoryNotices(settings, cwd),
     ...credentialNotices(settings, env),
+    ...transcriptNotices(settings.messages),
   ];
+}
+
+function transcriptNotices(messages: readonly Message[] | undefined): StartupNotice[] {
+  const repair = messages === undefined ? null : transcriptRepair(messages);
+  return repair === null ? [] : [{ code: 'TRANSCRIPT_REPAIRED', message: repair }];
 }
 
 /**

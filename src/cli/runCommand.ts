@@ -31,6 +31,9 @@ import { openSessionStore } from './workspaceSessionStore.js';
 
 const MODES: readonly PermissionMode[] = PERMISSION_MODES;
 
+/** The mode of a new session, or of a run without one, when `--mode` names none. */
+const DEFAULT_RUN_MODE: PermissionMode = 'default';
+
 /** What each mode lets through, for the confirmation of `/mode`. */
 const MODE_MEANINGS: Record<PermissionMode, string> = {
   plan: 'read-only: tools that change files or run commands are refused',
@@ -63,7 +66,11 @@ export interface RunIo {
  */
 export interface RunOptions {
   workspace: string;
-  mode: PermissionMode;
+  /**
+   * The permission mode `--mode` names. Without it a new session (or a run without one) starts in
+   * `default`, and a resumed session keeps the mode it was stored in.
+   */
+  mode?: PermissionMode;
   model?: string;
   session?: string;
   store?: string;
@@ -86,14 +93,12 @@ export function parseRunOptions(argv: string[]): RunOptions {
   if (positional.length > 0) {
     throw new Error(`run takes only options; got '${positional[0]}'`);
   }
-  const mode = values.get('--mode') ?? 'default';
-  if (!(MODES as string[]).includes(mode)) {
+  const mode = values.get('--mode');
+  if (mode !== undefined && !(MODES as string[]).includes(mode)) {
     throw new Error(`--mode must be one of ${MODES.join(', ')}; got '${mode}'`);
   }
-  const options: RunOptions = {
-    workspace: resolve(values.get('--workspace') ?? process.cwd()),
-    mode: mode as PermissionMode,
-  };
+  const options: RunOptions = { workspace: resolve(values.get('--workspace') ?? process.cwd()) };
+  if (mode !== undefined) options.mode = mode as PermissionMode;
   for (const [flag, key] of [
     ['--model', 'model'],
     ['--session', 'session'],
@@ -128,16 +133,18 @@ export async function runCommand(
   const session = options.session === undefined ? undefined : await openRunSession(options);
   const server = offline ? await startMessagesApiServer({ script: offlineModel }) : null;
   const resumed = watchResume();
+  // A mode given on the command line wins; a resumed session otherwise keeps its own.
+  const mode = options.mode ?? (session?.existed ? undefined : DEFAULT_RUN_MODE);
   const agent = createAgent({
     workspace: options.workspace,
-    permissions: { mode: options.mode },
+    ...(mode === undefined ? {} : { permissions: { mode } }),
     ...(options.model ? { model: options.model } : {}),
     ...(server ? { anthropic: { baseURL: server.baseURL, apiKey: 'offline' } } : {}),
     ...(session
       ? {
           store: session.store,
           sessionId: session.id,
-          sessionMetadata: cliSessionMetadata(options.workspace, options.mode),
+          sessionMetadata: cliSessionMetadata(options.workspace, mode ?? DEFAULT_RUN_MODE),
           inspect: resumed.observer,
         }
       : {}),

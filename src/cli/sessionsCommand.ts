@@ -1,6 +1,7 @@
 /**
- * `agent-statechart sessions list | show ID | rm ID`: the sessions a workspace keeps (or those of
- * the store named by `--store`), one session's transcript and log in words, and removing one.
+ * `agent-statechart sessions list | show ID | fork ID NEW_ID | rm ID`: the sessions a workspace
+ * keeps (or those of the store named by `--store`), one session's transcript and log in words,
+ * forking one, and removing one.
  */
 import {
   type AgentConfig,
@@ -8,7 +9,12 @@ import {
   type AgentStatechartError,
   errorMessage,
 } from '../machine/index.js';
-import { openSession, type SessionStore, type SessionSummary } from '../persistence/index.js';
+import {
+  forkSession,
+  openSession,
+  type SessionStore,
+  type SessionSummary,
+} from '../persistence/index.js';
 import { describeResume } from './describeResume.js';
 import { describeContent, describeEntry } from './describeSession.js';
 import { parseFlags } from './parseFlags.js';
@@ -26,7 +32,15 @@ export interface SessionsIo {
   err: (line: string) => void;
 }
 
-const SUBCOMMANDS = 'list, show ID or rm ID';
+const SUBCOMMANDS = 'list, show ID, fork ID NEW_ID or rm ID';
+
+/** How many session ids each subcommand takes, and its usage line. */
+const SHAPES: Readonly<Record<string, { ids: number; usage: string }>> = {
+  list: { ids: 0, usage: 'list' },
+  show: { ids: 1, usage: 'show ID' },
+  rm: { ids: 1, usage: 'rm ID' },
+  fork: { ids: 2, usage: 'fork ID NEW_ID [--at N]' },
+};
 
 /**
  * Runs `sessions` with its arguments; resolves with the exit code.
@@ -35,25 +49,29 @@ const SUBCOMMANDS = 'list, show ID or rm ID';
  * process.exitCode = await runSessionsCommand(['list', '--workspace', '.'], io);
  */
 export async function runSessionsCommand(argv: string[], io: SessionsIo): Promise<number> {
-  const parsed = parseFlags(argv, 'sessions', ['--workspace', '--store']);
-  const [subcommand, sessionId, ...extra] = parsed.positional;
+  const parsed = parseFlags(argv, 'sessions', ['--workspace', '--store', '--at']);
+  const [subcommand, ...ids] = parsed.positional;
   const where = {
     workspace: parsed.values.get('--workspace') ?? process.cwd(),
     ...(parsed.values.has('--store') ? { store: parsed.values.get('--store')! } : {}),
   };
-  const needsId = subcommand === 'show' || subcommand === 'rm';
-  if (subcommand !== 'list' && !needsId) {
+  const shape = subcommand === undefined ? undefined : SHAPES[subcommand];
+  if (shape === undefined) {
     io.err(
       `sessions takes ${SUBCOMMANDS}; got ${subcommand === undefined ? 'nothing' : `'${subcommand}'`}`,
     );
     return 1;
   }
-  if ((needsId && sessionId === undefined) || extra.length > 0 || (!needsId && sessionId)) {
-    io.err(
-      `usage: agent-statechart sessions ${needsId ? `${subcommand} ID` : 'list'} [--workspace DIR | --store PATH]`,
-    );
+  const at = parsed.values.get('--at');
+  if (ids.length !== shape.ids || (at !== undefined && subcommand !== 'fork')) {
+    io.err(`usage: agent-statechart sessions ${shape.usage} [--workspace DIR | --store PATH]`);
     return 1;
   }
+  if (at !== undefined && !/^\d+$/.test(at)) {
+    io.err(`--at takes a number of messages; got '${at}'`);
+    return 1;
+  }
+  const sessionId = ids[0];
   let opened: { store: SessionStore; path: string };
   try {
     opened = openExistingSessionStore(where);
@@ -67,6 +85,16 @@ export async function runSessionsCommand(argv: string[], io: SessionsIo): Promis
   const { store, path } = opened;
   try {
     if (subcommand === 'list') return await list(store, path, io);
+    if (subcommand === 'fork') {
+      return await fork(
+        store,
+        path,
+        sessionId!,
+        ids[1]!,
+        at === undefined ? undefined : Number(at),
+        io,
+      );
+    }
     if (subcommand === 'rm') {
       if (await store.delete(sessionId!)) {
         io.out(`removed session ${sessionId} from ${path}`);
@@ -78,6 +106,39 @@ export async function runSessionsCommand(argv: string[], io: SessionsIo): Promis
     return await show(store, path, sessionId!, io);
   } finally {
     await store.close();
+  }
+}
+
+async function fork(
+  store: SessionStore,
+  path: string,
+  sessionId: string,
+  newId: string,
+  at: number | undefined,
+  io: SessionsIo,
+): Promise<number> {
+  const stored = await store.load(sessionId);
+  if (stored === undefined) {
+    io.err(`there is no session '${sessionId}' in ${path}`);
+    return 1;
+  }
+  const config = cliChartConfig(stored.header.metadata);
+  try {
+    const forked = await forkSession(store, sessionId, newId, {
+      config,
+      ...(at === undefined ? {} : { at }),
+      // The fork runs as a session of the command line, in the original's workspace and mode.
+      ...(stored.header.metadata ? { metadata: stored.header.metadata } : {}),
+    });
+    io.out(
+      `forked session ${sessionId} into ${newId} at ${forked.messageCount} message${forked.messageCount === 1 ? '' : 's'} (in ${path}); resume it with run --session ${newId}`,
+    );
+    return 0;
+  } catch (error) {
+    const code = (error as AgentStatechartError).code;
+    if (code !== 'INVALID_OPTION' && code !== 'SESSION_EXISTS') throw error;
+    io.err(errorMessage(error));
+    return 1;
   }
 }
 

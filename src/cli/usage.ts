@@ -17,9 +17,10 @@ const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
       'run [--workspace DIR] [--mode MODE] [--model NAME] [--session NAME [--store PATH]]',
     ],
     summary:
-      'an interactive agent in DIR: Claude when ANTHROPIC_API_KEY is set, otherwise an offline scripted model; MODE is plan, default, acceptEdits or bypassPermissions (default: default). With --session every step is stored (in DIR/.agent-statechart/sessions.db, or PATH) and the session resumes where it stopped, even after a crash',
+      'an interactive agent in DIR: Claude when ANTHROPIC_API_KEY is set, otherwise an offline scripted model; MODE is plan, default, acceptEdits or bypassPermissions (default: default; a resumed session keeps its own unless --mode names one). With --session every step is stored (in DIR/.agent-statechart/sessions.db, or PATH) and the session resumes where it stopped, even after a crash',
     details: `  --workspace DIR   where the agent works (default: the current directory)
-  --mode MODE       plan, default, acceptEdits or bypassPermissions (default: default)
+  --mode MODE       plan, default, acceptEdits or bypassPermissions (default: default; a
+                    resumed session keeps the mode it was stored in unless --mode is given)
   --model NAME      the Claude model to call
   --session NAME    store every step and resume the session where it stopped
   --store PATH      the session store's file (default: DIR/.agent-statechart/sessions.db)
@@ -28,10 +29,14 @@ Type a message; /mode MODE changes the mode, /quit ends. Ctrl-C interrupts a tur
 prompt it quits.`,
   },
   sessions: {
-    synopsis: ['sessions list | show ID | rm ID [--workspace DIR | --store PATH]'],
-    summary: "the stored sessions, one session's transcript and log, removing one",
+    synopsis: [
+      'sessions list | show ID | fork ID NEW_ID [--at N] | rm ID [--workspace DIR | --store PATH]',
+    ],
+    summary: "the stored sessions, one session's transcript and log, forking one, removing one",
     details: `  list              the sessions kept in the store
   show ID           one session: its transcript, and its log in words
+  fork ID NEW_ID    a new session NEW_ID from ID's history, up to its latest rest point
+  --at N            fork after N messages instead (a point where ID was at rest)
   rm ID             remove one session
   --workspace DIR   read DIR/.agent-statechart/sessions.db (default: the current directory)
   --store PATH      read the store at PATH instead`,
@@ -99,7 +104,7 @@ export const USAGE = [
  * One command's help, or `undefined` for a command that does not exist.
  *
  * @example
- * commandUsage('sessions'); // 'usage: agent-statechart sessions list | show ID | rm ID …'
+ * commandUsage('sessions'); // 'usage: agent-statechart sessions list | show ID | fork ID NEW_ID …'
  */
 export function commandUsage(command: string): string | undefined {
   if (command === 'diagram') return DIAGRAM_USAGE;

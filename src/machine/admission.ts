@@ -17,10 +17,18 @@ import { describeStateValue } from './stateNames.js';
  * - `AGENT_STOPPED`: the agent reached `ShuttingDown`, which is final, or its actor stopped;
  * - `TRANSITION_FAILED`: the chart itself threw; the agent keeps its previous state;
  * - `ACTOR_FAILED`: one of the chart's actors threw instead of answering with the chart's event
- *   (a bug in that actor): the chart was given the event that stands for the failure instead.
+ *   (a bug in that actor): the chart was given the event that stands for the failure instead;
+ * - `TRANSCRIPT_REPAIRED`: the transcript given to start from had `tool_use` blocks with no
+ *   `tool_result`; each was answered as interrupted before the first request (`event` is
+ *   `undefined`).
  */
 export type AgentDiagnosticCode =
-  'MALFORMED_EVENT' | 'EVENT_NOT_ACCEPTED' | 'AGENT_STOPPED' | 'TRANSITION_FAILED' | 'ACTOR_FAILED';
+  | 'MALFORMED_EVENT'
+  | 'EVENT_NOT_ACCEPTED'
+  | 'AGENT_STOPPED'
+  | 'TRANSITION_FAILED'
+  | 'ACTOR_FAILED'
+  | 'TRANSCRIPT_REPAIRED';
 
 /**
  * A refusal of an event the chart will not take where it stands.

@@ -20,6 +20,7 @@ import {
   topStateOf,
 } from './stateNames.js';
 import { checkEvent } from './validateEvent.js';
+import { answerOpenToolUses } from './transcript.js';
 
 /**
  * A report about an event that changed nothing. Never thrown: observe it with `onDiagnostic`.
@@ -194,6 +195,10 @@ export class AgentCore {
     // The initial WaitForInput is not returned: nobody has asked anything yet.
     this.#snapshot = agentMachine.getInitialSnapshot(this.#scope, input);
     this.#emitted = [];
+    if (options.messages !== undefined) {
+      const repair = transcriptRepair(options.messages);
+      if (repair !== null) this.#reject('TRANSCRIPT_REPAIRED', repair, undefined);
+    }
   }
 
   /**
@@ -336,6 +341,20 @@ export class AgentCore {
     if (this.#listeners) for (const listener of this.#listeners) listener(diagnostic);
     return [];
   }
+}
+
+/**
+ * What a diagnostic says of a transcript to start from whose calls were not all answered, or
+ * `null` when they were.
+ *
+ * @example
+ * transcriptRepair(messages); // "the transcript to start from left tool_use t1 unanswered: …"
+ */
+export function transcriptRepair(messages: readonly Message[]): string | null {
+  const { answered } = answerOpenToolUses(messages);
+  if (answered.length === 0) return null;
+  const calls = answered.join(', ');
+  return `the transcript to start from left tool_use ${calls} without a tool_result; ${answered.length === 1 ? 'it was' : 'they were'} answered as interrupted (it may or may not have taken effect) before the first request`;
 }
 
 /**

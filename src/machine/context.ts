@@ -1,8 +1,14 @@
 import { AgentStatechartError } from './agentStatechartError.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
 import { toToolDefinitions } from './toolSpecs.js';
+import { answerOpenToolUses } from './transcript.js';
 import type { LlmCallEnding } from './actions.js';
-import type { AgentConfig, PermissionMode, ToolSpec } from './config.js';
+import {
+  type AgentConfig,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type ToolSpec,
+} from './config.js';
 import type {
   LlmError,
   Message,
@@ -147,6 +153,7 @@ export interface AgentMachineInput {
  * resolveConfig({}).maxRetries; // 3
  */
 export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
+  checkConfigShape(config);
   const maxRetries = config.maxRetries ?? 3;
   if (!Number.isInteger(maxRetries) || maxRetries < 1) {
     throw new AgentStatechartError(
@@ -200,6 +207,83 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
 }
 
 /**
+ * Refuses a config field of the wrong kind, or outside its closed set of values, naming the field
+ * and what it takes: a typo such as `mode: 'bypass'` would otherwise behave as a default.
+ */
+function checkConfigShape(config: AgentConfig): void {
+  const refuse = (field: string, expected: string, got: unknown): never => {
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `${field} must be ${expected}; got ${describeValue(got)}`,
+    );
+  };
+  if (typeof config !== 'object' || config === null) refuse('the config', 'an object', config);
+  for (const field of ['model', 'system'] as const) {
+    const value = config[field];
+    if (value !== undefined && (typeof value !== 'string' || value === '')) {
+      refuse(field, 'a non-empty string', value);
+    }
+  }
+  const { permissions, retry, tools } = config;
+  if (permissions !== undefined) {
+    if (typeof permissions !== 'object' || permissions === null) {
+      refuse('permissions', "an object such as { mode: 'acceptEdits' }", permissions);
+    }
+    if (!PERMISSION_MODES.includes(permissions.mode)) {
+      refuse('permissions.mode', `one of ${PERMISSION_MODES.join(', ')}`, permissions.mode);
+    }
+    for (const list of ['allow', 'deny'] as const) {
+      const names = permissions[list];
+      if (
+        names !== undefined &&
+        (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))
+      ) {
+        refuse(`permissions.${list}`, 'an array of tool names', names);
+      }
+    }
+  }
+  if (retry !== undefined) {
+    if (typeof retry !== 'object' || retry === null) refuse('retry', 'an object', retry);
+    for (const field of ['baseDelayMs', 'factor', 'maxDelayMs'] as const) {
+      const value = retry[field];
+      if (
+        value !== undefined &&
+        (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      ) {
+        refuse(`retry.${field}`, 'a finite, non-negative number', value);
+      }
+    }
+    if (retry.seed !== undefined && !Number.isInteger(retry.seed)) {
+      refuse('retry.seed', 'a whole number', retry.seed);
+    }
+  }
+  if (tools !== undefined) {
+    if (!Array.isArray(tools)) refuse('tools', 'an array of tool specs', tools);
+    for (const tool of tools) {
+      if (
+        typeof tool !== 'object' ||
+        tool === null ||
+        typeof tool.name !== 'string' ||
+        tool.name === ''
+      ) {
+        refuse('each of tools', "a spec with a name, such as { name: 'read_file' }", tool);
+      }
+    }
+  }
+}
+
+/** A value as an error message shows it: strings quoted, the rest as JSON would write them. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  try {
+    // JSON has no word for undefined, a function or a symbol: their type says enough.
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}
+
+/**
  * The context of a new agent. Accepts `undefined` because XState may call the context factory
  * without input (for example when it builds a throwaway actor).
  *
@@ -210,7 +294,8 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
 export function createInitialContext(input: AgentMachineInput | undefined): AgentContext {
   const config = resolveConfig(input?.config);
   return {
-    messages: input?.messages ?? [],
+    // A transcript to start from has every call answered before the first request.
+    messages: input?.messages ? [...answerOpenToolUses(input.messages).messages] : [],
     retries: 0,
     queue: [],
     streamingText: '',

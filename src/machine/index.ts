@@ -26,6 +26,7 @@ export {
   restoreMachineSnapshot,
   type StoredContext,
   toStoredContext,
+  transcriptRepair,
 } from './agentCore.js';
 export { type AgentMachine, agentMachine } from './agentMachine.js';
 export {
@@ -46,6 +47,7 @@ export {
   type AgentContext,
   type AgentMachineInput,
   type ResolvedConfig,
+  resolveConfig,
   type StreamingToolCall,
   type ToolRun,
   type ToolRunStatus,
@@ -116,6 +118,7 @@ export {
 export { errorOutcome } from './toolRuns.js';
 export { isMutatingTool } from './toolSpecs.js';
 export {
+  answerOpenToolUses,
   buildRequest,
   findTranscriptViolations,
   toolResultBlock,

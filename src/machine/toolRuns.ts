@@ -120,6 +120,8 @@ export const ENDING_TEXT = {
   shutDownReadOnly: 'cancelled: the agent shut down before this tool call finished',
   crashedUnknown:
     'interrupted: the process stopped while this call was running; it may or may not have taken effect',
+  unansweredInTranscript:
+    'interrupted: the transcript this agent started from has no result for this call; it may or may not have taken effect',
 } as const;
 
 /**

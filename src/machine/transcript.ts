@@ -1,4 +1,5 @@
 import type { AgentContext, ToolRun } from './context.js';
+import { ENDING_TEXT, errorOutcome } from './toolRuns.js';
 import type {
   ContentBlock,
   LlmRequest,
@@ -153,6 +154,52 @@ export function findTranscriptViolations(messages: readonly Message[]): string[]
     problems.push(`message ${messages.length - 1}: tool_use '${id}' has no tool_result yet`);
   }
   return problems;
+}
+
+/**
+ * A transcript given to start from (`messages`: a crashed loop's, another tool's) with every
+ * `tool_use` answered: a call with no `tool_result` in the next message gets an error result
+ * saying so ("may or may not have taken effect"), added to that user message before its other
+ * blocks, or in a user message of its own. `answered` lists the calls answered here; `messages`
+ * is the array given when there were none.
+ *
+ * @example
+ * const { messages, answered } = answerOpenToolUses(transcript);
+ * if (answered.length > 0) log.warn(`answered ${answered.join(', ')} as interrupted`);
+ */
+export function answerOpenToolUses(messages: readonly Message[]): {
+  messages: readonly Message[];
+  answered: string[];
+} {
+  const answered: string[] = [];
+  const repaired: Message[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    repaired.push(message);
+    if (message.role !== 'assistant') continue;
+    const next = messages[index + 1];
+    const nextBlocks = next?.role !== 'user' ? [] : blocksOf(next);
+    const results = new Set(nextBlocks.filter(isToolResult).map((block) => block.tool_use_id));
+    const open = toolCallsOf(message).filter((call) => !results.has(call.id));
+    if (open.length === 0) continue;
+    const unanswered = errorOutcome(ENDING_TEXT.unansweredInTranscript);
+    const added = open.map((call) => toolResultBlock(call.id, unanswered));
+    answered.push(...open.map((call) => call.id));
+    if (next?.role === 'user') {
+      // tool_result blocks go first in a user message.
+      repaired.push({ role: 'user', content: [...added, ...nextBlocks] });
+      index++;
+    } else {
+      repaired.push({ role: 'user', content: added });
+    }
+  }
+  return answered.length === 0 ? { messages, answered } : { messages: repaired, answered };
+}
+
+function blocksOf(message: Message): ContentBlock[] {
+  return typeof message.content === 'string'
+    ? [{ type: 'text', text: message.content }]
+    : message.content;
 }
 
 function isToolUse(block: ContentBlock): block is ToolUseBlock {

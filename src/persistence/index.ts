@@ -6,6 +6,7 @@
 export { CHART_VERSION, PACKAGE_VERSION } from './chartVersion.js';
 export { importOptionalPeer } from './importOptionalPeer.js';
 export { createMemorySessionStore, type MemorySessionStoreOptions } from './memorySessionStore.js';
+export { type ForkedSession, forkSession, type ForkSessionOptions } from './forkSession.js';
 export { type OpenedSession, type OpenSessionOptions, openSession } from './openSession.js';
 export { quoteSchemaName } from './postgresMigrations.js';
 export {

@@ -10,6 +10,7 @@ import {
   type AgentSnapshot,
   AgentStatechartError,
   checkSnapshot,
+  type Message,
   type ResumeEvent,
 } from '../machine/index.js';
 import { CHART_VERSION, PACKAGE_VERSION } from './chartVersion.js';
@@ -36,6 +37,12 @@ export interface OpenSessionOptions {
   clock?: () => number;
   /** Refuse to create a session that does not exist yet. Default false. */
   mustExist?: boolean;
+  /**
+   * The transcript a session created now starts from (copied; a `tool_use` with no result is
+   * answered as interrupted). Stored at once, before `openSession` resolves. Refused with
+   * `INVALID_OPTION` for a session that has a log already: it starts from its own.
+   */
+  messages?: Message[];
 }
 
 /**
@@ -96,6 +103,12 @@ export async function openSession(
   }
   const what = `session '${sessionId}'`;
   if (stored.header.chartVersion !== CHART_VERSION) throw versionMismatch(what, stored.header);
+  if (options.messages !== undefined && (stored.head > 0 || stored.checkpoint !== undefined)) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      `session '${sessionId}' has a log already, and starts from it: messages seed only a session created now (to start another from this one, fork it with forkSession)`,
+    );
+  }
   const epoch = options.claim ? await store.claim(sessionId) : undefined;
   const { checkpoint } = stored;
   const after = checkpoint?.seq ?? 0;
@@ -103,7 +116,7 @@ export async function openSession(
 
   let core: AgentCore;
   if (checkpoint === undefined) {
-    core = new AgentCore(config);
+    core = new AgentCore(config, options.messages ? { messages: options.messages } : {});
   } else {
     const messages = materializeTranscript(stored.transcript, stored.entries, what);
     const snapshot: AgentSnapshot = {
@@ -136,6 +149,10 @@ export async function openSession(
     { head: stored.head, tail, checkpointed: checkpoint?.messageCount ?? 0, epoch },
     clock,
   );
+  if (options.messages !== undefined && options.messages.length > 0) {
+    // The transcript it starts from is stored before anything happens to the session.
+    await log.record([], { state: core.state, context: core.context });
+  }
   // The log says what had started; the chart says whether anything is left to resume.
   const facts = resumeFacts(tail, clock());
   const resume = core.accepts(facts) ? facts : undefined;

@@ -153,6 +153,23 @@ describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () =>
     expect(findTranscriptViolations(core.context.messages)).toEqual([]);
   });
 
+  it('takes the mode --mode names on a resumed session, and keeps the stored one without it', async ({
+    onTestFinished,
+  }) => {
+    const workspace = await gitWorkspace(onTestFinished);
+    const run = ['run', '--workspace', workspace, '--session', 'modes'];
+    const first = await runCli(run, ['list files']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('· mode default ·');
+    const named = await runCli([...run, '--mode', 'bypassPermissions'], ['list files']);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toContain('· mode bypassPermissions ·');
+    const unnamed = await runCli(run, ['/quit']);
+    expect(unnamed.stdout).toContain('· mode bypassPermissions ·');
+    const shown = await runCli(['sessions', 'show', 'modes', '--workspace', workspace]);
+    expect(shown.stdout).toMatch(/SetPermissionMode {2}bypassPermissions/);
+  });
+
   it('refuses a bad session name and --store without --session, before starting anything', async () => {
     const badName = await runCli(['run', '--session', 'a\u0007b']);
     expect(badName.code).toBe(1);

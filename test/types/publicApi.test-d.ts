@@ -318,13 +318,14 @@ describe('EVENT_TRAITS', () => {
 });
 
 describe('diagnostics and effects', () => {
-  it('name an actor that threw among the reasons an event changed nothing', () => {
+  it('name an actor that threw and a repaired transcript among what pure mode reports', () => {
     expectTypeOf<AgentDiagnosticCode>().toEqualTypeOf<
       | 'MALFORMED_EVENT'
       | 'EVENT_NOT_ACCEPTED'
       | 'AGENT_STOPPED'
       | 'TRANSITION_FAILED'
       | 'ACTOR_FAILED'
+      | 'TRANSCRIPT_REPAIRED'
     >();
   });
 
