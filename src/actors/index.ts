@@ -18,7 +18,12 @@ export {
 export { InFlightWork } from './inFlightWork.js';
 export { classifyLlmError } from './llm/classifyLlmError.js';
 export { createLeanTransport } from './llm/leanTransport.js';
-export { checkLlmTransport, llmClientFor, type LlmTransportChoice } from './llm/llmClientFor.js';
+export {
+  llmClientFor,
+  type LlmTransportChoice,
+  resolveLlmTransport,
+  TRANSPORT_ENV,
+} from './llm/llmClientFor.js';
 export type { LlmEventStream, LlmTransport } from './llm/llmTransport.js';
 export {
   type LlmStreamResult,

@@ -10,8 +10,8 @@ import {
   createToolRegistry,
   InFlightWork,
   type ActorFailureHandler,
-  checkLlmTransport,
   type LlmTransportChoice,
+  resolveLlmTransport,
   type Tool,
   type ToolRegistry,
 } from '../actors/index.js';
@@ -74,7 +74,9 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
    * connection pool of the agent's own and decodes the event stream itself, `'sdk'` uses the
    * SDK's own streaming, `'auto'` is lean unless the options need the SDK (a custom `fetch`,
    * `fetchOptions`, `middleware`, credential providers, OpenTelemetry, request logging). A
-   * client instance always streams through the SDK. See `LlmTransportChoice`.
+   * client instance always streams through the SDK. Left out, the environment variable
+   * `AGENT_STATECHART_TRANSPORT` (`auto`, `lean` or `sdk`) chooses, else `'auto'`. See
+   * `LlmTransportChoice`.
    */
   transport?: LlmTransportChoice;
   /**
@@ -151,7 +153,7 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
 export function createAgent(options: CreateAgentOptions = {}): Agent {
   checkSessionOptions(options);
   checkAgentActors(options.actors);
-  checkLlmTransport(options.anthropic, options.transport);
+  const transport = resolveLlmTransport(options.anthropic, options.transport);
   const workspace = options.workspace ?? process.cwd();
   const tools = options.tools ?? createBuiltinTools();
   const registry = createToolRegistry(tools);
@@ -177,8 +179,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   // The closure below reads locals, never `options`: it lives as long as the agent, and must not
   // keep the caller's initial messages alive.
   const messages = options.messages?.slice();
-  const { actors, anthropic, transport, autoCommit, toolTimeoutMs, retryDelayScale, inspect } =
-    options;
+  const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
   // A mode the caller names wins over the one a reopened session was stored in (and is recorded
   // as the chart's own SetPermissionMode); without one, the session keeps its own.
   const askedMode = options.permissions?.mode;

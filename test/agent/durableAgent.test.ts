@@ -24,7 +24,6 @@ import {
   type Script,
   startMessagesApiServer,
 } from '../../src/testing/index.js';
-import { testTransport } from '../support/llmTransport.js';
 
 let directory: string;
 let store: SessionStore;
@@ -50,7 +49,6 @@ async function agentOn(script: Script, options: CreateAgentOptions = {}): Promis
     autoCommit: false,
     permissions: { mode: 'bypassPermissions' },
     anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-    transport: testTransport(),
     store,
     sessionId: 'alice-1',
     ...options,
@@ -177,7 +175,6 @@ describe('an agent with a session store', () => {
       workspace: directory,
       autoCommit: false,
       anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-      transport: testTransport(),
       store,
       sessionId: 'early',
     });

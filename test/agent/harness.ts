@@ -19,7 +19,6 @@ import {
   type Script,
   startMessagesApiServer,
 } from '../../src/testing/index.js';
-import { testTransport } from '../support/llmTransport.js';
 
 const run = promisify(execFile);
 
@@ -66,7 +65,6 @@ export async function startSession(
     ...agentOptions,
     workspace,
     anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-    transport: agentOptions.transport ?? testTransport(),
   });
   const notes = {
     llmStart: [],

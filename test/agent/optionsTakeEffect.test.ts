@@ -23,7 +23,6 @@ import {
   type SessionStore,
 } from '../../src/index.js';
 import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
-import { testTransport } from '../support/llmTransport.js';
 
 let directory: string;
 let store: SessionStore;
@@ -48,7 +47,6 @@ function agentWith(options: CreateAgentOptions): Agent {
     autoCommit: false,
     tools: [],
     anthropic: { baseURL: server?.baseURL ?? 'http://127.0.0.1:9', apiKey: 'test-key' },
-    transport: testTransport(),
     ...options,
   });
   agents.push(agent);

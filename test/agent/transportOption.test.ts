@@ -5,7 +5,11 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { llmClientFor } from '../../src/actors/llm/llmClientFor.js';
+import {
+  llmClientFor,
+  resolveLlmTransport,
+  TRANSPORT_ENV,
+} from '../../src/actors/llm/llmClientFor.js';
 import { AgentStatechartError, createAgent, type CreateAgentOptions } from '../../src/index.js';
 import { reply } from '../../src/testing/index.js';
 import { type Session, startSession } from './harness.js';
@@ -71,5 +75,38 @@ describe("createAgent's transport", () => {
     expect(llmClientFor(sdk, 'auto')).toBe(sdk);
     const other = { messages: sdk.messages } as unknown as Anthropic;
     expect(llmClientFor(other, 'auto')).toBe(other);
+  });
+
+  it('follows AGENT_STATECHART_TRANSPORT when the option is left out, and the option over it', () => {
+    const env = { [TRANSPORT_ENV]: 'sdk' };
+    expect(resolveLlmTransport({ apiKey: 'test' }, undefined, env)).toBe('sdk');
+    expect(resolveLlmTransport({ apiKey: 'test' }, 'lean', env)).toBe('lean');
+    expect(resolveLlmTransport({ apiKey: 'test' }, undefined, {})).toBe('auto');
+    expect(resolveLlmTransport({ apiKey: 'test' }, undefined, { [TRANSPORT_ENV]: ' ' })).toBe(
+      'auto',
+    );
+    // A client instance is the SDK's to stream with, whatever the environment says.
+    const sdk = new Anthropic({ apiKey: 'test' });
+    expect(resolveLlmTransport(sdk, undefined, { [TRANSPORT_ENV]: 'lean' })).toBe('auto');
+  });
+
+  it('refuses a value of AGENT_STATECHART_TRANSPORT it cannot use, naming the variable', () => {
+    expect(() => resolveLlmTransport({}, undefined, { [TRANSPORT_ENV]: 'fetch' })).toThrow(
+      'AGENT_STATECHART_TRANSPORT is "fetch"; use one of auto, lean, sdk',
+    );
+    expect(() =>
+      resolveLlmTransport({ fetch: globalThis.fetch }, undefined, { [TRANSPORT_ENV]: 'lean' }),
+    ).toThrow(/^AGENT_STATECHART_TRANSPORT 'lean' cannot honour a custom fetch/);
+  });
+
+  it('streams over the SDK when the environment says sdk and the option is left out', async () => {
+    const before = process.env[TRANSPORT_ENV];
+    process.env[TRANSPORT_ENV] = 'sdk';
+    try {
+      expect(await transportOf({})).toBe('sdk');
+    } finally {
+      if (before === undefined) delete process.env[TRANSPORT_ENV];
+      else process.env[TRANSPORT_ENV] = before;
+    }
   });
 });

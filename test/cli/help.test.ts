@@ -32,7 +32,9 @@ describe.concurrent('agent-statechart --help', { timeout: 60_000 }, () => {
     ]) {
       const { code, stdout, stderr } = await runCli(args);
       expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' });
-      expect(stdout).toMatch(/^usage: agent-statechart (sessions list \| show ID \| fork ID NEW_ID|run) /);
+      expect(stdout).toMatch(
+        /^usage: agent-statechart (sessions list \| show ID \| fork ID NEW_ID|run) /,
+      );
     }
   });
 });

@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentHost, createSqliteSessionStore, type AgentHost } from '../../src/index.js';
 import type { SessionStore } from '../../src/persistence/sessionStore.js';
 import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
-import { testTransport } from '../support/llmTransport.js';
 
 let directory: string;
 let store: SessionStore;
@@ -41,7 +40,6 @@ function host(idleMs = 60_000): AgentHost {
     workspace: directory,
     autoCommit: false,
     anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-    transport: testTransport(),
   });
   hosts.push(created);
   return created;
@@ -66,7 +64,6 @@ describe('an agent host', () => {
         workspace: directory,
         autoCommit: false,
         anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-        transport: testTransport(),
       });
       hosts.push(h);
       await Promise.all(['alice', 'bob', 'carol'].map((id) => h.send(id, 'hello')));
@@ -85,7 +82,6 @@ describe('an agent host', () => {
       autoCommit: false,
       system: 'shared',
       anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-      transport: testTransport(),
       sessionOptions: (sessionId) => ({ system: `You serve ${sessionId}.` }),
     });
     hosts.push(h);

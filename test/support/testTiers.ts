@@ -1,7 +1,8 @@
 /**
  * Which test files run in which command. `npm test` runs the suite a change is checked with as
  * it is made; `npm run test:e2e` runs what drives whole programs (a real browser, npm, TypeDoc)
- * and takes the machine's cores for a while; `.ci/run` runs both, and `npm run test:workers`.
+ * and takes the machine's cores for a while; `.ci/run` runs both, `npm test` once more over the
+ * SDK's own streaming (`npm run test:sdk-transport`), and `npm run test:workers`.
  */
 
 /** The files whose tests need Chromium, named in the line that says they were skipped. */
@@ -23,20 +24,4 @@ export const END_TO_END_TEST_FILES = [
   'test/package/packedPackage.test.ts',
   'test/cli/npmStart.test.ts',
   'test/docs/generatedDocs.test.ts',
-];
-
-/**
- * `npm run test:sdk-transport`: the tests whose model calls go over the transport the suite is
- * told to use (test/support/llmTransport.ts), run once more over the SDK's own streaming, so the
- * transport `npm test` does not pick by default passes them too. The tests that hold the two
- * transports side by side run both in `npm test` already and are not among them.
- */
-export const MODEL_CALL_TEST_FILES = [
-  'test/actors/llm/streamLlmResponse.test.ts',
-  'test/actors/llm/finalMessage.test.ts',
-  'test/actors/tools/unconfinedBash.test.ts',
-  'test/agent/**/*.test.ts',
-  'test/inspect/createStatelyInspector.test.ts',
-  'test/persistence/agentHost.test.ts',
-  'test/persistence/crashResume.test.ts',
 ];

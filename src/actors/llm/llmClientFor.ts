@@ -50,25 +50,42 @@ export function llmClientFor(
 }
 
 /**
- * Refuses a `transport` that cannot be what it says, with `INVALID_OPTION`: an unknown name,
- * `'lean'` with a client instance, or `'lean'` with options it cannot honour.
+ * The environment variable that chooses the transport of every agent whose `transport` option is
+ * left out (`auto`, `lean` or `sdk`): a switch for operations, to go back to the SDK's own
+ * streaming without a change to the code.
  *
  * @example
- * checkLlmTransport({ fetch: myFetch }, 'lean'); // throws: … cannot honour a custom fetch …
+ * // AGENT_STATECHART_TRANSPORT=sdk node service.js
  */
-export function checkLlmTransport(
+export const TRANSPORT_ENV = 'AGENT_STATECHART_TRANSPORT';
+
+/**
+ * The transport an agent streams with: the `transport` option, else {@link TRANSPORT_ENV}, else
+ * `'auto'`. Refuses one that cannot be what it says, with `INVALID_OPTION` naming where it came
+ * from: an unknown name, `'lean'` with a client instance, or `'lean'` with options it cannot
+ * honour. A client instance streams through the SDK whatever the environment says.
+ *
+ * @example
+ * resolveLlmTransport({ fetch: myFetch }, 'lean'); // throws: … cannot honour a custom fetch …
+ */
+export function resolveLlmTransport(
   anthropic: Anthropic | ClientOptions | undefined,
   transport: LlmTransportChoice | undefined,
-): void {
-  if (transport === undefined) return;
-  if (!CHOICES.includes(transport)) {
+  env: NodeJS.ProcessEnv = process.env,
+): LlmTransportChoice {
+  const fromEnv = (env[TRANSPORT_ENV] ?? '').trim();
+  if (transport === undefined && fromEnv === '') return 'auto';
+  const source = transport === undefined ? TRANSPORT_ENV : 'transport';
+  const choice = (transport ?? fromEnv) as LlmTransportChoice;
+  if (!CHOICES.includes(choice)) {
     throw new AgentStatechartError(
       'INVALID_OPTION',
-      `transport is ${JSON.stringify(transport)}; use one of ${CHOICES.join(', ')}`,
+      `${source} is ${JSON.stringify(choice)}; use one of ${CHOICES.join(', ')}`,
     );
   }
-  if (transport !== 'lean') return;
+  if (choice !== 'lean') return choice;
   if (isClient(anthropic)) {
+    if (transport === undefined) return 'auto';
     throw new AgentStatechartError(
       'INVALID_OPTION',
       "transport 'lean' builds its own client: pass anthropic as options ({ apiKey, baseURL, … }), or keep your client instance with transport 'sdk' or 'auto'",
@@ -78,9 +95,10 @@ export function checkLlmTransport(
   if (obstacle !== undefined) {
     throw new AgentStatechartError(
       'INVALID_OPTION',
-      `transport 'lean' cannot honour ${obstacle} in the anthropic options: use transport 'sdk' or 'auto'`,
+      `${source} 'lean' cannot honour ${obstacle} in the anthropic options: use 'sdk' or 'auto'`,
     );
   }
+  return choice;
 }
 
 /**

@@ -10,7 +10,6 @@
 import { createAgent } from '../../../src/index.js';
 import { createSqliteSessionStore } from '../../../src/persistence/sqliteSessionStore.js';
 import type { SessionStore } from '../../../src/persistence/sessionStore.js';
-import { testTransport } from '../../support/llmTransport.js';
 import { actAsThePerson, noteTools } from './noteTurn.js';
 
 interface Settings {
@@ -55,7 +54,6 @@ const agent = createAgent({
   // Mutating calls wait for a person; this process is that person.
   permissions: { mode: 'default' },
   anthropic: { baseURL: settings.baseURL, apiKey: 'test-key' },
-  transport: testTransport(),
   retryDelayScale: 0.05,
   store,
   sessionId: settings.sessionId,
