@@ -244,16 +244,25 @@ export class AgentCore {
    * that copy), so it is not copied twice; diagnostics name `event`, the caller's own.
    */
   handleCheckedEvent(plain: AgentEvent, event: unknown = plain): AgentAction[] {
+    return this.takeCheckedEvent(plain, event) ?? [];
+  }
+
+  /**
+   * @internal {@link handleCheckedEvent}, answering `null` when the chart refused the event (and
+   * reported why) rather than `[]`, so a durable session knows whether to record it without asking
+   * the chart twice.
+   */
+  takeCheckedEvent(plain: AgentEvent, event: unknown = plain): AgentAction[] | null {
     const before = this.#snapshot;
     const refusal = admit(before, plain);
-    if (refusal !== null) return this.#reject(refusal.code, refusal.message, event);
+    if (refusal !== null) return this.#refuse(refusal.code, refusal.message, event);
     let next: MachineSnapshot;
     const emitted: AgentAction[] = [];
     this.#emitted = emitted;
     try {
       next = agentMachine.transition(before, plain, this.#scope);
     } catch (error) {
-      return this.#reject(
+      return this.#refuse(
         'TRANSITION_FAILED',
         `${plain.type} failed: ${errorMessage(error)}`,
         event,
@@ -262,7 +271,7 @@ export class AgentCore {
       this.#emitted = [];
     }
     if (next.status === 'error') {
-      return this.#reject(
+      return this.#refuse(
         'TRANSITION_FAILED',
         `${plain.type} failed: ${errorMessage(next.error)}`,
         event,
@@ -337,9 +346,15 @@ export class AgentCore {
   }
 
   #reject(code: AgentDiagnosticCode, message: string, event: unknown): AgentAction[] {
+    this.#refuse(code, message, event);
+    return [];
+  }
+
+  /** Reports why the chart changed nothing. */
+  #refuse(code: AgentDiagnosticCode, message: string, event: unknown): null {
     const diagnostic: AgentDiagnostic = { code, message, state: this.state, event };
     if (this.#listeners) for (const listener of this.#listeners) listener(diagnostic);
-    return [];
+    return null;
   }
 }
 

@@ -104,9 +104,9 @@ export class SessionCore {
     const checked = checkEvent(event);
     if (!checked.ok) return core.handleEvent(event);
     const taken = checked.event;
+    const actions = core.takeCheckedEvent(taken, event);
     // An event the chart refuses changes nothing, so there is nothing to record.
-    if (!core.accepts(taken)) return core.handleCheckedEvent(taken, event);
-    const actions = core.handleCheckedEvent(taken, event);
+    if (actions === null) return [];
     const written = this.#recorder.event(taken, { state: core.state, context: core.context });
     if (written !== undefined) await written;
     return actions;

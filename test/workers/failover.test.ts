@@ -290,6 +290,8 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
 
   afterAll(async () => {
     finished = true;
+    // A worker that exited on its own after the last test's own check is a failure too.
+    const lateExits = unexpectedExits.splice(0);
     for (const worker of [...workers.values(), ...retired]) {
       worker.child.kill('SIGCONT');
       worker.child.kill('SIGKILL');
@@ -299,6 +301,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     await client?.close();
     await server?.stop();
     if (directory) await rm(directory, { recursive: true, force: true });
+    expect(lateExits, 'workers that exited without the test stopping them').toEqual([]);
   });
 
   it('streams a drive to readers on any connection; one that reconnects at an offset misses nothing', async () => {

@@ -52,6 +52,9 @@ describe('AgentCore properties', () => {
   });
 
   it('a snapshot sent through JSON at any point continues identically to the original', () => {
+    // Where the continuations started: a property that only ever split in one state, or never
+    // went on after the split, would say nothing of the others.
+    const continuedFrom = new Set<string>();
     fc.assert(
       fc.property(
         configArb,
@@ -91,6 +94,7 @@ describe('AgentCore properties', () => {
               expect(restored.feed(resume).actions).toEqual(original.feed(resume).actions);
             }
             expect(restored.core.snapshot()).toEqual(original.core.snapshot());
+            if (split < length) continuedFrom.add(original.core.state);
             for (let index = split; index < length; index++) {
               const planned = nextEvent(choose, original.core, world, PLAUSIBLE);
               events.push(planned);
@@ -106,6 +110,17 @@ describe('AgentCore properties', () => {
         },
       ),
       { numRuns: 200 },
+    );
+    // Every state a split can land in that takes events was continued from (ProcessingLlmResponse
+    // is transient, so no split lands in it).
+    expect([...continuedFrom]).toEqual(
+      expect.arrayContaining([
+        'WaitingForUserInput',
+        'CallingLlm',
+        'ExecutingTools',
+        'PostToolsHook',
+        'Error',
+      ]),
     );
   });
 });
