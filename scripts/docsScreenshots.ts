@@ -67,9 +67,12 @@ export async function captureDocsScreenshots(
           line === 'state     CallingLlm' &&
           printed.some((earlier) => earlier.startsWith('  commit'))
         ) {
-          live = new Promise((resolve) => setTimeout(resolve, 350)).then(async () => {
+          // While the final answer is being made (it takes the model most of a second); the
+          // state is read as the picture is taken, since taking it can outlast the answer.
+          live = new Promise((resolve) => setTimeout(resolve, 300)).then(async () => {
+            const shown = viewedState(page);
             await page.screenshot({ path: join(directory, SCREENSHOT_FILES.live) });
-            return viewedState(page);
+            return shown;
           });
         }
       },

@@ -8,6 +8,7 @@ import {
   type AgentContext,
   type AgentDiagnostic,
   type AgentDiagnosticCode,
+  type UsageTotals,
   type AgentEvent,
   type AgentMachine,
   type AgentSnapshot,
@@ -176,6 +177,20 @@ export class Agent {
    */
   get context(): AgentContext {
     return this.actor.getSnapshot().context;
+  }
+
+  /**
+   * What the model calls used and cost: the session's sums (a stored session's since it was
+   * created) and the current turn's (the last turn's, between turns). Costs are in US dollars,
+   * `null` when a model has no price (see `pricing`).
+   *
+   * @example
+   * const { session, turn } = agent.usage;
+   * console.log(`${session.calls} calls, $${session.costUsd?.toFixed(4)} (this turn: ${turn.calls})`);
+   */
+  get usage(): { session: UsageTotals; turn: UsageTotals } {
+    const { usage, turnUsage } = this.context;
+    return { session: usage, turn: turnUsage };
   }
   /**
    * Sends the user's message. During a turn it is queued and starts the next one.

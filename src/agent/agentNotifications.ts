@@ -39,6 +39,11 @@ export interface AgentNotifications {
    * kept) or `failed` (its text is dropped).
    */
   llmEnd: LlmCallEnding;
+  /**
+   * What a completed model call used and cost (`costUsd` is `null` for a model with no price),
+   * with the turn's and the session's sums so far.
+   */
+  usage: Omit<Extract<AgentAction, { type: 'UsageReported' }>, 'type'>;
   /** A tool call started running. */
   toolStart: { call: ToolCall };
   /** A tool call ended: completed, failed, denied, interrupted or cancelled. */
@@ -119,6 +124,13 @@ export function notificationsOfAction(action: AgentAction, announce: Announce): 
       });
     case 'LlmCallEnded':
       return announce('llmEnd', llmEndOf(action));
+    case 'UsageReported':
+      return announce('usage', {
+        model: action.model,
+        call: action.call,
+        turn: action.turn,
+        session: action.session,
+      });
     case 'DisplayError':
       return announce('error', { message: action.message, source: action.source ?? 'chart' });
     case 'ExecuteTools':

@@ -312,6 +312,7 @@ function checkSessionOptions(options: CreateAgentOptions): void {
  */
 function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): AgentConfig {
   const { maxRetries, model, maxTokens, system, retry, toolGraceMs } = options;
+  const { maxTurns, maxBudgetUsd, pricing } = options;
   const permissions = options.permissions ?? DEFAULT_AGENT_PERMISSIONS;
   return {
     maxRetries,
@@ -321,6 +322,9 @@ function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): Agent
     retry,
     permissions,
     toolGraceMs,
+    maxTurns,
+    maxBudgetUsd,
+    pricing,
     tools: registry.specs(),
   };
 }

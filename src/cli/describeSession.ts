@@ -1,8 +1,15 @@
 /**
- * A stored session in words, for the terminal: a message of the transcript on one line, and an
- * entry of the log on one line (what came in, or which side effect was about to start).
+ * A stored session in words, for the terminal: a message of the transcript on one line, an entry
+ * of the log on one line (what came in, or which side effect was about to start), and what model
+ * calls used and cost.
  */
-import type { AgentEvent, ContentBlock, EffectStart, Message } from '../machine/index.js';
+import type {
+  AgentEvent,
+  ContentBlock,
+  EffectStart,
+  Message,
+  UsageTotals,
+} from '../machine/index.js';
 import type { StoredEntry } from '../persistence/index.js';
 
 /** Long text is cut to this many characters on a line. */
@@ -101,4 +108,29 @@ function describeEvent(event: AgentEvent): string {
     default:
       return '';
   }
+}
+
+/**
+ * Model calls' usage in one line: calls, tokens (cache ones when any) and cost.
+ *
+ * @example
+ * describeUsage(agent.usage.turn); // '2 calls · 1,234 in / 456 out · $0.0105'
+ */
+export function describeUsage(totals: UsageTotals): string {
+  const count = (n: number) => n.toLocaleString('en');
+  const parts = [
+    `${totals.calls} call${totals.calls === 1 ? '' : 's'}`,
+    `${count(totals.input_tokens)} in / ${count(totals.output_tokens)} out`,
+  ];
+  if (totals.cache_creation_input_tokens > 0 || totals.cache_read_input_tokens > 0) {
+    parts.push(
+      `cache ${count(totals.cache_creation_input_tokens)} written / ${count(totals.cache_read_input_tokens)} read`,
+    );
+  }
+  parts.push(
+    totals.costUsd === null
+      ? 'cost unknown (no price for the model)'
+      : `$${totals.costUsd.toFixed(4)}`,
+  );
+  return parts.join(' · ');
 }

@@ -26,6 +26,7 @@ import { describeResume, type ObservedResume, watchResume } from './describeResu
 import { offlineModel } from './offlineModel.js';
 import { parseFlags } from './parseFlags.js';
 import { cliSessionMetadata } from './sessionConfig.js';
+import { describeUsage } from './describeSession.js';
 import { showProgress } from './showProgress.js';
 import { openSessionStore } from './workspaceSessionStore.js';
 
@@ -237,6 +238,7 @@ export async function runCommand(
       }
       agent.send(read.text);
       await untilIdleAnswering(agent, approvals, askApproval, changed);
+      write(describeTurnUsage(agent));
     }
   } finally {
     process.off('SIGINT', onCtrlC);
@@ -289,6 +291,14 @@ function describeRunSession(
       lines.push(`  ${item.kind.padEnd(12)} ${item.text}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** What the turn's model calls used and cost, and the session so far. */
+function describeTurnUsage(agent: Agent): string {
+  const { turn, session } = agent.usage;
+  if (turn.calls === 0) return '';
+  const spent = session.costUsd === null ? '' : ` · session $${session.costUsd.toFixed(4)}`;
+  return `  Σ ${describeUsage(turn)}${spent}\n`;
 }
 
 /** Sets the permission mode `/mode` named and says what it now is. */

@@ -8,15 +8,17 @@ import {
   AgentCore,
   type AgentStatechartError,
   errorMessage,
+  type UsageTotals,
 } from '../machine/index.js';
 import {
   forkSession,
   openSession,
   type SessionStore,
   type SessionSummary,
+  type StoredEntry,
 } from '../persistence/index.js';
 import { describeResume } from './describeResume.js';
-import { describeContent, describeEntry } from './describeSession.js';
+import { describeContent, describeEntry, describeUsage } from './describeSession.js';
 import { parseFlags } from './parseFlags.js';
 import { cliChartConfig } from './sessionConfig.js';
 import { openExistingSessionStore, sessionStorePath } from './workspaceSessionStore.js';
@@ -142,6 +144,29 @@ async function fork(
   }
 }
 
+/**
+ * What each turn's model calls used and cost, as the chart reckoned it: the log replayed through
+ * pure mode, each turn's sum the last `UsageReported` of the turn said.
+ */
+function showTurnUsage(entries: readonly StoredEntry[], config: AgentConfig, io: SessionsIo): void {
+  const core = new AgentCore(config);
+  const turns: UsageTotals[] = [];
+  for (const entry of entries) {
+    if (entry.kind !== 'event') continue;
+    for (const action of core.handleEvent(entry.data)) {
+      if (action.type !== 'UsageReported') continue;
+      if (action.turn.calls === 1) turns.push(action.turn);
+      else turns[turns.length - 1] = action.turn;
+    }
+  }
+  if (turns.length === 0) return;
+  io.out('');
+  io.out(`usage by turn (${turns.length} turn${turns.length === 1 ? '' : 's'} with model calls)`);
+  turns.forEach((turn, index) => {
+    io.out(`  ${String(index + 1).padStart(3)}  ${describeUsage(turn)}`);
+  });
+}
+
 async function list(store: SessionStore, path: string, io: SessionsIo): Promise<number> {
   const sessions = await store.list();
   if (sessions.length === 0) {
@@ -200,6 +225,7 @@ async function show(
   }
 
   const entries = await store.entries(sessionId);
+  showTurnUsage(entries, config, io);
   io.out('');
   io.out(`log (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'})`);
   const width = String(entries.at(-1)?.seq ?? 0).length;
@@ -232,6 +258,7 @@ function showChart(
     if (items.length === 0) io.out('    go on from where it stopped');
     for (const item of items) io.out(`    ${item.kind.padEnd(12)} ${item.text}`);
   }
+  io.out(`  usage     ${describeUsage(core.context.usage)}`);
   const messages = core.context.messages;
   io.out('');
   io.out(`transcript (${messages.length} message${messages.length === 1 ? '' : 's'})`);

@@ -54,7 +54,7 @@ export interface DriveResult {
 
 /**
  * A value of the event stream a drive writes (DBOS stream `events`): the agent's own
- * notifications (`llmStart`, `text`, `llmEnd`, `toolStart`, `toolEnd`, `approvalRequest`,
+ * notifications (`llmStart`, `text`, `llmEnd`, `usage`, `toolStart`, `toolEnd`, `approvalRequest`,
  * `retry`, `error`), made by the same map as an agent's handle makes them, and `idle` when the
  * drive rests (with the calls waiting for approval). `llmStart` also names the worker that makes
  * the call. A client rebuilds the stored text of each model call from them: the text after an

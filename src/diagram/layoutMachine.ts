@@ -131,7 +131,11 @@ const HISTORY_SIZE = 32;
 /** Compact labels put a guard under its event: the chart gets narrower, and panels are wide. */
 const COMPACT_LABEL_WIDTH = 80;
 
-/** ELK's spacings in pixels, for documents (roomy) and for panels (compact). */
+/**
+ * ELK's spacings in pixels, for documents (roomy) and for panels (compact). A panel's chart is
+ * also compacted after layering, which pulls long edges in and makes the chart shorter: in a
+ * window, the height runs out first.
+ */
 const SPACINGS = {
   roomy: {
     'elk.spacing.nodeNode': '36',
@@ -148,6 +152,7 @@ const SPACINGS = {
     'elk.spacing.edgeEdge': '8',
     'elk.layered.spacing.edgeNodeBetweenLayers': '10',
     'elk.layered.spacing.edgeEdgeBetweenLayers': '8',
+    'elk.layered.compaction.postCompaction.strategy': 'LEFT',
   },
 } as const;
 

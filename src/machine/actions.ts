@@ -4,6 +4,7 @@
  * objects for listeners.
  */
 import type { LlmRequest, Message, ToolCall } from './messages.js';
+import type { TokenUsage, UsageTotals } from './usage.js';
 
 /**
  * How a model call ended, and where in the transcript its response went: `completed` (the
@@ -30,6 +31,8 @@ export interface CompletedToolInfo {
  * - `SendLlmRequest`: make a model call (`attempt` counts from 1 within the call; its response
  *   goes to the transcript at `request.messages.length`);
  * - `LlmCallEnded`: the model call ended (see {@link LlmCallEnding});
+ * - `UsageReported`: what a completed model call used and cost, and the turn's and the
+ *   session's sums with it;
  * - `ExecuteTools`: run these tool calls;
  * - `RunPostToolsHook`: run the post-tools hook (git auto-commit);
  * - `WaitForInput`: the turn is over;
@@ -48,6 +51,14 @@ export interface CompletedToolInfo {
 export type AgentAction =
   | { type: 'SendLlmRequest'; request: LlmRequest; attempt: number }
   | ({ type: 'LlmCallEnded' } & LlmCallEnding)
+  | {
+      type: 'UsageReported';
+      /** The model that answered. */
+      model: string;
+      call: TokenUsage & { costUsd: number | null };
+      turn: UsageTotals;
+      session: UsageTotals;
+    }
   | { type: 'ExecuteTools'; calls: ToolCall[] }
   | { type: 'RunPostToolsHook'; completedTools: CompletedToolInfo[] }
   | { type: 'WaitForInput' }

@@ -21,6 +21,7 @@ import {
 } from './stateNames.js';
 import { checkEvent } from './validateEvent.js';
 import { answerOpenToolUses } from './transcript.js';
+import { NO_USAGE, type UsageTotals } from './usage.js';
 
 /**
  * A report about an event that changed nothing. Never thrown: observe it with `onDiagnostic`.
@@ -95,13 +96,22 @@ export function toStoredContext(context: AgentContext): StoredContext {
  */
 export function restoreContext(snapshot: AgentSnapshot, config: AgentConfig): AgentContext {
   const fresh = createInitialContext({ config });
+  const stored = snapshot.context;
   return {
     ...fresh,
-    ...snapshot.context,
+    ...stored,
+    // A snapshot of a version that summed fewer fields: what it did not count is unknown.
+    usage: usageTotalsOf(stored.usage),
+    turnUsage: usageTotalsOf(stored.turnUsage),
     streamingText: '',
     streamingToolCalls: [],
     config: fresh.config,
   };
+}
+
+function usageTotalsOf(stored: Partial<UsageTotals> | undefined): UsageTotals {
+  if (stored === undefined) return NO_USAGE;
+  return { ...NO_USAGE, ...stored, costUsd: stored.costUsd === undefined ? null : stored.costUsd };
 }
 
 /**

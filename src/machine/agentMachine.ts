@@ -71,12 +71,27 @@ export const agentMachine = chart
         initial: 'Ready',
         states: {
           Ready: {
-            always: {
-              guard: 'hasQueuedInput',
-              target: '#agent.CallingLlm',
-              actions: 'startQueuedTurn',
+            always: [
+              // Once the budget is spent, input goes into the transcript without a model call.
+              {
+                guard: and(['hasQueuedInput', 'budgetSpent']),
+                target: '#agent.WaitingForUserInput',
+                reenter: true,
+                actions: 'refuseQueuedTurn',
+              },
+              { guard: 'hasQueuedInput', target: '#agent.CallingLlm', actions: 'startQueuedTurn' },
+            ],
+            on: {
+              UserInput: [
+                {
+                  guard: 'budgetSpent',
+                  target: '#agent.WaitingForUserInput',
+                  reenter: true,
+                  actions: 'refuseTurn',
+                },
+                { target: '#agent.CallingLlm', actions: 'startTurn' },
+              ],
             },
-            on: { UserInput: { target: '#agent.CallingLlm', actions: 'startTurn' } },
           },
           // Tool calls an interrupt aborted report how they really ended; input waits its turn.
           SettlingCancelledCalls: {
@@ -139,6 +154,11 @@ export const agentMachine = chart
             target: 'PostToolsHook',
             actions: 'answerToolCalls',
           },
+          {
+            guard: and(['allToolsDone', 'limitReached']),
+            target: 'WaitingForUserInput',
+            actions: ['answerToolCalls', 'stopAtLimit'],
+          },
           { guard: 'allToolsDone', target: 'CallingLlm', actions: 'answerToolCalls' },
         ],
         on: {
@@ -171,8 +191,12 @@ export const agentMachine = chart
         },
         on: {
           PostToolsHookCompleted: [
-            { guard: 'hookFailed', target: 'CallingLlm', actions: 'reportHookFailure' },
-            { target: 'CallingLlm' },
+            {
+              guard: 'limitReached',
+              target: 'WaitingForUserInput',
+              actions: ['reportHookFailure', 'stopAtLimit'],
+            },
+            { target: 'CallingLlm', actions: 'reportHookFailure' },
           ],
           Interrupt: { target: 'WaitingForUserInput', actions: 'cancelHook' },
           ShutdownRequested: { target: 'ShuttingDown', actions: 'cancelHook' },

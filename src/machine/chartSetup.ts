@@ -61,7 +61,8 @@ export const chart = setup({
     toolCallsNeedGrace: ({ context }) => guards.toolCallsNeedGrace(context),
     toolsSettling: ({ context }) => guards.toolsSettling(context),
     isCancellingToolCall: ({ context, event }) => guards.isCancellingToolCall(context, event),
-    hookFailed: ({ event }) => guards.hookFailed(event),
+    limitReached: ({ context }) => guards.limitReached(context),
+    budgetSpent: ({ context }) => guards.budgetSpent(context),
   },
 });
 

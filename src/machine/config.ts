@@ -3,6 +3,7 @@
  * default (see `resolveConfig`).
  */
 import type { ToolDefinition } from './messages.js';
+import type { ModelPrice } from './usage.js';
 
 /**
  * What the chart needs to know about a tool: whether it changes the workspace (only a successful
@@ -108,4 +109,23 @@ export interface AgentConfig {
    * or may not have taken effect. The user sees the turn end at once either way. Default 5000 ms.
    */
   toolGraceMs?: number;
+  /**
+   * How many model calls one user turn may make (each response whose tool calls lead to another
+   * call counts; retries of a call do not). When a turn has made this many and the model asks
+   * for another round, the turn ends as a give-up does: the tool calls are answered, a
+   * `DisplayError` names the limit, and queued input goes on. Default 100; `null`: no limit.
+   */
+  maxTurns?: number | null;
+  /**
+   * What the session may spend on model calls, in US dollars, priced from `pricing`. Once its
+   * cost reaches this, the turn ends before the next model call (and later input is taken into
+   * the transcript without calling the model), with a `DisplayError` that names the limit. No
+   * default. The model must have a price.
+   */
+  maxBudgetUsd?: number;
+  /**
+   * Prices by model id, in US dollars per million tokens, added to the list prices the package
+   * knows (`DEFAULT_PRICES`) or replacing them: for another model, or a negotiated rate.
+   */
+  pricing?: Record<string, ModelPrice>;
 }

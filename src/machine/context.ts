@@ -2,6 +2,7 @@ import { AgentStatechartError } from './agentStatechartError.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
 import { toToolDefinitions } from './toolSpecs.js';
 import { answerOpenToolUses } from './transcript.js';
+import { DEFAULT_PRICES, type ModelPrice, NO_USAGE, priceOf, type UsageTotals } from './usage.js';
 import type { LlmCallEnding } from './actions.js';
 import {
   type AgentConfig,
@@ -39,6 +40,12 @@ export interface ResolvedConfig {
   allow: string[];
   deny: string[];
   toolGraceMs: number;
+  /** Model calls per user turn; `null`: no limit. */
+  maxTurns: number | null;
+  /** The session's spending limit in US dollars; `null`: none. */
+  maxBudgetUsd: number | null;
+  /** The prices the cost is computed with: the package's list prices and `pricing` over them. */
+  prices: Readonly<Record<string, ModelPrice>>;
 }
 
 /**
@@ -122,8 +129,10 @@ export interface AgentContext {
   permissionMode: PermissionMode | null;
   /** Decisions a person asked to remember (`ToolApproval.remember`), by tool name. */
   rememberedDecisions: Record<string, 'allow' | 'deny'>;
-  /** Token usage summed over the conversation. */
-  usage: { input_tokens: number; output_tokens: number };
+  /** What the session's model calls used and cost, summed. */
+  usage: UsageTotals;
+  /** What the current turn's model calls used and cost (the last turn's, between turns). */
+  turnUsage: UsageTotals;
   /**
    * The id of the server-side container (code execution) the latest response that named one
    * used; every request sends it back, so files and state in it carry over.
@@ -187,9 +196,18 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     names.add(tool.name);
   }
   const retry = config.retry ?? {};
+  const model = config.model ?? 'claude-sonnet-5-5';
+  const prices =
+    config.pricing === undefined ? DEFAULT_PRICES : { ...DEFAULT_PRICES, ...config.pricing };
+  if (config.maxBudgetUsd !== undefined && priceOf(model, prices) === null) {
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `maxBudgetUsd needs the price of the model, and there is none for '${model}': give it in pricing, as { '${model}': { input, output, cacheWrite, cacheRead } } in US dollars per million tokens`,
+    );
+  }
   return {
     maxRetries,
-    model: config.model ?? 'claude-sonnet-5-5',
+    model,
     maxTokens,
     system: config.system,
     tools,
@@ -203,8 +221,17 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     allow: config.permissions?.allow ?? [],
     deny: config.permissions?.deny ?? [],
     toolGraceMs,
+    maxTurns: config.maxTurns === undefined ? DEFAULT_MAX_TURNS : config.maxTurns,
+    maxBudgetUsd: config.maxBudgetUsd ?? null,
+    prices,
   };
 }
+
+/**
+ * Model calls per user turn when `maxTurns` is not set: far more than a coding task's rounds of
+ * tool calls take, few enough that a model calling tools in a loop stops within minutes.
+ */
+export const DEFAULT_MAX_TURNS = 100;
 
 /**
  * Refuses a config field of the wrong kind, or outside its closed set of values, naming the field
@@ -255,6 +282,36 @@ function checkConfigShape(config: AgentConfig): void {
     }
     if (retry.seed !== undefined && !Number.isInteger(retry.seed)) {
       refuse('retry.seed', 'a whole number', retry.seed);
+    }
+  }
+  const { maxTurns, maxBudgetUsd, pricing } = config;
+  if (
+    maxTurns !== undefined &&
+    maxTurns !== null &&
+    !(Number.isInteger(maxTurns) && maxTurns >= 1)
+  ) {
+    refuse('maxTurns', 'a whole number of at least 1, or null for no limit', maxTurns);
+  }
+  if (
+    maxBudgetUsd !== undefined &&
+    !(typeof maxBudgetUsd === 'number' && Number.isFinite(maxBudgetUsd) && maxBudgetUsd > 0)
+  ) {
+    refuse('maxBudgetUsd', 'a positive number of US dollars', maxBudgetUsd);
+  }
+  if (pricing !== undefined) {
+    if (typeof pricing !== 'object' || pricing === null)
+      refuse('pricing', 'an object of prices by model id', pricing);
+    for (const [model, price] of Object.entries(pricing)) {
+      for (const field of ['input', 'output', 'cacheWrite', 'cacheRead'] as const) {
+        const value = (price as Partial<ModelPrice> | null)?.[field];
+        if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+          refuse(
+            `pricing['${model}'].${field}`,
+            'a non-negative number of US dollars per million tokens',
+            value,
+          );
+        }
+      }
     }
   }
   if (tools !== undefined) {
@@ -308,7 +365,8 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     rngState: config.seed,
     permissionMode: input?.config?.permissions?.mode ?? null,
     rememberedDecisions: {},
-    usage: { input_tokens: 0, output_tokens: 0 },
+    usage: NO_USAGE,
+    turnUsage: NO_USAGE,
     containerId: null,
     responses: 0,
     config,

@@ -141,13 +141,41 @@ export function toolCallsNeedGrace(context: Pick<AgentContext, 'toolRuns' | 'con
 }
 
 /**
- * The post-tools hook reported that it failed (and was skipped).
+ * The turn has made as many model calls as `maxTurns` allows: it ends instead of calling the
+ * model again.
  *
  * @example
- * hookFailed({ type: 'PostToolsHookCompleted', actionTaken: false, error: 'git: index.lock exists' }); // true
+ * turnLimitReached(core.context); // true after the 100th response of a turn, by default
  */
-export function hookFailed(event: AgentEvent): boolean {
-  return event.type === 'PostToolsHookCompleted' && event.error !== undefined;
+export function turnLimitReached(
+  context: Pick<AgentContext, 'turnUsage'> & { config: Pick<AgentContext['config'], 'maxTurns'> },
+): boolean {
+  const { maxTurns } = context.config;
+  return maxTurns !== null && context.turnUsage.calls >= maxTurns;
+}
+
+/**
+ * The session has spent its `maxBudgetUsd`: the model is not called again.
+ *
+ * @example
+ * budgetSpent(core.context); // true once the session's cost reached maxBudgetUsd
+ */
+export function budgetSpent(
+  context: Pick<AgentContext, 'usage'> & { config: Pick<AgentContext['config'], 'maxBudgetUsd'> },
+): boolean {
+  const { maxBudgetUsd } = context.config;
+  const spent = context.usage.costUsd;
+  return maxBudgetUsd !== null && spent !== null && spent >= maxBudgetUsd;
+}
+
+/**
+ * A limit stops the turn before the next model call: `maxTurns` or `maxBudgetUsd`.
+ *
+ * @example
+ * limitReached(core.context);
+ */
+export function limitReached(context: AgentContext): boolean {
+  return turnLimitReached(context) || budgetSpent(context);
 }
 
 /**

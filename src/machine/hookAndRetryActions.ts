@@ -9,14 +9,18 @@ export const runPostToolsHook: ChartAction = (context) => ({
   emit: [{ type: 'RunPostToolsHook', completedTools: completedToolsOf(context.toolRuns) }],
 });
 
-/** Hooks fail open: the turn goes on, and the user is told what was skipped. */
+/**
+ * Hooks fail open: the turn goes on, and the user is told what was skipped (a hook that did its
+ * work has nothing to report).
+ */
 export const reportHookFailure: ChartAction = (_context, event) => {
   assertEvent(event, 'PostToolsHookCompleted');
+  if (event.error === undefined) return {};
   return {
     emit: [
       {
         type: 'DisplayError',
-        message: `The post-tools hook failed and was skipped: ${event.error ?? 'no reason given'}`,
+        message: `The post-tools hook failed and was skipped: ${event.error}`,
         source: 'hook',
       },
     ],

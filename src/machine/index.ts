@@ -47,6 +47,7 @@ export {
   type AgentContext,
   type AgentMachineInput,
   type ResolvedConfig,
+  DEFAULT_MAX_TURNS,
   resolveConfig,
   type StreamingToolCall,
   type ToolRun,
@@ -77,7 +78,7 @@ export {
   type ToolProgressEvent,
   type UserInputEvent,
 } from './events.js';
-export { allToolsDone, atRest } from './guards.js';
+export { allToolsDone, atRest, budgetSpent, limitReached, turnLimitReached } from './guards.js';
 export {
   type ContentBlock,
   LLM_ERROR_KINDS,
@@ -125,3 +126,14 @@ export {
   toolResultsMessage,
 } from './transcript.js';
 export { checkEvent, type CheckedEvent, isAgentEvent, validateEvent } from './validateEvent.js';
+export {
+  addCall,
+  costOf,
+  DEFAULT_PRICES,
+  type ModelPrice,
+  NO_USAGE,
+  priceOf,
+  type TokenUsage,
+  tokensOf,
+  type UsageTotals,
+} from './usage.js';

@@ -12,6 +12,7 @@ import { deduplicateToolUseIds } from './deduplicateToolUseIds.js';
 import { NON_RETRYABLE_ERRORS } from './guards.js';
 import type { LlmError } from './messages.js';
 import { buildRequest, partialAssistantMessage } from './transcript.js';
+import { addCall, costOf, priceOf, tokensOf } from './usage.js';
 
 /** A model call has nothing streamed yet. */
 const NOTHING_STREAMED = { streamingText: '', streamingToolCalls: [] as StreamingToolCall[] };
@@ -32,6 +33,16 @@ export const recordResponse: ChartAction = (context, event) => {
   const { response, toolRuns } = deduplicateToolUseIds(event.response, context.messages);
   // The API rejects an empty assistant message in the middle of a transcript.
   const message = response.message.content.length > 0 ? response.message : null;
+  const { config } = context;
+  const model = response.model ?? config.model;
+  const tokens = tokensOf(response.usage);
+  // A dated or unknown id the table lacks is priced as the configured model, when that has one.
+  const costUsd = costOf(
+    tokens,
+    priceOf(model, config.prices) ?? priceOf(config.model, config.prices),
+  );
+  const usage = addCall(context.usage, tokens, costUsd);
+  const turnUsage = addCall(context.turnUsage, tokens, costUsd);
   return {
     context: {
       ...NOTHING_STREAMED,
@@ -44,12 +55,19 @@ export const recordResponse: ChartAction = (context, event) => {
       lastError: null,
       responses: context.responses + 1,
       lastCallEnding: ending(context, 'completed'),
-      usage: {
-        input_tokens: context.usage.input_tokens + (response.usage?.input_tokens ?? 0),
-        output_tokens: context.usage.output_tokens + (response.usage?.output_tokens ?? 0),
-      },
+      usage,
+      turnUsage,
     },
-    emit: [ended(context, 'completed')],
+    emit: [
+      ended(context, 'completed'),
+      {
+        type: 'UsageReported',
+        model,
+        call: { ...tokens, costUsd },
+        turn: turnUsage,
+        session: usage,
+      },
+    ],
   };
 };
 

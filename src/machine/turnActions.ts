@@ -4,18 +4,74 @@
  */
 import { assertEvent } from 'xstate';
 import { appended, type ChartAction } from './chartStep.js';
+import type { AgentContext } from './context.js';
+import { budgetSpent } from './guards.js';
+import { NO_USAGE } from './usage.js';
 
 /** The user's input starts a turn. */
 export const startTurn: ChartAction = (context, event) => {
   assertEvent(event, 'UserInput');
-  return { context: { messages: appended(context, event.message), retries: 0 } };
+  return {
+    context: { messages: appended(context, event.message), retries: 0, turnUsage: NO_USAGE },
+  };
 };
 
 /** The oldest queued input starts the next turn. */
 export const startQueuedTurn: ChartAction = (context) => {
   const [next, ...rest] = context.queue;
-  return { context: { messages: appended(context, next ?? null), queue: rest, retries: 0 } };
+  return {
+    context: {
+      messages: appended(context, next ?? null),
+      queue: rest,
+      retries: 0,
+      turnUsage: NO_USAGE,
+    },
+  };
 };
+
+/**
+ * Input that comes once the session's budget is spent: kept in the transcript (nothing is lost),
+ * the model is not called, and the user is told why.
+ */
+export const refuseTurn: ChartAction = (context, event) => {
+  assertEvent(event, 'UserInput');
+  return {
+    context: { messages: appended(context, event.message), turnUsage: NO_USAGE },
+    emit: [{ type: 'DisplayError', message: describeBudget(context) }],
+  };
+};
+
+/** {@link refuseTurn} for the oldest queued input. */
+export const refuseQueuedTurn: ChartAction = (context) => {
+  const [next, ...rest] = context.queue;
+  return {
+    context: { messages: appended(context, next ?? null), queue: rest, turnUsage: NO_USAGE },
+    emit: [{ type: 'DisplayError', message: describeBudget(context) }],
+  };
+};
+
+/**
+ * A limit ends the turn before the next model call (the calls of the last response are answered
+ * already), and the user is told which.
+ */
+export const stopAtLimit: ChartAction = (context) => ({
+  emit: [
+    {
+      type: 'DisplayError',
+      message: budgetSpent(context)
+        ? describeBudget(context)
+        : `Stopped: this turn made ${context.turnUsage.calls} model calls, the most maxTurns (${context.config.maxTurns}) allows; the last tool calls were answered. Send a message to go on.`,
+    },
+  ],
+});
+
+function describeBudget(context: AgentContext): string {
+  return `Stopped: the session has spent ${usd(context.usage.costUsd ?? 0)} on model calls, its maxBudgetUsd (${usd(context.config.maxBudgetUsd ?? 0)}); the model was not called. Raise maxBudgetUsd to go on.`;
+}
+
+function usd(amount: number): string {
+  return `$${amount.toFixed(amount < 1 ? 4 : 2)}`;
+}
 
 /** Input that arrives while the chart cannot start a turn waits for the current one to end. */
 export const enqueueInput: ChartAction = (context, event) => {

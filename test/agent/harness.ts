@@ -70,6 +70,7 @@ export async function startSession(
     llmStart: [],
     text: [],
     llmEnd: [],
+    usage: [],
     toolStart: [],
     toolEnd: [],
     approvalRequest: [],

@@ -5,45 +5,36 @@
  * session without one keeps its own; a transcript to start from whose calls were never answered
  * is answered before the first request, and the agent says so.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   type Agent,
+  type AgentConfig,
   AgentCore,
   type AgentDiagnostic,
   type AgentStatechartError,
   createAgent,
   type CreateAgentOptions,
-  createSqliteSessionStore,
   findTranscriptViolations,
   type Message,
   type PermissionMode,
-  type SessionStore,
 } from '../../src/index.js';
+import { resolveConfig } from '../../src/machine/index.js';
 import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
+import { useTempStore } from '../support/tempStore.js';
 
-let directory: string;
-let store: SessionStore;
 let server: MessagesApiServer | undefined;
 const agents: Agent[] = [];
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'options-'));
-  store = createSqliteSessionStore({ path: join(directory, 'sessions.db') });
+const temp = useTempStore('options-', async () => {
+  await Promise.all(agents.splice(0).map((agent) => agent.shutdown({ timeoutMs: 1_000 })));
 });
 afterEach(async () => {
-  await Promise.all(agents.splice(0).map((agent) => agent.shutdown({ timeoutMs: 1_000 })));
   await server?.close();
   server = undefined;
-  await store.close();
-  await rm(directory, { recursive: true, force: true });
 });
 
 function agentWith(options: CreateAgentOptions): Agent {
   const agent = createAgent({
-    workspace: directory,
+    workspace: temp.directory,
     autoCommit: false,
     tools: [],
     anthropic: { baseURL: server?.baseURL ?? 'http://127.0.0.1:9', apiKey: 'test-key' },
@@ -95,11 +86,36 @@ describe('a config value outside its closed set', () => {
   });
 });
 
+describe("the chart's config given to createAgent", () => {
+  it('reaches the chart whole: every field of it takes effect', async () => {
+    const config = {
+      maxRetries: 5,
+      model: 'claude-haiku-4-5',
+      maxTokens: 1234,
+      system: 'Be brief.',
+      retry: { baseDelayMs: 10, factor: 3, maxDelayMs: 99, seed: 7 },
+      permissions: { mode: 'plan' as const, allow: ['x'], deny: ['y'] },
+      toolGraceMs: 321,
+      maxTurns: 9,
+      maxBudgetUsd: 0.5,
+      pricing: { 'my-model': { input: 1, output: 2, cacheWrite: 3, cacheRead: 4 } },
+    } satisfies Required<Omit<AgentConfig, 'tools'>>;
+    const agent = agentWith(config);
+    await agent.ready;
+    expect(agent.context.config).toEqual({
+      ...resolveConfig(config),
+      tools: [],
+      toolDefinitions: [],
+    });
+    expect(agent.context.permissionMode).toBe('plan');
+  });
+});
+
 describe('a stored session reopened', () => {
   /** A session stored after one turn in `mode`. */
   async function storedIn(mode: PermissionMode): Promise<void> {
     server = await startMessagesApiServer({ script: [reply('Hello.')] });
-    const first = agentWith({ store, sessionId: 's1', permissions: { mode } });
+    const first = agentWith({ store: temp.store, sessionId: 's1', permissions: { mode } });
     first.send('hi');
     await first.waitUntilIdle({ timeoutMs: 30_000 });
     expect(first.context.permissionMode).toBe(mode);
@@ -109,7 +125,7 @@ describe('a stored session reopened', () => {
   it('takes the permission mode the caller names, and records it as the chart took it', async () => {
     await storedIn('default');
     const reopened = agentWith({
-      store,
+      store: temp.store,
       sessionId: 's1',
       permissions: { mode: 'bypassPermissions' },
     });
@@ -117,24 +133,24 @@ describe('a stored session reopened', () => {
     expect(reopened.context.permissionMode).toBe('bypassPermissions');
     await reopened.shutdown();
 
-    const events = (await store.entries('s1'))
+    const events = (await temp.store.entries('s1'))
       .filter((entry) => entry.kind === 'event')
       .map((entry) => entry.data);
     expect(events).toContainEqual({ type: 'SetPermissionMode', mode: 'bypassPermissions' });
     // Opened once more with no mode named: the recorded one stands.
-    const again = agentWith({ store, sessionId: 's1' });
+    const again = agentWith({ store: temp.store, sessionId: 's1' });
     await again.ready;
     expect(again.context.permissionMode).toBe('bypassPermissions');
   });
 
   it('keeps its own mode when the caller names none, and records nothing for it', async () => {
     await storedIn('plan');
-    const before = (await store.entries('s1')).length;
-    const reopened = agentWith({ store, sessionId: 's1' });
+    const before = (await temp.store.entries('s1')).length;
+    const reopened = agentWith({ store: temp.store, sessionId: 's1' });
     await reopened.ready;
     expect(reopened.context.permissionMode).toBe('plan');
     await reopened.waitUntilIdle();
-    const after = await store.entries('s1', { after: before });
+    const after = await temp.store.entries('s1', { after: before });
     expect(
       after.filter((entry) => entry.kind === 'event').map((entry) => entry.data.type),
     ).not.toContain('SetPermissionMode');

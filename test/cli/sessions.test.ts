@@ -161,6 +161,10 @@ describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () =>
     const first = await runCli(run, ['list files']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('· mode default ·');
+    // After the turn, what its model calls used (the offline model has no price).
+    expect(first.stdout).toMatch(
+      /^ {2}Σ 2 calls · [\d,]+ in \/ [\d,]+ out · cost unknown \(no price for the model\)$/m,
+    );
     const named = await runCli([...run, '--mode', 'bypassPermissions'], ['list files']);
     expect(named.code, named.stderr).toBe(0);
     expect(named.stdout).toContain('· mode bypassPermissions ·');
@@ -168,6 +172,10 @@ describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () =>
     expect(unnamed.stdout).toContain('· mode bypassPermissions ·');
     const shown = await runCli(['sessions', 'show', 'modes', '--workspace', workspace]);
     expect(shown.stdout).toMatch(/SetPermissionMode {2}bypassPermissions/);
+    expect(shown.stdout).toMatch(/^ {2}usage {5}4 calls · /m);
+    expect(shown.stdout).toContain('usage by turn (2 turns with model calls)');
+    expect(shown.stdout).toMatch(/^ {4}1 {2}2 calls · /m);
+    expect(shown.stdout).toMatch(/^ {4}2 {2}2 calls · /m);
   });
 
   it('refuses a bad session name and --store without --session, before starting anything', async () => {

@@ -43,12 +43,14 @@ describe('toGraph', () => {
     it('keeps the eventless transitions, with their guards', () => {
       const always = graph.transitions.filter((transition) => transition.trigger === 'always');
       expect(always.map((transition) => [transition.source, transition.label])).toEqual([
+        ['WaitingForUserInput.Ready', 'always [hasQueuedInput && budgetSpent] / refuseQueuedTurn'],
         ['WaitingForUserInput.Ready', 'always [hasQueuedInput] / startQueuedTurn'],
         ['WaitingForUserInput.SettlingCancelledCalls', 'always [!toolsSettling] / answerToolCalls'],
         ['ProcessingLlmResponse', 'always [responseRefused] / refuseToolCalls, reportStopReason'],
         ['ProcessingLlmResponse', 'always [hasToolCalls]'],
         ['ProcessingLlmResponse', 'always / reportStopReason'],
         ['ExecutingTools', 'always [allToolsDone && anyMutatingToolSucceeded] / answerToolCalls'],
+        ['ExecutingTools', 'always [allToolsDone && limitReached] / answerToolCalls, stopAtLimit'],
         ['ExecutingTools', 'always [allToolsDone] / answerToolCalls'],
       ]);
     });
@@ -57,7 +59,9 @@ describe('toGraph', () => {
       const labels = graph.transitions.map((transition) => transition.label);
       expect(labels).toContain('LlmError [retryableError && attemptsLeft] / recordRetryableError');
       expect(labels).toContain('LlmError / giveUp');
-      expect(labels).toContain('PostToolsHookCompleted [hookFailed] / reportHookFailure');
+      expect(labels).toContain(
+        'PostToolsHookCompleted [limitReached] / reportHookFailure, stopAtLimit',
+      );
       expect(labels).toContain('Interrupt [toolCallsNeedGrace] / abortToolCalls');
       // The chart handles no actor errors: each actor answers with the chart's own events.
       expect(labels.filter((label) => label.startsWith('onError'))).toEqual([]);

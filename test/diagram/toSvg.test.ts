@@ -19,9 +19,9 @@ describe('toSvg', () => {
     expect(svg).toContain('data-event="LlmError"');
     expect(svg).toContain('data-event="ShutdownRequested"');
     expect(svg).toContain('data-event="PostToolsHookCompleted"');
-    // Eventless transitions have the empty event type, as XState's own transitions do: leaving
-    // Ready for queued input, leaving SettlingCancelledCalls, and five of the top-level states.
-    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(7);
+    // Eventless transitions have the empty event type, as XState's own transitions do: the two
+    // of Ready for queued input, leaving SettlingCancelledCalls, and six of the top-level states.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(9);
     expect(svg).toContain('class="final-border"');
     expect(svg).toContain('<g class="initial" data-initial-of="">');
   });

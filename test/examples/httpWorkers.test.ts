@@ -143,11 +143,13 @@ describe.skipIf(installation === null)('the HTTP service as several workers', ()
     const rest = await readEvents(events(b), head.at(-1)!.id);
     const whole = [...head, ...rest];
     expect(whole.map((event) => event.id)).toEqual(whole.map((_, index) => index));
-    // One model call, its text, its end, and the one call that waits for approval, once.
+    // One model call, its text, its end and usage, and the one call that waits for approval,
+    // once.
     expect(whole.map((event) => event.type)).toEqual([
       'llmStart',
       ...whole.filter((event) => event.type === 'text').map(() => 'text'),
       'llmEnd',
+      'usage',
       'approvalRequest',
       'idle',
     ]);

@@ -10,6 +10,7 @@
  * - `retries` (against `maxRetries`: `attemptsLeft`);
  * - the queue length (`hasQueuedInput`);
  * - the permission mode and the remembered decisions (`settleToolRuns`);
+ * - whether a limit is reached (`limitReached`, `budgetSpent`);
  * - in `CallingLlm`, whether text and tool-call fragments have streamed (what an interrupt
  *   keeps, and whether a fragment opens or extends a call);
  * - in `ExecutingTools`, and in `WaitingForUserInput` while an interrupt waits for aborted calls,
@@ -19,7 +20,7 @@
  * Left out on purpose: the messages, usage, the response counter, the jitter state and the text
  * itself, which change what the chart says but never which transition it takes.
  */
-import { describeStateValue } from '../../src/machine/index.js';
+import { budgetSpent, describeStateValue, turnLimitReached } from '../../src/machine/index.js';
 import type { WalkState } from './eventsByState.js';
 
 /** A snapshot as the key needs it (machine snapshots and runner views both fit). */
@@ -44,6 +45,9 @@ export function stateKey(snapshot: KeyedState): string {
     queued: context.queue.length,
   };
   if (snapshot.status !== 'active') key.status = snapshot.status;
+  // The limits read sums the key leaves out; whether one is reached is what they branch on.
+  if (budgetSpent(context)) key.limit = 'budget';
+  else if (turnLimitReached(context)) key.limit = 'turns';
   if (context.permissionMode !== null) key.mode = context.permissionMode;
   const remembered = Object.entries(context.rememberedDecisions).sort(([a], [b]) =>
     a.localeCompare(b),

@@ -76,4 +76,31 @@ export const permissionsVariant: GraphVariant = {
   busyEventsOnlyWhenFresh: true,
 };
 
-export const graphVariants: readonly GraphVariant[] = [openVariant, permissionsVariant];
+/**
+ * A session with a spending limit its first response reaches: the turn stops before the next
+ * model call, and input after it goes into the transcript without one. (`maxTurns` stops a turn
+ * through the same guard, `limitReached`.)
+ */
+export const limitsVariant: GraphVariant = {
+  name: 'limits',
+  config: {
+    maxRetries: 2,
+    tools: [
+      { name: 'read_file', mutating: false },
+      { name: 'edit_file', mutating: true },
+    ],
+    // A reply's 10 input and 5 output tokens cost $0.000105: the first one spends the budget.
+    pricing: { 'claude-sonnet-5-5': { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 } },
+    maxBudgetUsd: 0.0001,
+  },
+  replies: [replies.text, replies.readOnly, replies.mutating],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: false,
+};
+
+export const graphVariants: readonly GraphVariant[] = [
+  openVariant,
+  permissionsVariant,
+  limitsVariant,
+];

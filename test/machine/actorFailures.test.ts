@@ -190,6 +190,7 @@ describe('an actor that throws, behind the failure boundary', () => {
       'ScheduleRetry',
       'SendLlmRequest',
       'LlmCallEnded',
+      'UsageReported',
       'WaitForInput',
     ]);
     expect(actor.getSnapshot().context.lastError).toBeNull();

@@ -159,11 +159,13 @@ describe('actor mode with scripted actors', () => {
       'DisplayMessage',
       'DisplayMessage',
       'LlmCallEnded',
+      'UsageReported',
       'ExecuteTools',
       'RunPostToolsHook',
       'SendLlmRequest',
       'DisplayMessage',
       'LlmCallEnded',
+      'UsageReported',
       'WaitForInput',
       'Shutdown',
     ]);

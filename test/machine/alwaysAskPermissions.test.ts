@@ -4,25 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  type AgentAction,
   type AgentConfig,
   AgentCore,
   type PermissionMode,
-  type ToolCall,
   type ToolSpec,
 } from '../../src/index.js';
-import { call, completed, toolOk, userInput } from '../support/events.js';
+import { call, toolOk, userInput } from '../support/events.js';
+import { afterResponse } from './afterResponse.js';
 
 const unconfinedBash: ToolSpec = { name: 'bash', mutating: true, edit: false, alwaysAsk: true };
 const tools: ToolSpec[] = [unconfinedBash, { name: 'read_file', mutating: false }];
-
-/** A response's actions after `LlmCallEnded`, which every response reports first. */
-function afterResponse(core: AgentCore, calls: ToolCall[]): AgentAction[] {
-  const transcriptIndex = core.context.messages.length;
-  const [ended, ...actions] = core.handleEvent(completed(null, calls));
-  expect(ended).toEqual({ type: 'LlmCallEnded', status: 'completed', transcriptIndex });
-  return actions;
-}
 
 function respondWith(config: AgentConfig, calls = [call('t1', 'bash', { command: 'ls' })]) {
   const core = new AgentCore({ tools, ...config });

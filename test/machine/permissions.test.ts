@@ -1,15 +1,8 @@
 /** Permission modes, rules and the approval wait inside ExecutingTools (DESIGN section 5). */
 import { describe, expect, it } from 'vitest';
 import { type AgentAction, type AgentConfig, AgentCore, type ToolCall } from '../../src/index.js';
-import { call, completed, toolOk, userInput } from '../support/events.js';
-
-/** A response's actions after `LlmCallEnded`, which every response reports first. */
-function afterResponse(core: AgentCore, calls: ToolCall[]): AgentAction[] {
-  const transcriptIndex = core.context.messages.length;
-  const [ended, ...actions] = core.handleEvent(completed(null, calls));
-  expect(ended).toEqual({ type: 'LlmCallEnded', status: 'completed', transcriptIndex });
-  return actions;
-}
+import { call, toolOk, userInput } from '../support/events.js';
+import { afterResponse } from './afterResponse.js';
 
 function respondWith(config: AgentConfig, calls: ToolCall[]) {
   const core = new AgentCore(config);

@@ -20,6 +20,7 @@ import {
   toolFailed,
   toolOk,
   userInput,
+  usageReported,
 } from '../support/events.js';
 
 const types = (actions: AgentAction[]) => actions.map((action) => action.type);
@@ -105,6 +106,7 @@ describe('CallingLlm', () => {
     expect(core.stateValue).toEqual({ WaitingForUserInput: 'Ready' });
     expect(actions).toEqual([
       { type: 'LlmCallEnded', status: 'completed', transcriptIndex: 1 },
+      usageReported(),
       { type: 'WaitForInput' },
     ]);
     expect(core.context.messages.at(-1)).toEqual({
@@ -120,6 +122,7 @@ describe('CallingLlm', () => {
     expect(core.state).toBe('ExecutingTools');
     expect(actions).toEqual([
       { type: 'LlmCallEnded', status: 'completed', transcriptIndex: 1 },
+      usageReported(),
       { type: 'ExecuteTools', calls },
     ]);
   });
@@ -289,6 +292,7 @@ describe('ExecutingTools', () => {
     });
     expect(actions).toEqual([
       { type: 'LlmCallEnded', status: 'completed', transcriptIndex: 1 },
+      usageReported(),
       { type: 'ExecuteTools', calls: [call('t2', 'read_file')] },
     ]);
     core.handleEvent(toolOk('t2'));

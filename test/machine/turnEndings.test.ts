@@ -11,6 +11,7 @@ import {
   textDelta,
   toolOk,
   userInput,
+  usageReported,
 } from '../support/events.js';
 
 const types = (actions: AgentAction[]) => actions.map((action) => action.type);
@@ -234,7 +235,7 @@ describe('queued input', () => {
     expect(core.context.queue).toEqual([{ role: 'user', content: 'second' }]);
     const actions = core.handleEvent(completed('answer one'));
     expect(core.state).toBe('CallingLlm');
-    expect(types(actions)).toEqual(['LlmCallEnded', 'SendLlmRequest']);
+    expect(types(actions)).toEqual(['LlmCallEnded', 'UsageReported', 'SendLlmRequest']);
     expect(core.context.queue).toEqual([]);
     expect(core.context.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'second' });
@@ -249,7 +250,11 @@ describe('queued input', () => {
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'two' });
     core.handleEvent(completed('b'));
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'three' });
-    expect(types(core.handleEvent(completed('c')))).toEqual(['LlmCallEnded', 'WaitForInput']);
+    expect(types(core.handleEvent(completed('c')))).toEqual([
+      'LlmCallEnded',
+      'UsageReported',
+      'WaitForInput',
+    ]);
   });
 
   it('an interrupt starts the next turn from the queue', () => {
@@ -349,7 +354,12 @@ describe('stop reasons', () => {
     core.handleEvent(userInput('do something bad'));
     const actions = core.handleEvent(completed(null, [call('t1', 'bash')], 'refusal'));
     expect(core.state).toBe('WaitingForUserInput');
-    expect(types(actions)).toEqual(['LlmCallEnded', 'DisplayError', 'WaitForInput']);
+    expect(types(actions)).toEqual([
+      'LlmCallEnded',
+      'UsageReported',
+      'DisplayError',
+      'WaitForInput',
+    ]);
     expect(core.context.messages.at(-1)?.content).toEqual([
       {
         type: 'tool_result',
@@ -365,8 +375,9 @@ describe('stop reasons', () => {
     const core = new AgentCore({ maxTokens: 50 });
     core.handleEvent(userInput('long essay'));
     const actions = core.handleEvent(completed('It was a dark and', [], 'max_tokens'));
-    expect(actions.slice(0, 2)).toEqual([
+    expect(actions.slice(0, 3)).toEqual([
       { type: 'LlmCallEnded', status: 'completed', transcriptIndex: 1 },
+      usageReported(),
       {
         type: 'DisplayError',
         message: 'The response was cut off at max_tokens (50); ask the model to continue.',

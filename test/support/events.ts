@@ -1,5 +1,6 @@
 /** Builders for the chart's events, so tests read as the scenario they describe. */
 import type {
+  AgentAction,
   AgentEvent,
   ContentBlock,
   LlmErrorKind,
@@ -72,3 +73,22 @@ export const hookDone = (actionTaken = true): AgentEvent => ({
 export const retryFired: AgentEvent = { type: 'RetryTimeoutFired' };
 export const shutdown: AgentEvent = { type: 'ShutdownRequested' };
 export const interrupt: AgentEvent = { type: 'Interrupt' };
+
+/** What a response without usage reports on the default model, which has no price. */
+export function usageReported(
+  options: { turnCalls?: number; sessionCalls?: number } = {},
+): AgentAction {
+  const none = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
+  return {
+    type: 'UsageReported',
+    model: 'claude-sonnet-5-5',
+    call: { ...none, costUsd: null },
+    turn: { ...none, calls: options.turnCalls ?? 1, costUsd: null },
+    session: { ...none, calls: options.sessionCalls ?? options.turnCalls ?? 1, costUsd: null },
+  };
+}

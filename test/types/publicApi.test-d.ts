@@ -119,6 +119,7 @@ describe('AgentCore.handleEvent', () => {
     expectTypeOf<AgentAction['type']>().toEqualTypeOf<
       | 'SendLlmRequest'
       | 'LlmCallEnded'
+      | 'UsageReported'
       | 'ExecuteTools'
       | 'RunPostToolsHook'
       | 'WaitForInput'

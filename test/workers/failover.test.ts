@@ -367,6 +367,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       'llmStart',
       ...after.filter((value) => value.type === 'text').map(() => 'text'),
       'llmEnd',
+      'usage',
       'idle',
     ]);
     expect(texts(after)).toBe('done streamed:1');

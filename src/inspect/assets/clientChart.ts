@@ -97,14 +97,22 @@ function sizeChart(chart) {
   }
 }
 
+// After the panel changes size (a resize, the whole chart asked for or put away), the active
+// state stays where the user can see it.
 function sizeCharts() {
   charts.forEach(sizeChart);
+  charts.forEach(function (chart) { keepInView(chart.holder, activeElement(chart)); });
 }
 
 function toggleWholeChart() {
   chartZoom.whole = !chartZoom.whole;
   sizeCharts();
-  charts.forEach(function (chart) { if (chart.lit.length) keepInView(chart.holder, chart.lit[0]); });
+}
+
+// The deepest active state (a nested one rather than the compound state around it): what is
+// kept in view, as a compound state may be larger than the panel.
+function activeElement(chart) {
+  return chart.lit[chart.lit.length - 1];
 }
 
 function setupPanning(chart) {
@@ -217,7 +225,7 @@ function lightChart(chart, value, passedPaths, transitions) {
     chart.lit = elementsOf(chart.states, paths);
     chart.lit.forEach(function (element) { element.classList.add('is-active'); });
     chart.litKey = key;
-    keepInView(chart.holder, chart.lit[0]);
+    keepInView(chart.holder, activeElement(chart));
   }
   takenEdges(chart, transitions).forEach(function (element) { restartClass(element, 'is-taken', 900); });
 }

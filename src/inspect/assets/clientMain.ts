@@ -190,6 +190,11 @@ function renderStatus(agent, view) {
     if (typeof context.responses === 'number') facts.push(['responses', context.responses]);
     if (context.usage && typeof context.usage.input_tokens === 'number') {
       facts.push(['tokens', context.usage.input_tokens.toLocaleString() + ' in / ' + context.usage.output_tokens.toLocaleString() + ' out']);
+      if (typeof context.usage.costUsd === 'number') facts.push(['cost', '$' + context.usage.costUsd.toFixed(4)]);
+    }
+    if (context.turnUsage && typeof context.turnUsage.calls === 'number' && context.turnUsage.calls > 0) {
+      var turnCost = typeof context.turnUsage.costUsd === 'number' ? ', $' + context.turnUsage.costUsd.toFixed(4) : '';
+      facts.push(['turn', context.turnUsage.calls + ' call' + (context.turnUsage.calls === 1 ? '' : 's') + turnCost]);
     }
     if (context.permissionMode) facts.push(['mode', context.permissionMode]);
   }
