@@ -72,9 +72,11 @@ describe('an agent restored from XState’s persisted snapshot in the middle of 
 
         restored.send({ type: 'Interrupt' });
         const messages = restored.getSnapshot().context.messages;
+        // Kept once; text that is only white space is not kept at all (the API refuses it).
+        const kept = answer.trim() === '' ? [] : [answer];
         expect(messages).toEqual([
           { role: 'user', content: 'say it' },
-          { role: 'assistant', content: [{ type: 'text', text: answer }] },
+          ...kept.map((text) => ({ role: 'assistant', content: [{ type: 'text', text }] })),
         ]);
         restored.stop();
       }),
