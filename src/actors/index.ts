@@ -25,6 +25,7 @@ export {
   TRANSPORT_ENV,
 } from './llm/llmClientFor.js';
 export type { LlmEventStream, LlmTransport } from './llm/llmTransport.js';
+export { type LlmRequestFields, toMessageCreateParams } from './llm/toMessageCreateParams.js';
 export {
   type LlmStreamResult,
   type StreamLlmResponseOptions,

@@ -10,6 +10,7 @@ import {
   createToolRegistry,
   InFlightWork,
   type ActorFailureHandler,
+  type LlmRequestFields,
   type LlmTransportChoice,
   resolveLlmTransport,
   type Tool,
@@ -54,7 +55,14 @@ import { announceAtStart, sandboxOf, startupNotices } from './startupDiagnostics
  *   permissions: { mode: 'acceptEdits', deny: ['bash'] },
  * };
  */
-export interface CreateAgentOptions extends Omit<AgentConfig, 'tools'> {
+export interface CreateAgentOptions extends Omit<AgentConfig, 'tools' | 'request'> {
+  /**
+   * Further fields of every model request, as the Anthropic SDK types them: `thinking`,
+   * `output_config` (`effort`), `metadata`, `stop_sequences`, `tool_choice`, `service_tier`, …
+   * The chart's own fields (`model`, `max_tokens`, `messages`, `system`, `tools`, `stream`,
+   * `container`) have options of their own and are refused here.
+   */
+  request?: LlmRequestFields;
   /** Root the tools work in (default: the current directory). */
   workspace?: string;
   /**
@@ -312,7 +320,7 @@ function checkSessionOptions(options: CreateAgentOptions): void {
  */
 function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): AgentConfig {
   const { maxRetries, model, maxTokens, system, retry, toolGraceMs } = options;
-  const { maxTurns, maxBudgetUsd, pricing } = options;
+  const { maxTurns, maxBudgetUsd, pricing, request, promptCache } = options;
   const permissions = options.permissions ?? DEFAULT_AGENT_PERMISSIONS;
   return {
     maxRetries,
@@ -325,6 +333,8 @@ function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): Agent
     maxTurns,
     maxBudgetUsd,
     pricing,
+    request,
+    promptCache,
     tools: registry.specs(),
   };
 }

@@ -2,7 +2,7 @@
  * How the chart is configured: its tools, permissions, retries and limits. Every field has a
  * default (see `resolveConfig`).
  */
-import type { ToolDefinition } from './messages.js';
+import type { PromptCachePolicy, SystemBlock, ToolDefinition } from './messages.js';
 import type { ModelPrice } from './usage.js';
 
 /**
@@ -96,8 +96,18 @@ export interface AgentConfig {
   model?: string;
   /** `max_tokens` of each request. Default 4096. */
   maxTokens?: number;
-  /** System prompt. */
-  system?: string;
+  /** System prompt: text, or text blocks (to place cache breakpoints yourself). */
+  system?: string | SystemBlock[];
+  /**
+   * Further fields of every model request, sent as they are: `thinking` (enabled with a
+   * `budget_tokens` below `maxTokens`, or adaptive), `output_config` (`effort`), `metadata`
+   * (`user_id`), `stop_sequences`, `tool_choice` (`disable_parallel_tool_use`), `service_tier`, …
+   * Plain JSON. The chart's own fields (`model`, `max_tokens`, `messages`, `system`, `tools`,
+   * `stream`, `container`) are set by their own options, and refused here.
+   */
+  request?: Record<string, unknown>;
+  /** Where requests mark the prompt cache: `'auto'` (default) or `'off'` (see `PromptCachePolicy`). */
+  promptCache?: PromptCachePolicy;
   /** Tools the model may call. */
   tools?: ToolSpec[];
   retry?: RetryConfig;

@@ -1,19 +1,18 @@
 import { AgentStatechartError } from './agentStatechartError.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
 import { toToolDefinitions } from './toolSpecs.js';
+import { checkConfigShape } from './checkConfig.js';
+import { copyPlainJson } from './plainJson.js';
 import { answerOpenToolUses } from './transcript.js';
 import { DEFAULT_PRICES, type ModelPrice, NO_USAGE, priceOf, type UsageTotals } from './usage.js';
 import type { LlmCallEnding } from './actions.js';
-import {
-  type AgentConfig,
-  PERMISSION_MODES,
-  type PermissionMode,
-  type ToolSpec,
-} from './config.js';
+import type { AgentConfig, PermissionMode, ToolSpec } from './config.js';
 import type {
   LlmError,
   Message,
+  PromptCachePolicy,
   StopReason,
+  SystemBlock,
   ToolCall,
   ToolDefinition,
   ToolOutcome,
@@ -31,7 +30,10 @@ export interface ResolvedConfig {
   maxRetries: number;
   model: string;
   maxTokens: number;
-  system: string | undefined;
+  system: string | SystemBlock[] | undefined;
+  /** The other request fields the configuration sets (a plain-JSON copy). */
+  requestFields: Readonly<Record<string, unknown>> | undefined;
+  promptCache: PromptCachePolicy;
   tools: ToolSpec[];
   /** The tools as sent to the API (computed once, shared by every request). */
   toolDefinitions: ToolDefinition[];
@@ -210,6 +212,11 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     model,
     maxTokens,
     system: config.system,
+    requestFields:
+      config.request === undefined
+        ? undefined
+        : (copyPlainJson(config.request, 'request') as { value: Record<string, unknown> }).value,
+    promptCache: config.promptCache ?? 'auto',
     tools,
     toolDefinitions: toToolDefinitions(tools),
     backoff: {
@@ -232,113 +239,6 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
  * tool calls take, few enough that a model calling tools in a loop stops within minutes.
  */
 export const DEFAULT_MAX_TURNS = 100;
-
-/**
- * Refuses a config field of the wrong kind, or outside its closed set of values, naming the field
- * and what it takes: a typo such as `mode: 'bypass'` would otherwise behave as a default.
- */
-function checkConfigShape(config: AgentConfig): void {
-  const refuse = (field: string, expected: string, got: unknown): never => {
-    throw new AgentStatechartError(
-      'INVALID_CONFIG',
-      `${field} must be ${expected}; got ${describeValue(got)}`,
-    );
-  };
-  if (typeof config !== 'object' || config === null) refuse('the config', 'an object', config);
-  for (const field of ['model', 'system'] as const) {
-    const value = config[field];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      refuse(field, 'a non-empty string', value);
-    }
-  }
-  const { permissions, retry, tools } = config;
-  if (permissions !== undefined) {
-    if (typeof permissions !== 'object' || permissions === null) {
-      refuse('permissions', "an object such as { mode: 'acceptEdits' }", permissions);
-    }
-    if (!PERMISSION_MODES.includes(permissions.mode)) {
-      refuse('permissions.mode', `one of ${PERMISSION_MODES.join(', ')}`, permissions.mode);
-    }
-    for (const list of ['allow', 'deny'] as const) {
-      const names = permissions[list];
-      if (
-        names !== undefined &&
-        (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))
-      ) {
-        refuse(`permissions.${list}`, 'an array of tool names', names);
-      }
-    }
-  }
-  if (retry !== undefined) {
-    if (typeof retry !== 'object' || retry === null) refuse('retry', 'an object', retry);
-    for (const field of ['baseDelayMs', 'factor', 'maxDelayMs'] as const) {
-      const value = retry[field];
-      if (
-        value !== undefined &&
-        (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      ) {
-        refuse(`retry.${field}`, 'a finite, non-negative number', value);
-      }
-    }
-    if (retry.seed !== undefined && !Number.isInteger(retry.seed)) {
-      refuse('retry.seed', 'a whole number', retry.seed);
-    }
-  }
-  const { maxTurns, maxBudgetUsd, pricing } = config;
-  if (
-    maxTurns !== undefined &&
-    maxTurns !== null &&
-    !(Number.isInteger(maxTurns) && maxTurns >= 1)
-  ) {
-    refuse('maxTurns', 'a whole number of at least 1, or null for no limit', maxTurns);
-  }
-  if (
-    maxBudgetUsd !== undefined &&
-    !(typeof maxBudgetUsd === 'number' && Number.isFinite(maxBudgetUsd) && maxBudgetUsd > 0)
-  ) {
-    refuse('maxBudgetUsd', 'a positive number of US dollars', maxBudgetUsd);
-  }
-  if (pricing !== undefined) {
-    if (typeof pricing !== 'object' || pricing === null)
-      refuse('pricing', 'an object of prices by model id', pricing);
-    for (const [model, price] of Object.entries(pricing)) {
-      for (const field of ['input', 'output', 'cacheWrite', 'cacheRead'] as const) {
-        const value = (price as Partial<ModelPrice> | null)?.[field];
-        if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
-          refuse(
-            `pricing['${model}'].${field}`,
-            'a non-negative number of US dollars per million tokens',
-            value,
-          );
-        }
-      }
-    }
-  }
-  if (tools !== undefined) {
-    if (!Array.isArray(tools)) refuse('tools', 'an array of tool specs', tools);
-    for (const tool of tools) {
-      if (
-        typeof tool !== 'object' ||
-        tool === null ||
-        typeof tool.name !== 'string' ||
-        tool.name === ''
-      ) {
-        refuse('each of tools', "a spec with a name, such as { name: 'read_file' }", tool);
-      }
-    }
-  }
-}
-
-/** A value as an error message shows it: strings quoted, the rest as JSON would write them. */
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`;
-  try {
-    // JSON has no word for undefined, a function or a symbol: their type says enough.
-    return JSON.stringify(value) ?? typeof value;
-  } catch {
-    return typeof value;
-  }
-}
 
 /**
  * The context of a new agent. Accepts `undefined` because XState may call the context factory

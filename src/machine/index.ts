@@ -80,6 +80,7 @@ export {
 } from './events.js';
 export { allToolsDone, atRest, budgetSpent, limitReached, turnLimitReached } from './guards.js';
 export {
+  type CacheControl,
   type ContentBlock,
   LLM_ERROR_KINDS,
   type LlmContainer,
@@ -90,8 +91,10 @@ export {
   type LlmStopDetails,
   type Message,
   type OtherBlock,
+  type PromptCachePolicy,
   type RedactedThinkingBlock,
   type StopReason,
+  type SystemBlock,
   type TextBlock,
   type ThinkingBlock,
   type ToolCall,

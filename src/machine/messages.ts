@@ -204,11 +204,56 @@ export interface LlmError {
 export interface LlmRequest {
   model: string;
   maxTokens: number;
-  system?: string;
+  system?: string | SystemBlock[];
   messages: Message[];
   tools?: ToolDefinition[];
   /** The id of the server-side container an earlier response used, to keep working in it. */
   container?: string;
+  /**
+   * The other fields of the Messages API request the configuration sets (`thinking`,
+   * `output_config`, `metadata`, `stop_sequences`, `tool_choice`, …), sent as they are.
+   */
+  fields?: Readonly<Record<string, unknown>>;
+  /** How the request marks what the API may cache (see `PromptCachePolicy`); default `'auto'`. */
+  promptCache?: PromptCachePolicy;
+}
+
+/**
+ * Where a request marks the prompt cache:
+ *
+ * - `'auto'`: the end of the system prompt (stable for the whole session, and across sessions
+ *   with the same tools and system prompt) and the request's last block (the API's automatic
+ *   breakpoint, `cache_control` at the top level), so each model call reads what the one before
+ *   it wrote: the conversation is paid for once, then read at a tenth of the price;
+ * - `'off'`: no marks but those the caller put in the system blocks or messages themselves.
+ *
+ * @example
+ * const policy: PromptCachePolicy = 'auto';
+ */
+export type PromptCachePolicy = 'auto' | 'off';
+
+/**
+ * A prompt-cache breakpoint: the API caches the request up to the block that carries it, for
+ * five minutes (or `1h`).
+ *
+ * @example
+ * const mark: CacheControl = { type: 'ephemeral', ttl: '1h' };
+ */
+export interface CacheControl {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
+/**
+ * A block of the system prompt, given as blocks to place cache breakpoints yourself.
+ *
+ * @example
+ * const system: SystemBlock[] = [{ type: 'text', text: 'You are a careful coding agent.', cache_control: { type: 'ephemeral' } }];
+ */
+export interface SystemBlock {
+  type: 'text';
+  text: string;
+  cache_control?: CacheControl;
 }
 
 /**

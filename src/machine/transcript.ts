@@ -30,6 +30,9 @@ export function buildRequest(
   if (config.system !== undefined) request.system = config.system;
   if (config.toolDefinitions.length > 0) request.tools = config.toolDefinitions;
   if (typeof context.containerId === 'string') request.container = context.containerId;
+  if (config.requestFields !== undefined) request.fields = config.requestFields;
+  // Left out, the policy is the default ('auto').
+  if (config.promptCache === 'off') request.promptCache = 'off';
   return request;
 }
 

@@ -99,6 +99,8 @@ describe("the chart's config given to createAgent", () => {
       maxTurns: 9,
       maxBudgetUsd: 0.5,
       pricing: { 'my-model': { input: 1, output: 2, cacheWrite: 3, cacheRead: 4 } },
+      request: { metadata: { user_id: 'u-1' } },
+      promptCache: 'off' as const,
     } satisfies Required<Omit<AgentConfig, 'tools'>>;
     const agent = agentWith(config);
     await agent.ready;

@@ -87,7 +87,9 @@ describe('an agent host', () => {
     hosts.push(h);
     await Promise.all([h.send('alice', 'hello'), h.send('bob', 'hi')]);
     await Promise.all([idle(h, 'alice'), idle(h, 'bob')]);
-    const systems = server.requests.map((request) => request.body.system).sort();
+    const systems = server.requests
+      .map((request) => (request.body.system as unknown as Array<{ text: string }>)[0]?.text)
+      .sort();
     expect(systems).toEqual(['You serve alice.', 'You serve bob.']);
   });
 

@@ -3,11 +3,24 @@
  */
 
 import type {
+  MessageCreateParamsBase,
   MessageCreateParamsStreaming,
   MessageParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmRequest, ToolDefinition } from '../../machine/index.js';
+
+/**
+ * The fields of a Messages API request a caller may set through the `request` option: all but
+ * those the chart sets itself.
+ *
+ * @example
+ * const fields: LlmRequestFields = { thinking: { type: 'enabled', budget_tokens: 4096 }, metadata: { user_id: 'u-42' } };
+ */
+export type LlmRequestFields = Omit<
+  MessageCreateParamsBase,
+  'model' | 'max_tokens' | 'messages' | 'system' | 'tools' | 'stream' | 'container'
+>;
 
 /**
  * Maps an {@link LlmRequest} to `client.messages.create` parameters with `stream: true`:
@@ -31,17 +44,44 @@ import type { LlmRequest, ToolDefinition } from '../../machine/index.js';
  */
 export function toMessageCreateParams(request: LlmRequest): MessageCreateParamsStreaming {
   const params: MessageCreateParamsStreaming = {
+    // The configured fields first: the chart's own below always win.
+    ...(request.fields as Partial<MessageCreateParamsStreaming> | undefined),
     model: request.model,
     max_tokens: request.maxTokens,
     messages: request.messages as unknown as MessageParam[],
     stream: true,
   };
-  if (request.system !== undefined && request.system !== '') params.system = request.system;
+  const cached = request.promptCache !== 'off';
+  const system = systemOf(request.system, cached);
+  if (system !== undefined) params.system = system;
   if (request.tools !== undefined && request.tools.length > 0) {
     params.tools = request.tools.map(toTool);
   }
   if (request.container !== undefined) params.container = request.container;
+  // The API's own breakpoint on the request's last block: each call reads what the last wrote.
+  if (cached && params.cache_control === undefined) params.cache_control = EPHEMERAL;
   return params;
+}
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * The system prompt as the API takes it; with the `auto` cache policy, marked as a breakpoint at
+ * its end (the tools and the system prompt, stable for the whole session, are cached apart from
+ * the conversation), unless the caller marked its blocks already.
+ */
+function systemOf(
+  system: LlmRequest['system'],
+  cached: boolean,
+): MessageCreateParamsStreaming['system'] {
+  if (system === undefined || system === '') return undefined;
+  if (!cached) return typeof system === 'string' ? system : system.map((block) => ({ ...block }));
+  const blocks = typeof system === 'string' ? [{ type: 'text' as const, text: system }] : system;
+  if (blocks.some((block) => block.cache_control !== undefined))
+    return blocks.map((b) => ({ ...b }));
+  return blocks.map((block, index) =>
+    index === blocks.length - 1 ? { ...block, cache_control: EPHEMERAL } : { ...block },
+  );
 }
 
 function toTool(tool: ToolDefinition): Tool {

@@ -183,10 +183,17 @@ describe('streamLlmResponse', () => {
     expect(server.requests[0]?.body).toEqual({
       model: 'claude-opus-4-1',
       max_tokens: 2048,
-      system: 'You are a careful coding agent.',
+      system: [
+        {
+          type: 'text',
+          text: 'You are a careful coding agent.',
+          cache_control: { type: 'ephemeral' },
+        },
+      ],
       messages: full.messages,
       tools: full.tools,
       stream: true,
+      cache_control: { type: 'ephemeral' },
     });
     expect(server.requests[0]?.headers.authorization).toBe('Bearer test');
     expect(server.requests[0]?.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);

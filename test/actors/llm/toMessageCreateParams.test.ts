@@ -9,12 +9,31 @@ describe('toMessageCreateParams', () => {
         model: 'm',
         maxTokens: 64,
         messages: [{ role: 'user', content: 'hi' }],
+        promptCache: 'off',
       }),
     ).toEqual({
       model: 'm',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'hi' }],
       stream: true,
+    });
+  });
+
+  it('marks the cache by default: the end of the system prompt and the request’s last block', () => {
+    expect(
+      toMessageCreateParams({
+        model: 'm',
+        maxTokens: 64,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    ).toEqual({
+      model: 'm',
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      cache_control: { type: 'ephemeral' },
     });
   });
 

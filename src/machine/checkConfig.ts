@@ -1,0 +1,208 @@
+/**
+ * What a chart's configuration may hold: each field of the right kind, within its closed set of
+ * values, and no field of the request the chart sets itself. A refusal names the field and what
+ * it takes, at `createAgent` and `new AgentCore`, before anything runs.
+ */
+import { AgentStatechartError } from './agentStatechartError.js';
+import { type AgentConfig, PERMISSION_MODES } from './config.js';
+import type { PromptCachePolicy } from './messages.js';
+import { copyPlainJson } from './plainJson.js';
+import type { ModelPrice } from './usage.js';
+
+/**
+ * Refuses a config field of the wrong kind, or outside its closed set of values, naming the field
+ * and what it takes: a typo such as `mode: 'bypass'` would otherwise behave as a default.
+ */
+export function checkConfigShape(config: AgentConfig): void {
+  const refuse: Refuse = (field, expected, got) => {
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `${field} must be ${expected}; got ${describeValue(got)}`,
+    );
+  };
+  if (typeof config !== 'object' || config === null) refuse('the config', 'an object', config);
+  if (config.model !== undefined && (typeof config.model !== 'string' || config.model === '')) {
+    refuse('model', 'a non-empty string', config.model);
+  }
+  checkSystem(config.system, refuse);
+  checkRequestFields(config, refuse);
+  if (config.promptCache !== undefined && !PROMPT_CACHE_POLICIES.includes(config.promptCache)) {
+    refuse('promptCache', `one of ${PROMPT_CACHE_POLICIES.join(', ')}`, config.promptCache);
+  }
+  const { permissions, retry, tools } = config;
+  if (permissions !== undefined) {
+    if (typeof permissions !== 'object' || permissions === null) {
+      refuse('permissions', "an object such as { mode: 'acceptEdits' }", permissions);
+    }
+    if (!PERMISSION_MODES.includes(permissions.mode)) {
+      refuse('permissions.mode', `one of ${PERMISSION_MODES.join(', ')}`, permissions.mode);
+    }
+    for (const list of ['allow', 'deny'] as const) {
+      const names = permissions[list];
+      if (
+        names !== undefined &&
+        (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))
+      ) {
+        refuse(`permissions.${list}`, 'an array of tool names', names);
+      }
+    }
+  }
+  if (retry !== undefined) {
+    if (typeof retry !== 'object' || retry === null) refuse('retry', 'an object', retry);
+    for (const field of ['baseDelayMs', 'factor', 'maxDelayMs'] as const) {
+      const value = retry[field];
+      if (
+        value !== undefined &&
+        (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      ) {
+        refuse(`retry.${field}`, 'a finite, non-negative number', value);
+      }
+    }
+    if (retry.seed !== undefined && !Number.isInteger(retry.seed)) {
+      refuse('retry.seed', 'a whole number', retry.seed);
+    }
+  }
+  const { maxTurns, maxBudgetUsd, pricing } = config;
+  if (
+    maxTurns !== undefined &&
+    maxTurns !== null &&
+    !(Number.isInteger(maxTurns) && maxTurns >= 1)
+  ) {
+    refuse('maxTurns', 'a whole number of at least 1, or null for no limit', maxTurns);
+  }
+  if (
+    maxBudgetUsd !== undefined &&
+    !(typeof maxBudgetUsd === 'number' && Number.isFinite(maxBudgetUsd) && maxBudgetUsd > 0)
+  ) {
+    refuse('maxBudgetUsd', 'a positive number of US dollars', maxBudgetUsd);
+  }
+  if (pricing !== undefined) {
+    if (typeof pricing !== 'object' || pricing === null)
+      refuse('pricing', 'an object of prices by model id', pricing);
+    for (const [model, price] of Object.entries(pricing)) {
+      for (const field of ['input', 'output', 'cacheWrite', 'cacheRead'] as const) {
+        const value = (price as Partial<ModelPrice> | null)?.[field];
+        if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+          refuse(
+            `pricing['${model}'].${field}`,
+            'a non-negative number of US dollars per million tokens',
+            value,
+          );
+        }
+      }
+    }
+  }
+  if (tools !== undefined) {
+    if (!Array.isArray(tools)) refuse('tools', 'an array of tool specs', tools);
+    for (const tool of tools) {
+      if (
+        typeof tool !== 'object' ||
+        tool === null ||
+        typeof tool.name !== 'string' ||
+        tool.name === ''
+      ) {
+        refuse('each of tools', "a spec with a name, such as { name: 'read_file' }", tool);
+      }
+    }
+  }
+}
+
+/** A value as an error message shows it: strings quoted, the rest as JSON would write them. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  try {
+    // JSON has no word for undefined, a function or a symbol: their type says enough.
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}
+
+type Refuse = (field: string, expected: string, got: unknown) => never;
+
+const PROMPT_CACHE_POLICIES: readonly string[] = ['auto', 'off'] satisfies PromptCachePolicy[];
+
+/**
+ * Fields of the request the chart sets from its own state or options: the `request` option may
+ * not set them, and the option to use instead.
+ */
+const CHART_REQUEST_FIELDS: Readonly<Record<string, string>> = {
+  model: 'model',
+  max_tokens: 'maxTokens',
+  messages: 'the transcript',
+  system: 'system',
+  tools: 'tools',
+  stream: 'the chart (every call streams)',
+  container: 'the chart (the container a response named)',
+};
+
+function checkSystem(system: AgentConfig['system'], refuse: Refuse): void {
+  if (system === undefined) return;
+  if (typeof system === 'string') {
+    if (system === '') refuse('system', 'a non-empty string or text blocks', system);
+    return;
+  }
+  if (!Array.isArray(system) || system.length === 0) {
+    refuse('system', 'a non-empty string or an array of text blocks', system);
+  }
+  system.forEach((block, index) => {
+    const ok =
+      typeof block === 'object' &&
+      block !== null &&
+      block.type === 'text' &&
+      typeof block.text === 'string' &&
+      block.text !== '';
+    if (!ok) refuse(`system[${index}]`, "a text block such as { type: 'text', text: '…' }", block);
+    const mark = block.cache_control;
+    if (
+      mark !== undefined &&
+      (mark?.type !== 'ephemeral' || !['5m', '1h', undefined].includes(mark.ttl))
+    ) {
+      refuse(
+        `system[${index}].cache_control`,
+        "{ type: 'ephemeral' }, with ttl '5m' or '1h' if any",
+        mark,
+      );
+    }
+  });
+}
+
+function checkRequestFields(config: AgentConfig, refuse: Refuse): void {
+  const { request } = config;
+  if (request === undefined) return;
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    refuse('request', 'an object of Messages API request fields', request);
+  }
+  for (const field of Object.keys(request)) {
+    const instead = CHART_REQUEST_FIELDS[field];
+    if (instead !== undefined) {
+      throw new AgentStatechartError(
+        'INVALID_CONFIG',
+        `request.${field} is set by ${instead}, not by the request option`,
+      );
+    }
+  }
+  const copied = copyPlainJson(request, 'request');
+  if (!copied.ok)
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `${copied.problem}: the request option must be plain JSON`,
+    );
+  const thinking = request.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+  if (thinking?.type === 'enabled') {
+    const budget = thinking.budget_tokens;
+    const maxTokens = config.maxTokens ?? 4096;
+    if (!(
+      typeof budget === 'number' &&
+      Number.isInteger(budget) &&
+      budget >= 1024 &&
+      budget < maxTokens
+    )) {
+      refuse(
+        'request.thinking.budget_tokens',
+        `a whole number of at least 1024 and below maxTokens (${maxTokens})`,
+        budget,
+      );
+    }
+  }
+}
