@@ -5,59 +5,22 @@
  * breakpoints placed by the automatic policy, by the caller, or not at all. Thinking blocks and
  * their signatures, interleaved with tool calls, go back to the API as the model wrote them.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  type Agent,
-  AgentCore,
-  createAgent,
-  type CreateAgentOptions,
-  defineTool,
-  toMessageCreateParams,
-} from '../../src/index.js';
-import {
-  type MessagesApiServer,
-  reply,
-  type Script,
-  startMessagesApiServer,
-} from '../../src/testing/index.js';
-import { useTempStore } from '../support/tempStore.js';
+import { describe, expect, it } from 'vitest';
+import { AgentCore, type CreateAgentOptions, toMessageCreateParams } from '../../src/index.js';
+import { reply, type Script } from '../../src/testing/index.js';
+import { useScriptedAgents } from './scriptedAgents.js';
 
-let server: MessagesApiServer | undefined;
-const agents: Agent[] = [];
-const temp = useTempStore('request-', async () => {
-  await Promise.all(agents.splice(0).map((agent) => agent.shutdown({ timeoutMs: 1_000 })));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const scripted = useScriptedAgents('request-');
 
-const lookUp = defineTool({
-  name: 'look_up',
-  description: 'Look a word up',
-  input: z.object({ word: z.string() }),
-  mutating: false,
-  execute: ({ word }) => `${word}: a word`,
-});
-
-/** Runs one turn and returns the bodies the server received. */
+/** Runs one turn and returns the bodies the test's server has received so far. */
 async function bodiesOf(script: Script, options: CreateAgentOptions = {}) {
-  server = await startMessagesApiServer({ script });
-  const agent = createAgent({
-    workspace: temp.directory,
-    autoCommit: false,
-    tools: [lookUp],
-    anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-    ...options,
-  });
-  agents.push(agent);
+  const agent = await scripted.start(script, options);
   agent.send('What does cache mean?');
   await agent.waitUntilIdle({ timeoutMs: 30_000 });
-  return {
-    agent,
-    bodies: server.requests.map((request) => request.body as Record<string, unknown>),
-  };
+  const bodies = scripted
+    .server()
+    .requests.map((request) => request.body as Record<string, unknown>);
+  return { agent, bodies };
 }
 
 describe('the model request', () => {
@@ -120,7 +83,7 @@ describe('the model request', () => {
   });
 
   it('keeps the caller’s own breakpoints, and marks nothing when told not to', async () => {
-    const own = await bodiesOf([reply('Yes.')], {
+    const own = await bodiesOf([reply('Yes.'), reply('Yes.')], {
       system: [
         { type: 'text', text: 'Stable rules.', cache_control: { type: 'ephemeral', ttl: '1h' } },
         { type: 'text', text: 'Today is Saturday.' },
@@ -130,10 +93,10 @@ describe('the model request', () => {
       { type: 'text', text: 'Stable rules.', cache_control: { type: 'ephemeral', ttl: '1h' } },
       { type: 'text', text: 'Today is Saturday.' },
     ]);
-    await server?.close();
-    const off = await bodiesOf([reply('Yes.')], { system: 'Be brief.', promptCache: 'off' });
-    expect(off.bodies[0]!.system).toBe('Be brief.');
-    expect(off.bodies[0]).not.toHaveProperty('cache_control');
+    // A second agent on the same scripted model.
+    const off = await bodiesOf([], { system: 'Be brief.', promptCache: 'off' });
+    expect(off.bodies[1]!.system).toBe('Be brief.');
+    expect(off.bodies[1]).not.toHaveProperty('cache_control');
   });
 });
 

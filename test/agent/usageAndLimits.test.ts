@@ -3,55 +3,22 @@
  * notification per model call with the cache tokens the server reports, `agent.usage`, the sums
  * kept by a stored session, and a model that never stops calling tools stopped at `maxTurns`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
 import {
   type Agent,
   type AgentNotifications,
-  createAgent,
   type CreateAgentOptions,
-  defineTool,
   findTranscriptViolations,
 } from '../../src/index.js';
-import {
-  type MessagesApiServer,
-  reply,
-  type Script,
-  startMessagesApiServer,
-} from '../../src/testing/index.js';
-import { useTempStore } from '../support/tempStore.js';
+import { reply, type Script } from '../../src/testing/index.js';
+import { useScriptedAgents } from './scriptedAgents.js';
 
-let server: MessagesApiServer | undefined;
-const agents: Agent[] = [];
-const temp = useTempStore('usage-', async () => {
-  await Promise.all(agents.splice(0).map((agent) => agent.shutdown({ timeoutMs: 1_000 })));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const scripted = useScriptedAgents('usage-');
+const temp = scripted.temp;
 
-const lookUp = defineTool({
-  name: 'look_up',
-  description: 'Look a word up',
-  input: z.object({ word: z.string() }),
-  mutating: false,
-  execute: ({ word }) => `${word}: a word`,
-});
-
-async function agentOn(script: Script, options: CreateAgentOptions = {}): Promise<Agent> {
-  server ??= await startMessagesApiServer({ script });
-  const agent = createAgent({
-    workspace: temp.directory,
-    autoCommit: false,
-    tools: [lookUp],
-    model: 'claude-sonnet-4-5',
-    anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-    ...options,
-  });
-  agents.push(agent);
-  await agent.ready;
-  return agent;
+/** An agent on the scripted model, on a model with a list price. */
+function agentOn(script: Script, options: CreateAgentOptions = {}): Promise<Agent> {
+  return scripted.start(script, { model: 'claude-sonnet-4-5', ...options });
 }
 
 describe('usage and cost in actor mode', () => {
@@ -141,7 +108,7 @@ describe('a model that never stops calling tools', () => {
     agent.on('error', ({ message }) => errors.push(message));
     agent.send('Look everything up');
     await agent.waitUntilIdle({ timeoutMs: 30_000 });
-    expect(server!.requests).toHaveLength(5);
+    expect(scripted.server().requests).toHaveLength(5);
     expect(errors).toEqual([
       'Stopped: this turn made 5 model calls, the most maxTurns (5) allows; the last tool calls were answered. Send a message to go on.',
     ]);
@@ -150,6 +117,6 @@ describe('a model that never stops calling tools', () => {
 
     agent.send('And now?');
     await agent.waitUntilIdle({ timeoutMs: 30_000 });
-    expect(server!.requests).toHaveLength(10);
+    expect(scripted.server().requests).toHaveLength(10);
   });
 });
