@@ -19,6 +19,7 @@ export { InFlightWork } from './inFlightWork.js';
 export { classifyLlmError } from './llm/classifyLlmError.js';
 export { createLeanTransport } from './llm/leanTransport.js';
 export {
+  isClient,
   llmClientFor,
   type LlmTransportChoice,
   resolveLlmTransport,

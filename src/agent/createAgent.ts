@@ -21,6 +21,7 @@ import {
   type AgentEvent,
   type AgentMachine,
   agentMachine,
+  type AgentStateName,
   AgentStatechartError,
   type EffectStart,
   errorMessage,
@@ -192,9 +193,13 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   // as the chart's own SetPermissionMode); without one, the session keeps its own.
   const askedMode = options.permissions?.mode;
 
+  // What the start-up diagnostics say the agent started in: before any event it takes.
+  let startedIn: AgentStateName = 'WaitingForUserInput';
+
   /** The running chart: a new one, or a stored session's, restored. */
   const start = (session?: OpenedSession): AgentParts => {
     const recorder = session?.recorder;
+    if (session !== undefined && !session.created) startedIn = session.core.state;
     // An actor that throws instead of answering: the chart is given the event for its failure.
     const running: { chart?: Actor<AgentMachine> } = {};
     const onFailure: ActorFailureHandler = ({ actor, event, reason }) => {
@@ -273,7 +278,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     sandbox: sandboxOf(tools),
   };
   const notices = startupNotices({ tools, workspace, anthropic, autoCommit, actors, messages });
-  const announced = (agent: Agent) => announceAtStart(agent, hub, notices);
+  const announced = (agent: Agent) => announceAtStart(agent, hub, notices, () => startedIn);
   if (options.store === undefined) return announced(new Agent(shell, start()));
   // The newest agent on a session is its only writer: one that opened it earlier (another
   // process, or a stale handle) is refused at its next write and stops.
@@ -319,24 +324,38 @@ function checkSessionOptions(options: CreateAgentOptions): void {
  * tool runs").
  */
 function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): AgentConfig {
-  const { maxRetries, model, maxTokens, system, retry, toolGraceMs } = options;
-  const { maxTurns, maxBudgetUsd, pricing, request, promptCache } = options;
-  const permissions = options.permissions ?? DEFAULT_AGENT_PERMISSIONS;
-  return {
-    maxRetries,
-    model,
-    maxTokens,
-    system,
-    retry,
-    permissions,
-    toolGraceMs,
-    maxTurns,
-    maxBudgetUsd,
-    pricing,
-    request,
-    promptCache,
+  const config: AgentConfig = {
+    permissions: options.permissions ?? DEFAULT_AGENT_PERMISSIONS,
     tools: registry.specs(),
   };
+  for (const key of PASSED_CONFIG_KEYS) {
+    if (options[key] !== undefined) Object.assign(config, { [key]: options[key] });
+  }
+  return config;
 }
+
+/** The fields of the chart's config `createAgent` passes on as the caller gave them. */
+const PASSED_CONFIG_KEYS = [
+  'maxRetries',
+  'model',
+  'maxTokens',
+  'system',
+  'retry',
+  'toolGraceMs',
+  'maxTurns',
+  'maxBudgetUsd',
+  'pricing',
+  'request',
+  'promptCache',
+] as const satisfies ReadonlyArray<keyof AgentConfig>;
+
+// A field added to the chart's config and not listed above fails to compile here, rather than be
+// dropped on the way to the chart: every field is passed on or set by createAgent itself.
+const EVERY_CONFIG_FIELD_PASSED: [
+  Exclude<keyof AgentConfig, (typeof PASSED_CONFIG_KEYS)[number] | 'permissions' | 'tools'>,
+] extends [never]
+  ? true
+  : never = true;
+void EVERY_CONFIG_FIELD_PASSED;
 
 const DEFAULT_AGENT_PERMISSIONS: PermissionConfig = Object.freeze({ mode: 'acceptEdits' });

@@ -2,9 +2,15 @@
  * What `createAgent` finds at start that a service should log: said once, as `diagnostic`
  * notifications, right after the agent starts (listen before the first `await`).
  */
-import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
-import { repositoryRoot, type SandboxStatus, type Tool } from '../actors/index.js';
-import { type AgentDiagnostic, type Message, transcriptRepair } from '../machine/index.js';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ClientOptions } from '@anthropic-ai/sdk';
+import { isClient, repositoryRoot, type SandboxStatus, type Tool } from '../actors/index.js';
+import {
+  type AgentDiagnostic,
+  type AgentStateName,
+  type Message,
+  transcriptRepair,
+} from '../machine/index.js';
 import type { Agent } from './agent.js';
 import type { AgentActors } from './agentActors.js';
 import type { NotificationHub } from './agentNotifications.js';
@@ -123,21 +129,23 @@ function transcriptNotices(messages: readonly Message[] | undefined): StartupNot
 
 /**
  * Tells the agent's `diagnostic` listeners what was found, once the agent runs (its session
- * opened), and returns the agent. An agent whose session could not be opened never runs: its
- * `error` says why.
+ * opened; a microtask later at the soonest, so listeners added right after `createAgent` hear it),
+ * and returns the agent. Each names `startedIn()`, the state the agent started in, whatever it
+ * took meanwhile. An agent whose session could not be opened never runs: its `error` says why.
  *
  * @example
- * return announceAtStart(new Agent(shell, start()), hub, notices);
+ * return announceAtStart(new Agent(shell, start()), hub, notices, () => 'WaitingForUserInput');
  */
 export function announceAtStart(
   agent: Agent,
   hub: NotificationHub,
   notices: readonly StartupNotice[],
+  startedIn: () => AgentStateName,
 ): Agent {
   if (notices.length === 0) return agent;
   agent.ready.then(
     () => {
-      const state = agent.state;
+      const state = startedIn();
       for (const notice of notices) hub.emit('diagnostic', { ...notice, state, event: undefined });
     },
     () => undefined,
@@ -207,8 +215,9 @@ function hasCredential(
   anthropic: Anthropic | ClientOptions | undefined,
   env: NodeJS.ProcessEnv,
 ): boolean {
-  // A client of the caller's, or headers of their own, may authenticate in ways not seen here.
-  if (anthropic instanceof Anthropic || anthropic?.defaultHeaders !== undefined) return true;
+  // A client of the caller's (Bedrock and Vertex ones included), or headers of their own, may
+  // authenticate in ways not seen here.
+  if (isClient(anthropic) || anthropic?.defaultHeaders !== undefined) return true;
   if (CREDENTIAL_OPTIONS.some((name) => anthropic?.[name] != null)) return true;
   return CREDENTIAL_VARIABLES.some((name) => (env[name] ?? '') !== '');
 }

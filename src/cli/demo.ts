@@ -19,7 +19,7 @@ import {
   type StoredSessionView,
 } from '../inspect/index.js';
 import type { AgentStateName, Message } from '../machine/index.js';
-import { CHART_VERSION } from '../persistence/index.js';
+import { newSessionHeader } from '../persistence/index.js';
 import {
   type MessagesRequestBody,
   overloaded,
@@ -112,12 +112,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   let view: StoredSessionView | undefined;
   try {
     const metadata = cliSessionMetadata(workspace, 'acceptEdits');
-    await store.create({
-      sessionId: SESSION_ID,
-      chartVersion: CHART_VERSION,
-      createdAt: Date.now(),
-      metadata,
-    });
+    await store.create(newSessionHeader(SESSION_ID, Date.now(), metadata));
     if (options.inspector !== undefined) {
       view = await inspectStoredSession(options.inspector, store, SESSION_ID, {
         config: cliChartConfig(metadata),

@@ -8,7 +8,7 @@ import { AgentStatechartError } from '../machine/index.js';
 import { inspectStoredSession, startInspectorServer } from '../inspect/index.js';
 import { parseFlags } from './parseFlags.js';
 import { cliChartConfig } from './sessionConfig.js';
-import { openExistingSessionStore } from './workspaceSessionStore.js';
+import { noSuchSession, openExistingSessionStore } from './workspaceSessionStore.js';
 
 /**
  * Runs `inspect --session NAME` until Ctrl-C (or, with `stop`, until it resolves); resolves with
@@ -39,10 +39,7 @@ export async function runInspectSessionCommand(
   try {
     const header = (await store.load(sessionId))?.header;
     if (header === undefined) {
-      throw new AgentStatechartError(
-        'SESSION_NOT_FOUND',
-        `there is no session '${sessionId}' in ${path}`,
-      );
+      throw new AgentStatechartError('SESSION_NOT_FOUND', noSuchSession(sessionId, path));
     }
     const host = values.get('--host');
     const token = values.get('--token');

@@ -313,6 +313,12 @@ function changeMode(agent: Agent, requested: string | undefined): string {
     : `the mode could not be changed now; it is still ${mode}`;
 }
 
+function awaitsApproval(agent: Agent, callId: string): boolean {
+  return agent.context.toolRuns.some(
+    (run) => run.call.id === callId && run.status === 'awaitingApproval',
+  );
+}
+
 /**
  * Waits for the turn to end, and for every call it interrupted to report how it ended, asking
  * the user about each tool call that needs approval. A cancelled question (Ctrl-C, which also
@@ -327,6 +333,9 @@ async function untilIdleAnswering(
   for (;;) {
     const call = approvals.shift();
     if (call !== undefined) {
+      // A question the agent no longer asks (a mode change, or another answer, let the call run
+      // or refused it) is not put to the user.
+      if (!awaitsApproval(agent, call.id)) continue;
       const read = await askApproval(call);
       if (read.kind === 'cancelled') {
         approvals.length = 0;

@@ -21,7 +21,11 @@ import { describeResume } from './describeResume.js';
 import { describeContent, describeEntry, describeUsage } from './describeSession.js';
 import { parseFlags } from './parseFlags.js';
 import { cliChartConfig } from './sessionConfig.js';
-import { openExistingSessionStore, sessionStorePath } from './workspaceSessionStore.js';
+import {
+  noSuchSession,
+  openExistingSessionStore,
+  sessionStorePath,
+} from './workspaceSessionStore.js';
 
 /**
  * Where `sessions` prints.
@@ -102,7 +106,7 @@ export async function runSessionsCommand(argv: string[], io: SessionsIo): Promis
         io.out(`removed session ${sessionId} from ${path}`);
         return 0;
       }
-      io.err(`there is no session '${sessionId}' in ${path}`);
+      io.err(noSuchSession(sessionId!, path));
       return 1;
     }
     return await show(store, path, sessionId!, io);
@@ -121,7 +125,7 @@ async function fork(
 ): Promise<number> {
   const stored = await store.load(sessionId);
   if (stored === undefined) {
-    io.err(`there is no session '${sessionId}' in ${path}`);
+    io.err(noSuchSession(sessionId, path));
     return 1;
   }
   const config = cliChartConfig(stored.header.metadata);
@@ -204,7 +208,7 @@ async function show(
 ): Promise<number> {
   const stored = await store.load(sessionId);
   if (stored === undefined) {
-    io.err(`there is no session '${sessionId}' in ${path}`);
+    io.err(noSuchSession(sessionId, path));
     return 1;
   }
   const { header } = stored;

@@ -64,8 +64,10 @@ prompt it quits.`,
   --token TOKEN     require TOKEN (16 characters or more) to read the page`,
   },
   diagram: {
-    synopsis: ['diagram [--format mermaid|dot|svg|json] [--out FILE] [--machine MODULE[:EXPORT]]'],
+    // The diagram command's own usage, said in one place.
+    synopsis: [DIAGRAM_USAGE.split('\n')[0]!.replace(/^usage: agent-statechart /, '')],
     summary: "draw the agent's chart (or any XState v5 machine)",
+    details: DIAGRAM_USAGE.slice(DIAGRAM_USAGE.indexOf('\n\n') + 2),
   },
   help: {
     synopsis: ['help'],

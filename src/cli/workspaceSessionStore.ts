@@ -64,3 +64,13 @@ export function openExistingSessionStore(options: { workspace: string; store?: s
   }
   return { store: createSqliteSessionStore({ path }), path };
 }
+
+/**
+ * What the command line says of a session the store at `path` does not hold.
+ *
+ * @example
+ * io.err(noSuchSession('fix-tests', '/repo/.agent-statechart/sessions.db'));
+ */
+export function noSuchSession(sessionId: string, path: string): string {
+  return `there is no session '${sessionId}' in ${path}`;
+}

@@ -4,7 +4,7 @@
  */
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import {
-  CHART_VERSION,
+  newSessionHeader,
   createPostgresSessionStore,
   importOptionalPeer,
   openPostgresPool,
@@ -132,12 +132,7 @@ export function sessionClient(
   return {
     store,
     createSession: (sessionId, metadata) =>
-      store.create({
-        sessionId,
-        chartVersion: CHART_VERSION,
-        createdAt: Date.now(),
-        ...(metadata === undefined ? {} : { metadata }),
-      }),
+      store.create(newSessionHeader(sessionId, Date.now(), metadata)),
     async send(sessionId, event, options) {
       const { seq } = await inbox.put(
         sessionId,

@@ -42,6 +42,18 @@ export interface Refusal {
 }
 
 /**
+ * The chart takes no event any more: it reached `ShuttingDown`, which is final, or its actor
+ * stopped.
+ *
+ * @example
+ * if (isStopped(actor.getSnapshot())) return;
+ */
+export function isStopped(snapshot: SnapshotFrom<AgentMachine>): boolean {
+  // A snapshot restored in ShuttingDown may not carry status 'done'; the state name decides.
+  return snapshot.status !== 'active' || snapshot.value === 'ShuttingDown';
+}
+
+/**
  * `null` when the chart in `snapshot` takes `event` (some transition of its state handles it and
  * its guards allow it), otherwise why not.
  *
@@ -50,8 +62,7 @@ export interface Refusal {
  * if (refusal === null) actor.send({ type: 'Interrupt' });
  */
 export function admit(snapshot: SnapshotFrom<AgentMachine>, event: AgentEvent): Refusal | null {
-  // A snapshot restored in ShuttingDown may not carry status 'done'; the state name decides.
-  if (snapshot.status !== 'active' || snapshot.value === 'ShuttingDown') {
+  if (isStopped(snapshot)) {
     return {
       code: 'AGENT_STOPPED',
       message: `${event.type} ignored: the agent is in ShuttingDown, which is final`,

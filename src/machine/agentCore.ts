@@ -5,7 +5,7 @@
  */
 import { type ActorScope, type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
 import { type AgentMachine, agentMachine } from './agentMachine.js';
-import { type AgentDiagnosticCode, admit } from './admission.js';
+import { type AgentDiagnosticCode, admit, isStopped } from './admission.js';
 import { AgentStatechartError, errorMessage } from './agentStatechartError.js';
 import { type AgentContext, createInitialContext, resolveConfig } from './context.js';
 import { type AgentAction } from './actions.js';
@@ -17,6 +17,7 @@ import {
   AGENT_STATE_NAMES,
   type AgentStateName,
   type AgentStateValue,
+  describeStateValue,
   topStateOf,
 } from './stateNames.js';
 import { checkEvent } from './validateEvent.js';
@@ -97,11 +98,19 @@ export function toStoredContext(context: AgentContext): StoredContext {
 export function restoreContext(snapshot: AgentSnapshot, config: AgentConfig): AgentContext {
   const fresh = createInitialContext({ config });
   const stored = snapshot.context;
+  // A snapshot of a version that summed fewer fields: what it did not count is unknown.
+  const usage = usageTotalsOf(stored.usage);
+  if (fresh.config.maxBudgetUsd !== null && usage.costUsd === null) {
+    // A budget the agent cannot keep must not look kept.
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      'maxBudgetUsd cannot be kept: what this agent has spent so far is unknown (a model call was priced by no price in the table, or the snapshot comes from a version that did not sum costs); restore it without maxBudgetUsd',
+    );
+  }
   return {
     ...fresh,
     ...stored,
-    // A snapshot of a version that summed fewer fields: what it did not count is unknown.
-    usage: usageTotalsOf(stored.usage),
+    usage,
     turnUsage: usageTotalsOf(stored.turnUsage),
     streamingText: '',
     streamingToolCalls: [],
@@ -246,26 +255,18 @@ export class AgentCore {
     // The chart gets a plain-JSON copy: nothing the caller still holds can reach the context.
     const checked = checkEvent(event);
     if (!checked.ok) return this.#reject('MALFORMED_EVENT', checked.problem, event);
-    return this.handleCheckedEvent(checked.event, event);
+    return this.takeCheckedEvent(checked.event, event) ?? [];
   }
 
   /**
    * @internal `handleEvent` for an event `checkEvent` already copied (a durable session records
-   * that copy), so it is not copied twice; diagnostics name `event`, the caller's own.
-   */
-  handleCheckedEvent(plain: AgentEvent, event: unknown = plain): AgentAction[] {
-    return this.takeCheckedEvent(plain, event) ?? [];
-  }
-
-  /**
-   * @internal {@link handleCheckedEvent}, answering `null` when the chart refused the event (and
-   * reported why) rather than `[]`, so a durable session knows whether to record it without asking
-   * the chart twice.
+   * that copy), so it is not copied twice; diagnostics name `event`, the caller's own. Answers
+   * `null` when the chart refused the event (and reported why), so a durable session knows
+   * whether to record it.
    */
   takeCheckedEvent(plain: AgentEvent, event: unknown = plain): AgentAction[] | null {
     const before = this.#snapshot;
-    const refusal = admit(before, plain);
-    if (refusal !== null) return this.#refuse(refusal.code, refusal.message, event);
+    if (isStopped(before)) return this.#refusal(before, plain, event);
     let next: MachineSnapshot;
     const emitted: AgentAction[] = [];
     this.#emitted = emitted;
@@ -287,8 +288,21 @@ export class AgentCore {
         event,
       );
     }
+    // No transition took the event (XState then hands back the same snapshot, and nothing ran):
+    // the chart's one admission rule says why. Asking it only then spares every accepted event,
+    // each streamed delta among them, a second walk of the chart.
+    if (next === before && emitted.length === 0) return this.#refusal(before, plain, event);
     this.#snapshot = next;
     return emitted;
+  }
+
+  /** The refusal of an event no transition took, as `admit` words it. */
+  #refusal(before: MachineSnapshot, plain: AgentEvent, event: unknown): null {
+    const refusal = admit(before, plain) ?? {
+      code: 'EVENT_NOT_ACCEPTED' as const,
+      message: `${plain.type} changed nothing in state ${describeStateValue(before.value)}`,
+    };
+    return this.#refuse(refusal.code, refusal.message, event);
   }
 
   /** The current top-level state, one of the seven names. */
@@ -322,8 +336,7 @@ export class AgentCore {
 
   /** True once the agent reached `ShuttingDown`. */
   get done(): boolean {
-    // A snapshot restored in ShuttingDown may not carry status 'done'; the state name decides.
-    return this.#snapshot.status !== 'active' || this.#snapshot.value === 'ShuttingDown';
+    return isStopped(this.#snapshot);
   }
 
   /** The configuration this agent runs with. */

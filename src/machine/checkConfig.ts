@@ -6,14 +6,15 @@
 import { AgentStatechartError } from './agentStatechartError.js';
 import { type AgentConfig, PERMISSION_MODES } from './config.js';
 import type { PromptCachePolicy } from './messages.js';
-import { copyPlainJson } from './plainJson.js';
+import { clip, copyPlainJson, isNonNegativeNumber } from './plainJson.js';
 import type { ModelPrice } from './usage.js';
 
 /**
- * Refuses a config field of the wrong kind, or outside its closed set of values, naming the field
- * and what it takes: a typo such as `mode: 'bypass'` would otherwise behave as a default.
+ * Refuses a config field of the wrong kind, outside its range or its closed set of values, naming
+ * the field and what it takes (a typo such as `mode: 'bypass'` would otherwise behave as a
+ * default), and answers the fields it filled in or copied on the way.
  */
-export function checkConfigShape(config: AgentConfig): void {
+export function checkConfig(config: AgentConfig): CheckedConfig {
   const refuse: Refuse = (field, expected, got) => {
     throw new AgentStatechartError(
       'INVALID_CONFIG',
@@ -21,11 +22,32 @@ export function checkConfigShape(config: AgentConfig): void {
     );
   };
   if (typeof config !== 'object' || config === null) refuse('the config', 'an object', config);
+  const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(maxRetries) || maxRetries < 1) {
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `maxRetries must be a whole number of at least 1 (total attempts per model call); got ${String(maxRetries)}`,
+    );
+  }
+  const maxTokens = config.maxTokens ?? DEFAULT_MAX_TOKENS;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `maxTokens must be a positive whole number; got ${String(maxTokens)}`,
+    );
+  }
+  const toolGraceMs = config.toolGraceMs ?? DEFAULT_TOOL_GRACE_MS;
+  if (!isNonNegativeNumber(toolGraceMs)) {
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `toolGraceMs must be a non-negative number of milliseconds; got ${String(toolGraceMs)}`,
+    );
+  }
   if (config.model !== undefined && (typeof config.model !== 'string' || config.model === '')) {
     refuse('model', 'a non-empty string', config.model);
   }
   checkSystem(config.system, refuse);
-  checkRequestFields(config, refuse);
+  const request = checkRequestFields(config.request, maxTokens, refuse);
   if (config.promptCache !== undefined && !PROMPT_CACHE_POLICIES.includes(config.promptCache)) {
     refuse('promptCache', `one of ${PROMPT_CACHE_POLICIES.join(', ')}`, config.promptCache);
   }
@@ -51,10 +73,7 @@ export function checkConfigShape(config: AgentConfig): void {
     if (typeof retry !== 'object' || retry === null) refuse('retry', 'an object', retry);
     for (const field of ['baseDelayMs', 'factor', 'maxDelayMs'] as const) {
       const value = retry[field];
-      if (
-        value !== undefined &&
-        (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      ) {
+      if (value !== undefined && !isNonNegativeNumber(value)) {
         refuse(`retry.${field}`, 'a finite, non-negative number', value);
       }
     }
@@ -82,7 +101,7 @@ export function checkConfigShape(config: AgentConfig): void {
     for (const [model, price] of Object.entries(pricing)) {
       for (const field of ['input', 'output', 'cacheWrite', 'cacheRead'] as const) {
         const value = (price as Partial<ModelPrice> | null)?.[field];
-        if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+        if (!isNonNegativeNumber(value)) {
           refuse(
             `pricing['${model}'].${field}`,
             'a non-negative number of US dollars per million tokens',
@@ -104,15 +123,42 @@ export function checkConfigShape(config: AgentConfig): void {
         refuse('each of tools', "a spec with a name, such as { name: 'read_file' }", tool);
       }
     }
+    const names = new Set<string>();
+    for (const { name } of tools) {
+      if (names.has(name)) {
+        throw new AgentStatechartError(
+          'DUPLICATE_TOOL',
+          `tool '${name}' is configured twice; tool names must be unique`,
+        );
+      }
+      names.add(name);
+    }
   }
+  return { maxRetries, maxTokens, toolGraceMs, request };
 }
 
-/** A value as an error message shows it: strings quoted, the rest as JSON would write them. */
+/** Defaults of the chart's config, filled in by `resolveConfig`. */
+export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_MAX_TOKENS = 4096;
+export const DEFAULT_TOOL_GRACE_MS = 5_000;
+
+/** What {@link checkConfig} checked and resolves, the request fields as a plain-JSON copy. */
+export interface CheckedConfig {
+  maxRetries: number;
+  maxTokens: number;
+  toolGraceMs: number;
+  request: Record<string, unknown> | undefined;
+}
+
+/**
+ * A value as an error message shows it, cut to a short length: strings quoted, the rest as JSON
+ * would write them.
+ */
 function describeValue(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'string') return `'${clip(value)}'`;
   try {
     // JSON has no word for undefined, a function or a symbol: their type says enough.
-    return JSON.stringify(value) ?? typeof value;
+    return clip(JSON.stringify(value) ?? typeof value);
   } catch {
     return typeof value;
   }
@@ -167,9 +213,12 @@ function checkSystem(system: AgentConfig['system'], refuse: Refuse): void {
   });
 }
 
-function checkRequestFields(config: AgentConfig, refuse: Refuse): void {
-  const { request } = config;
-  if (request === undefined) return;
+function checkRequestFields(
+  request: AgentConfig['request'],
+  maxTokens: number,
+  refuse: Refuse,
+): Record<string, unknown> | undefined {
+  if (request === undefined) return undefined;
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     refuse('request', 'an object of Messages API request fields', request);
   }
@@ -183,15 +232,15 @@ function checkRequestFields(config: AgentConfig, refuse: Refuse): void {
     }
   }
   const copied = copyPlainJson(request, 'request');
-  if (!copied.ok)
+  if (!copied.ok) {
     throw new AgentStatechartError(
       'INVALID_CONFIG',
       `${copied.problem}: the request option must be plain JSON`,
     );
+  }
   const thinking = request.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
   if (thinking?.type === 'enabled') {
     const budget = thinking.budget_tokens;
-    const maxTokens = config.maxTokens ?? 4096;
     if (!(
       typeof budget === 'number' &&
       Number.isInteger(budget) &&
@@ -205,4 +254,5 @@ function checkRequestFields(config: AgentConfig, refuse: Refuse): void {
       );
     }
   }
+  return copied.value as Record<string, unknown>;
 }

@@ -1,8 +1,7 @@
 import { AgentStatechartError } from './agentStatechartError.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
 import { toToolDefinitions } from './toolSpecs.js';
-import { checkConfigShape } from './checkConfig.js';
-import { copyPlainJson } from './plainJson.js';
+import { checkConfig } from './checkConfig.js';
 import { answerOpenToolUses } from './transcript.js';
 import { DEFAULT_PRICES, type ModelPrice, NO_USAGE, priceOf, type UsageTotals } from './usage.js';
 import type { LlmCallEnding } from './actions.js';
@@ -164,39 +163,8 @@ export interface AgentMachineInput {
  * resolveConfig({}).maxRetries; // 3
  */
 export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
-  checkConfigShape(config);
-  const maxRetries = config.maxRetries ?? 3;
-  if (!Number.isInteger(maxRetries) || maxRetries < 1) {
-    throw new AgentStatechartError(
-      'INVALID_CONFIG',
-      `maxRetries must be a whole number of at least 1 (total attempts per model call); got ${String(maxRetries)}`,
-    );
-  }
-  const maxTokens = config.maxTokens ?? 4096;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new AgentStatechartError(
-      'INVALID_CONFIG',
-      `maxTokens must be a positive whole number; got ${String(maxTokens)}`,
-    );
-  }
-  const toolGraceMs = config.toolGraceMs ?? 5_000;
-  if (!Number.isFinite(toolGraceMs) || toolGraceMs < 0) {
-    throw new AgentStatechartError(
-      'INVALID_CONFIG',
-      `toolGraceMs must be a non-negative number of milliseconds; got ${String(toolGraceMs)}`,
-    );
-  }
+  const { maxRetries, maxTokens, toolGraceMs, request } = checkConfig(config);
   const tools = config.tools ?? [];
-  const names = new Set<string>();
-  for (const tool of tools) {
-    if (names.has(tool.name)) {
-      throw new AgentStatechartError(
-        'DUPLICATE_TOOL',
-        `tool '${tool.name}' is configured twice; tool names must be unique`,
-      );
-    }
-    names.add(tool.name);
-  }
   const retry = config.retry ?? {};
   const model = config.model ?? 'claude-sonnet-5-5';
   const prices =
@@ -212,10 +180,7 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     model,
     maxTokens,
     system: config.system,
-    requestFields:
-      config.request === undefined
-        ? undefined
-        : (copyPlainJson(config.request, 'request') as { value: Record<string, unknown> }).value,
+    requestFields: request,
     promptCache: config.promptCache ?? 'auto',
     tools,
     toolDefinitions: toToolDefinitions(tools),

@@ -113,12 +113,7 @@ export {
   topStateOf,
   WAITING_SUBSTATES,
 } from './stateNames.js';
-export {
-  compactStream,
-  isStreamedEvent,
-  StreamBuffer,
-  type StreamedEvent,
-} from './streamCompaction.js';
+export { compactStream, StreamBuffer, type StreamedEvent } from './streamCompaction.js';
 export { errorOutcome } from './toolRuns.js';
 export { isMutatingTool } from './toolSpecs.js';
 export {
@@ -128,7 +123,7 @@ export {
   toolResultBlock,
   toolResultsMessage,
 } from './transcript.js';
-export { checkEvent, type CheckedEvent, isAgentEvent, validateEvent } from './validateEvent.js';
+export { checkEvent, type CheckedEvent, validateEvent } from './validateEvent.js';
 export {
   addCall,
   costOf,

@@ -41,6 +41,16 @@ export function copyPlainJson(value: unknown, name: string): PlainJsonCopy {
 }
 
 /**
+ * A finite number, zero or more: a count, a duration, a price.
+ *
+ * @example
+ * isNonNegativeNumber(0.5); // true
+ */
+export function isNonNegativeNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+/**
  * `text` cut to a length fit for a message (a huge string or key must not make a huge one).
  *
  * @example

@@ -4,26 +4,10 @@
  * effect on the context as a few merged ones. A session log relies on it to store a stream as
  * three events or so rather than hundreds.
  */
-import type {
-  AgentEvent,
-  LlmStartedEvent,
-  LlmTextDeltaEvent,
-  LlmToolCallDeltaEvent,
-} from './events.js';
-import { EVENT_TRAITS } from './events.js';
+import type { LlmStartedEvent, LlmTextDeltaEvent, LlmToolCallDeltaEvent } from './events.js';
 
-/** A streamed event ({@link EVENT_TRAITS} marks them `streamed`). */
+/** A streamed event (`EVENT_TRAITS` marks them `streamed`). */
 export type StreamedEvent = LlmStartedEvent | LlmTextDeltaEvent | LlmToolCallDeltaEvent;
-
-/**
- * Whether `event` is part of a model call's stream.
- *
- * @example
- * isStreamedEvent({ type: 'LlmTextDelta', content: 'Hel' }); // true
- */
-export function isStreamedEvent(event: AgentEvent): event is StreamedEvent {
-  return EVENT_TRAITS[event.type]?.streamed === true;
-}
 
 /**
  * A run of streamed events, merged as they come: what the chart would hold after taking all of

@@ -30,29 +30,8 @@ export const startQueuedTurn: ChartAction = (context) => {
 };
 
 /**
- * Input that comes once the session's budget is spent: kept in the transcript (nothing is lost),
- * the model is not called, and the user is told why.
- */
-export const refuseTurn: ChartAction = (context, event) => {
-  assertEvent(event, 'UserInput');
-  return {
-    context: { messages: appended(context, event.message), turnUsage: NO_USAGE },
-    emit: [{ type: 'DisplayError', message: describeBudget(context) }],
-  };
-};
-
-/** {@link refuseTurn} for the oldest queued input. */
-export const refuseQueuedTurn: ChartAction = (context) => {
-  const [next, ...rest] = context.queue;
-  return {
-    context: { messages: appended(context, next ?? null), queue: rest, turnUsage: NO_USAGE },
-    emit: [{ type: 'DisplayError', message: describeBudget(context) }],
-  };
-};
-
-/**
  * A limit ends the turn before the next model call (the calls of the last response are answered
- * already), and the user is told which.
+ * already; input taken once the budget is spent is in the transcript), and the user is told which.
  */
 export const stopAtLimit: ChartAction = (context) => ({
   emit: [

@@ -6,7 +6,7 @@
  * and the chart is given the copy. Both steps are cheap for the small events that stream.
  */
 import { errorMessage } from './agentStatechartError.js';
-import { clip, copyPlainJson } from './plainJson.js';
+import { clip, copyPlainJson, isNonNegativeNumber } from './plainJson.js';
 import { PERMISSION_MODES } from './config.js';
 import { type AgentEvent, type AgentEventType } from './events.js';
 import { LLM_ERROR_KINDS } from './messages.js';
@@ -145,16 +145,6 @@ export function checkEvent(event: unknown): CheckedEvent {
 export function validateEvent(event: unknown): string | null {
   const checked = checkEvent(event);
   return checked.ok ? null : checked.problem;
-}
-
-/**
- * Narrows an unknown value to an `AgentEvent` after `validateEvent` found nothing wrong.
- *
- * @example
- * if (isAgentEvent(value)) core.handleEvent(value);
- */
-export function isAgentEvent(event: unknown): event is AgentEvent {
-  return validateEvent(event) === null;
 }
 
 /**
@@ -307,10 +297,6 @@ function expectString(value: unknown, name: string): string | null {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
-}
-
-function isNonNegativeNumber(value: unknown): boolean {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
 /** A value of a checked (plain JSON) event as an error message shows it, cut to a short length. */

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { agentMachine } from '../machine/index.js';
+import type { SessionHeader } from './sessionStore.js';
 
 /** Bumped when what the log stores changes shape, independently of the chart. */
 const LOG_FORMAT = 2;
@@ -34,4 +35,26 @@ function fingerprint(): string {
   );
   const digest = createHash('sha256').update(definition).digest('hex').slice(0, 16);
   return `${LOG_FORMAT}.${digest}`;
+}
+
+/**
+ * The header of a session created now by this version of the package: the chart's fingerprint and
+ * the package version, so a later version that cannot replay the log can say which one can.
+ *
+ * @example
+ * await store.create(newSessionHeader('alice-1', Date.now(), { owner: 'alice' }));
+ */
+export function newSessionHeader(
+  sessionId: string,
+  createdAt: number,
+  metadata?: Record<string, unknown>,
+): SessionHeader {
+  const header: SessionHeader = {
+    sessionId,
+    chartVersion: CHART_VERSION,
+    packageVersion: PACKAGE_VERSION,
+    createdAt,
+  };
+  if (metadata !== undefined) header.metadata = metadata;
+  return header;
 }

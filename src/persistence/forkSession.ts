@@ -4,8 +4,9 @@
  */
 import {
   type AgentConfig,
-  AgentStatechartError,
   type AgentCore,
+  AgentStatechartError,
+  atRest,
   type Message,
 } from '../machine/index.js';
 import { openSession } from './openSession.js';
@@ -87,10 +88,9 @@ function restPointsOf(core: AgentCore): number[] {
   messages.forEach((message, index) => {
     if (index > 0 && isTurnInput(message)) points.push(index);
   });
-  const atRest =
-    core.state === 'WaitingForUserInput' &&
-    !core.context.toolRuns.some((run) => run.status !== 'done');
-  if (atRest && points[points.length - 1] !== messages.length) points.push(messages.length);
+  if (atRest(core.stateValue, core.context) && points.at(-1) !== messages.length) {
+    points.push(messages.length);
+  }
   return points;
 }
 

@@ -3,7 +3,7 @@
  * PostgreSQL) behind one interface, opening a stored session, the one recorder every driver of a
  * session records through, pure mode made durable (`SessionCore`), and loading an optional peer.
  */
-export { CHART_VERSION, PACKAGE_VERSION } from './chartVersion.js';
+export { CHART_VERSION, newSessionHeader, PACKAGE_VERSION } from './chartVersion.js';
 export { importOptionalPeer } from './importOptionalPeer.js';
 export { createMemorySessionStore, type MemorySessionStoreOptions } from './memorySessionStore.js';
 export { type ForkedSession, forkSession, type ForkSessionOptions } from './forkSession.js';

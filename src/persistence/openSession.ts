@@ -13,12 +13,12 @@ import {
   type Message,
   type ResumeEvent,
 } from '../machine/index.js';
-import { CHART_VERSION, PACKAGE_VERSION } from './chartVersion.js';
+import { CHART_VERSION, newSessionHeader, PACKAGE_VERSION } from './chartVersion.js';
 import { materializeTranscript, resumeFacts } from './sessionRecords.js';
 import { SessionRecorder } from './sessionRecorder.js';
 import { SessionLog } from './sessionLog.js';
 import type { SessionHeader, SessionStore } from './sessionStore.js';
-import { sessionNotFound } from './storeRules.js';
+import { sessionExists, sessionNotFound } from './storeRules.js';
 
 /**
  * Options of {@link openSession}.
@@ -79,19 +79,17 @@ export async function openSession(
   const clock = options.clock ?? Date.now;
   let stored = await store.load(sessionId);
   let created = false;
+  let createdHere = false;
   if (stored === undefined) {
     if (options.mustExist) throw sessionNotFound(sessionId);
-    const header: SessionHeader = {
-      sessionId,
-      chartVersion: CHART_VERSION,
-      packageVersion: PACKAGE_VERSION,
-      createdAt: clock(),
-    };
-    if (options.metadata !== undefined) header.metadata = options.metadata;
-    await store.create(header).catch((error: unknown) => {
-      // Another process created it meanwhile: open what it created.
-      if ((error as AgentStatechartError).code !== 'SESSION_EXISTS') throw error;
-    });
+    createdHere = await store.create(newSessionHeader(sessionId, clock(), options.metadata)).then(
+      () => true,
+      (error: unknown) => {
+        // Another process created it meanwhile: open what it created.
+        if ((error as AgentStatechartError).code !== 'SESSION_EXISTS') throw error;
+        return false;
+      },
+    );
     stored = await store.load(sessionId);
     if (stored === undefined) {
       throw new AgentStatechartError(
@@ -103,7 +101,10 @@ export async function openSession(
   }
   const what = `session '${sessionId}'`;
   if (stored.header.chartVersion !== CHART_VERSION) throw versionMismatch(what, stored.header);
-  if (options.messages !== undefined && (stored.head > 0 || stored.checkpoint !== undefined)) {
+  if (options.messages !== undefined && !createdHere) {
+    // Seeded only by the call that created it: two callers seeding the same new id must not
+    // both write a start.
+    if (stored.head === 0 && stored.checkpoint === undefined) throw sessionExists(sessionId);
     throw new AgentStatechartError(
       'INVALID_OPTION',
       `session '${sessionId}' has a log already, and starts from it: messages seed only a session created now (to start another from this one, fork it with forkSession)`,

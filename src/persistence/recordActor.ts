@@ -34,8 +34,9 @@ export function recordActor(
     if (inspection.actorRef !== root) return;
     if (inspection.type === '@xstate.event') {
       const traits = EVENT_TRAITS[inspection.event.type as AgentEvent['type']];
-      // XState's own events (an actor finishing) are not the chart's.
-      if (traits === undefined) return;
+      // XState's own events (an actor finishing) are not the chart's, and what is only shown
+      // (tool progress) is never recorded: neither is copied.
+      if (traits === undefined || traits.displayOnly) return;
       // A stream's pieces are most of what a turn's chart takes: held as they came, the few kept
       // are checked when they are written.
       if (traits.streamed) return settle(recorder.event(inspection.event as AgentEvent));

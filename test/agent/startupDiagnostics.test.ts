@@ -7,7 +7,12 @@ import { mkdir, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromCallback } from 'xstate';
-import { type Agent, createAgent, type StartupDiagnostic } from '../../src/index.js';
+import {
+  type Agent,
+  type CreateAgentOptions,
+  createAgent,
+  type StartupDiagnostic,
+} from '../../src/index.js';
 import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
 import { withoutCredentials } from '../support/noCredentials.js';
 import { gitWorkspace } from './harness.js';
@@ -36,15 +41,20 @@ function diagnosticsOf(created: Agent): StartupDiagnostic['code'][] {
   return codes;
 }
 
+/**
+ * Options for an agent with no credential, whose model is a local server that would answer once.
+ * The agent is created by the caller, so its listeners are on before its first diagnostic.
+ */
+async function keylessOptions(): Promise<CreateAgentOptions> {
+  withoutCredentials();
+  const started = await startMessagesApiServer({ script: [reply('never sent')] });
+  server = started;
+  return { workspace: await workspace(), tools: [], anthropic: { baseURL: started.baseURL } };
+}
+
 describe('createAgent at start', () => {
   it('says no API key is configured, and a model call then fails as auth at once, never retried', async () => {
-    withoutCredentials();
-    server = await startMessagesApiServer({ script: [reply('never sent')] });
-    agent = createAgent({
-      workspace: await workspace(),
-      tools: [],
-      anthropic: { baseURL: server.baseURL },
-    });
+    agent = createAgent(await keylessOptions());
     const diagnostics: StartupDiagnostic[] = [];
     agent.on('diagnostic', (diagnostic) => diagnostics.push(diagnostic as StartupDiagnostic));
     const errors: string[] = [];
@@ -67,7 +77,18 @@ describe('createAgent at start', () => {
     expect(retries).toEqual([]);
     expect(agent.context.lastError).toMatchObject({ kind: 'auth' });
     expect(errors).toEqual([expect.stringMatching(/Could not resolve authentication method/)]);
-    expect(server.requests).toEqual([]);
+    expect(server?.requests).toEqual([]);
+  });
+
+  it('names the state the agent started in, though input sent at once has moved it on', async () => {
+    agent = createAgent(await keylessOptions());
+    const states: string[] = [];
+    agent.on('diagnostic', ({ code, state }) => {
+      if (code === 'NO_API_KEY') states.push(state);
+    });
+    agent.send('hi');
+    await agent.waitUntilIdle({ timeoutMs: 30_000 });
+    expect(states).toEqual(['WaitingForUserInput']);
   });
 
   it('says nothing of a key when one is configured, or when no client of its own calls the model', async () => {

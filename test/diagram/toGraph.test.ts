@@ -43,7 +43,10 @@ describe('toGraph', () => {
     it('keeps the eventless transitions, with their guards', () => {
       const always = graph.transitions.filter((transition) => transition.trigger === 'always');
       expect(always.map((transition) => [transition.source, transition.label])).toEqual([
-        ['WaitingForUserInput.Ready', 'always [hasQueuedInput && budgetSpent] / refuseQueuedTurn'],
+        [
+          'WaitingForUserInput.Ready',
+          'always [hasQueuedInput && budgetSpent] / startQueuedTurn, stopAtLimit',
+        ],
         ['WaitingForUserInput.Ready', 'always [hasQueuedInput] / startQueuedTurn'],
         ['WaitingForUserInput.SettlingCancelledCalls', 'always [!toolsSettling] / answerToolCalls'],
         ['ProcessingLlmResponse', 'always [responseRefused] / refuseToolCalls, reportStopReason'],

@@ -137,6 +137,23 @@ describe('usage and cost', () => {
   });
 });
 
+describe('a budget on a session whose spending is unknown', () => {
+  it('is refused on restore rather than never reached', () => {
+    const unpriced = new AgentCore();
+    unpriced.handleEvent(input('hi'));
+    unpriced.handleEvent(response());
+    expect(unpriced.context.usage.costUsd).toBeNull();
+    const snapshot = unpriced.snapshot();
+    const pricing = {
+      'claude-sonnet-5-5': { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 },
+    };
+    expect(() => AgentCore.fromSnapshot(snapshot, { pricing, maxBudgetUsd: 1 })).toThrow(
+      /^maxBudgetUsd cannot be kept: what this agent has spent so far is unknown/,
+    );
+    expect(AgentCore.fromSnapshot(snapshot, { pricing }).context.usage.calls).toBe(1);
+  });
+});
+
 describe('maxTurns', () => {
   /** Feeds a model that calls a tool in every response until the chart stops asking. */
   function runaway(config: AgentConfig): { core: AgentCore; calls: number; last: AgentAction[] } {

@@ -12,6 +12,7 @@ import {
   SessionCore,
 } from '../../src/index.js';
 import { runSessionsCommand } from '../../src/cli/sessionsCommand.js';
+import { openSession } from '../../src/persistence/index.js';
 import { useTempStore } from '../support/tempStore.js';
 
 const temp = useTempStore('fork-');
@@ -103,7 +104,24 @@ describe('forkSession', () => {
   });
 });
 
-describe('createAgent with a temp.store and messages', () => {
+describe('seeding a new session with messages', () => {
+  it('is done by one caller only when two seed the same new id at once', async () => {
+    const seed = (content: string) =>
+      openSession(temp.store, 'racy', { messages: [{ role: 'user', content }] });
+    const results = await Promise.allSettled([seed('first'), seed('second')]);
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    const [refused] = results.filter((result) => result.status === 'rejected');
+    expect(['SESSION_EXISTS', 'INVALID_OPTION']).toContain(
+      ((refused as PromiseRejectedResult).reason as AgentStatechartError).code,
+    );
+    const winner = results.findIndex((result) => result.status === 'fulfilled');
+    expect((await SessionCore.open(temp.store, 'racy')).core.context.messages).toEqual([
+      { role: 'user', content: winner === 0 ? 'first' : 'second' },
+    ]);
+  });
+});
+
+describe('createAgent with a store and messages', () => {
   const transcript: Message[] = [
     { role: 'user', content: 'Imported question' },
     { role: 'assistant', content: [{ type: 'text', text: 'Imported answer' }] },

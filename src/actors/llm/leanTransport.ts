@@ -19,7 +19,7 @@ import {
   readText,
 } from './httpExchange.js';
 import { type LlmEventStream, type LlmTransport, sdkTransport } from './llmTransport.js';
-import { messageStreamListener } from './messageStreamEvents.js';
+import { messageStreamListener, parseJson } from './messageStreamEvents.js';
 
 type RequestOptions = Parameters<Anthropic['buildRequest']>[0];
 type BuiltRequest = Awaited<ReturnType<Anthropic['buildRequest']>>;
@@ -59,6 +59,7 @@ class SdkRequestClient extends Anthropic {
  * const result = await streamLlmResponse({ client: transport, request });
  */
 export function createLeanTransport(options: ClientOptions = {}): LlmTransport {
+  // Checked before the SDK's constructor, which refuses some of these options with its own words.
   const obstacle = leanTransportObstacle(options);
   if (obstacle !== undefined) {
     throw new AgentStatechartError(
@@ -127,7 +128,6 @@ function hasStaticCredential(client: Anthropic, options: ClientOptions): boolean
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 class LeanTransport implements LlmTransport {
-  readonly name = 'lean';
   private readonly client: SdkRequestClient;
   /**
    * One connector per protocol, made on its first request: `node:http` and `node:https` load
@@ -214,12 +214,4 @@ async function statusError(
   }
   const json = parseJson(text);
   return client.statusError(status, json, json ? undefined : text, headersOf(opened.response));
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

@@ -104,7 +104,11 @@ export function resolveLlmTransport(
 /**
  * A client instance rather than options to build one: the SDK's `Anthropic`, or another client
  * on the SDK's base (Bedrock, Vertex), which has `messages` where options have none.
+ *
+ * @example
+ * isClient(new Anthropic()); // true
+ * isClient({ apiKey: 'sk-…' }); // false
  */
-function isClient(value: Anthropic | ClientOptions | undefined): value is Anthropic {
+export function isClient(value: Anthropic | ClientOptions | undefined): value is Anthropic {
   return value instanceof Anthropic || (typeof value === 'object' && 'messages' in value);
 }

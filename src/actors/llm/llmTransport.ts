@@ -35,8 +35,6 @@ export interface LlmEventStream {
  * const result = await streamLlmResponse({ client: transport, request });
  */
 export interface LlmTransport {
-  /** Which transport this is, for diagnostics: `'lean'` or `'sdk'`. */
-  readonly name: string;
   /**
    * Sends the request and resolves once the response has started, with a stream of its events.
    * Rejects as the SDK's `messages.create` rejects: an `APIError` subclass for an HTTP error
@@ -59,7 +57,6 @@ export interface LlmTransport {
  */
 export function sdkTransport(client: Anthropic): LlmTransport {
   return {
-    name: 'sdk',
     async openMessageStream(params, signal) {
       const stream = await client.messages.create(params, { signal, maxRetries: 0 });
       return {

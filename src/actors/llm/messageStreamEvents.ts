@@ -42,10 +42,20 @@ function streamErrorEvent(data: string, headers: Headers): APIError {
 
 /** The JSON value of `text`, or `text` itself when it is not JSON (or is JSON `null`). */
 function parsedOr(text: string): unknown {
+  return parseJson(text) ?? text;
+}
+
+/**
+ * The JSON value of `text`, or `undefined` when it is not JSON.
+ *
+ * @example
+ * parseJson('{"type":"error"}'); // { type: 'error' }
+ */
+export function parseJson(text: string): unknown {
   try {
-    return (JSON.parse(text) as unknown) ?? text;
+    return JSON.parse(text) as unknown;
   } catch {
-    return text;
+    return undefined;
   }
 }
 

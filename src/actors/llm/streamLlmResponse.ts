@@ -108,7 +108,6 @@ export async function streamLlmResponse(
   const { signal } = options;
   if (signal?.aborted) return abortedResult(signal.reason);
   const controller = new AbortController();
-  let settled = false;
   let resolveHalt: (halt: Halt) => void = () => {};
   const halted = new Promise<Halt>((resolve) => {
     resolveHalt = resolve;
@@ -122,10 +121,7 @@ export async function streamLlmResponse(
   const idle = idleWatch(options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS, (afterMs) =>
     halt({ by: 'idle', afterMs }),
   );
-  const forward = (delta: LlmStreamDelta) => {
-    // After an abort the SDK may still hand over a buffered event; nobody is listening any more.
-    if (!settled) options.onEvent?.(delta);
-  };
+  const forward = (delta: LlmStreamDelta) => options.onEvent?.(delta);
   try {
     const { client } = options;
     const transport = isLlmTransport(client) ? client : sdkTransport(client);
@@ -138,7 +134,6 @@ export async function streamLlmResponse(
     // consume() catches everything it awaits; this only guards against a defect in this module.
     return { ok: false, aborted: false, error: classifyLlmError(error) };
   } finally {
-    settled = true;
     idle.stop();
     signal?.removeEventListener('abort', onCallerAbort);
     controller.abort();
@@ -163,7 +158,8 @@ async function consume(
   // The first event that ends the call; aborting stops the transport.
   let failure: LlmError | undefined;
   const onEvent = (event: RawMessageStreamEvent) => {
-    // A transport may still be decoding a read when the call ends; nothing more counts.
+    // A transport may still hand over an event it decoded when the call had ended (an abort,
+    // a failure, the caller's onEvent gone): nothing more counts, or reaches the caller.
     if (failure !== undefined || signal.aborted) return;
     touch();
     const step = accumulator.apply(event);
@@ -248,21 +244,8 @@ function idleWatch(
   onIdle: (afterMs: number) => void,
 ): { touch: () => void; stop: () => void } {
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return { touch: () => {}, stop: () => {} };
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const touch = () => {
-    // The SDK may hand over a buffered event after an abort stopped the watch; a timer started
-    // then would never be cleared, and would keep the process alive until it fired.
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => onIdle(timeoutMs), timeoutMs);
-  };
-  touch();
-  return {
-    touch,
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  // One timer for the whole stream, pushed back by each event in place; once cleared, `refresh`
+  // leaves it cleared.
+  const timer = setTimeout(() => onIdle(timeoutMs), timeoutMs);
+  return { touch: () => void timer.refresh(), stop: () => clearTimeout(timer) };
 }

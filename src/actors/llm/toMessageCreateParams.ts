@@ -75,10 +75,11 @@ function systemOf(
   cached: boolean,
 ): MessageCreateParamsStreaming['system'] {
   if (system === undefined || system === '') return undefined;
-  if (!cached) return typeof system === 'string' ? system : system.map((block) => ({ ...block }));
+  const marked = typeof system !== 'string' && system.some((block) => block.cache_control);
+  if (!cached || marked) {
+    return typeof system === 'string' ? system : system.map((block) => ({ ...block }));
+  }
   const blocks = typeof system === 'string' ? [{ type: 'text' as const, text: system }] : system;
-  if (blocks.some((block) => block.cache_control !== undefined))
-    return blocks.map((b) => ({ ...b }));
   return blocks.map((block, index) =>
     index === blocks.length - 1 ? { ...block, cache_control: EPHEMERAL } : { ...block },
   );

@@ -83,8 +83,7 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
         description: tool.description,
         input_schema: structuredClone(tool.inputSchema),
       })),
-    isMutating(name) {
-      return isMutatingTool(name, this.specs());
-    },
+    // The tool's own flag, else the chart's rule for a name it does not know.
+    isMutating: (name) => byName.get(name)?.mutating ?? isMutatingTool(name, []),
   };
 }

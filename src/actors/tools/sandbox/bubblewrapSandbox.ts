@@ -6,7 +6,7 @@ import { bwrapArguments } from './bwrapArguments.js';
 import { networkRelayLauncher, proxyEnvironment } from './networkRelay.js';
 import { planSandboxMounts } from './planSandboxMounts.js';
 import { probeSandbox } from './probeSandbox.js';
-import type { SandboxSettings, ShellSandbox } from './shellSandbox.js';
+import { type SandboxSettings, type ShellSandbox, unavailableSandbox } from './shellSandbox.js';
 
 /** The descriptor bubblewrap reports its sandbox's process on (`--info-fd`). */
 const INFO_FD = 3;
@@ -26,10 +26,10 @@ export function bubblewrapSandbox(settings: SandboxSettings): ShellSandbox {
   const { paths, allowed } = settings;
   const bwrapPath = settings.options.bwrapPath ?? 'bwrap';
   const unavailable = probeSandbox(bwrapPath);
+  if (unavailable !== null) return unavailableSandbox(unavailable);
   return {
     unavailable,
     async run(command, shellOptions) {
-      if (unavailable !== null) throw new Error(`no sandbox can start: ${unavailable}`);
       const workspace = shellOptions.cwd;
       const mounts = await planSandboxMounts(workspace, paths);
       // Temporary files go to the private /tmp, whatever this process's TMPDIR says.
