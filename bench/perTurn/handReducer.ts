@@ -157,7 +157,7 @@ function resultBlock(call: ToolCall, state: HandState): ToolResultBlock {
     const message = outcome?.status === 'error' ? outcome.error.message : 'not run';
     return { type: 'tool_result', tool_use_id: call.id, content: message, is_error: true };
   }
-  const output = outcome.output;
+  const output = 'output' in outcome ? outcome.output : outcome.content;
   const content = typeof output === 'string' ? output : JSON.stringify(output);
   return { type: 'tool_result', tool_use_id: call.id, content };
 }

@@ -51,7 +51,8 @@ export function buildLoopGraph(script: TurnScript) {
       const calls = toolCallsOf(state.messages[state.messages.length - 1]);
       const content = calls.map((call): ToolResultBlock => {
         const result = script.toolResults.find((event) => event.callId === call.id);
-        const output = result?.outcome.status === 'success' ? String(result.outcome.output) : '';
+        const output =
+          result !== undefined && 'output' in result.outcome ? String(result.outcome.output) : '';
         return { type: 'tool_result', tool_use_id: call.id, content: output };
       });
       return { messages: [{ role: 'user' as const, content }] };

@@ -133,7 +133,7 @@ export function turnMessages(script: TurnScript): Message[] {
   const results = script.toolResults.map((result) => ({
     type: 'tool_result' as const,
     tool_use_id: result.callId,
-    content: result.outcome.status === 'success' ? String(result.outcome.output) : '',
+    content: 'output' in result.outcome ? String(result.outcome.output) : '',
   }));
   return [
     script.user,

@@ -31,7 +31,7 @@ const MODEL = 'claude-sonnet-5-5';
 function resultsMessage(context: NaiveContext): Message {
   const content = context.calls.map((call): ToolResultBlock => {
     const outcome = context.outcomes[call.id];
-    if (outcome?.status !== 'success') {
+    if (outcome === undefined || !('output' in outcome)) {
       return { type: 'tool_result', tool_use_id: call.id, content: 'failed', is_error: true };
     }
     return { type: 'tool_result', tool_use_id: call.id, content: String(outcome.output) };

@@ -25,8 +25,12 @@ export {
   resolveLlmTransport,
   TRANSPORT_ENV,
 } from './llm/llmClientFor.js';
-export type { LlmEventStream, LlmTransport } from './llm/llmTransport.js';
-export { type LlmRequestFields, toMessageCreateParams } from './llm/toMessageCreateParams.js';
+export type { LlmEventStream, LlmTransport, OpenStreamOptions } from './llm/llmTransport.js';
+export {
+  type LlmRequestFields,
+  toMessageCreateParams,
+  toRequestHeaders,
+} from './llm/toMessageCreateParams.js';
 export {
   type LlmStreamResult,
   type StreamLlmResponseOptions,
@@ -62,6 +66,7 @@ export {
 export { createWriteFileTool } from './tools/builtins/createWriteFileTool.js';
 export { createToolRegistry, type ToolRegistry } from './tools/createToolRegistry.js';
 export { defineTool, type Tool, type ToolContext, type ToolOptions } from './tools/defineTool.js';
+export { type ToolContent, toolContent } from './tools/toolContent.js';
 export { resolveWorkspaceRoot } from './tools/resolveInWorkspace.js';
 export { type RunToolCallOptions, runToolCall } from './tools/runToolCall.js';
 export { DEFAULT_SANDBOX_DENY_READ, type SandboxOptions } from './tools/sandbox/sandboxOptions.js';

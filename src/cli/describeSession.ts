@@ -38,6 +38,12 @@ function describeBlock(block: ContentBlock): string {
       return `tool_use ${String(block.name)} ${clip(JSON.stringify(block.input))}`;
     case 'tool_result':
       return `tool_result ${clip(JSON.stringify(block.content))}${block.is_error ? ' (error)' : ''}`;
+    case 'image':
+    case 'document': {
+      // Typed loosely: any block the API sends may carry these types.
+      const mediaType = (block.source as { media_type?: unknown } | undefined)?.media_type;
+      return typeof mediaType === 'string' ? `${block.type} ${mediaType}` : block.type;
+    }
     default:
       return block.type;
   }
@@ -85,7 +91,7 @@ function describeEvent(event: AgentEvent): string {
     case 'ToolCompleted':
       return `${event.callId} ${
         event.outcome.status === 'success'
-          ? `success ${clip(JSON.stringify(event.outcome.output))}`
+          ? `success ${clip('output' in event.outcome ? JSON.stringify(event.outcome.output) : event.outcome.content.map(describeBlock).join(' · '))}`
           : `error ${clip(event.outcome.error.message)}`
       }`;
     case 'ToolApproval':

@@ -238,6 +238,16 @@ function checkRequestFields(
       `${copied.problem}: the request option must be plain JSON`,
     );
   }
+  const { betas } = request as { betas?: unknown };
+  if (
+    betas !== undefined &&
+    !(
+      Array.isArray(betas) &&
+      betas.every((beta) => typeof beta === 'string' && /^[^,\s]+$/.test(beta))
+    )
+  ) {
+    refuse('request.betas', "an array of beta names such as ['context-1m-2025-08-07']", betas);
+  }
   const thinking = request.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
   if (thinking?.type === 'enabled') {
     const budget = thinking.budget_tokens;

@@ -101,6 +101,10 @@ export {
   type ToolDefinition,
   type ToolOutcome,
   type ToolResultBlock,
+  type ToolResultContent,
+  type ImageBlock,
+  type ImageMediaType,
+  type DocumentBlock,
   type ToolUseBlock,
   type Usage,
 } from './messages.js';

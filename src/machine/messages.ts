@@ -10,7 +10,14 @@
  * `server_tool_use`, `web_search_tool_result`, …) is kept as it came and sent back unchanged.
  */
 export type ContentBlock =
-  TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock | OtherBlock;
+  | TextBlock
+  | ImageBlock
+  | DocumentBlock
+  | ToolUseBlock
+  | ToolResultBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | OtherBlock;
 
 /** Plain text from the user or the model. */
 export interface TextBlock {
@@ -35,8 +42,44 @@ export interface ToolUseBlock {
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content: string | Array<TextBlock | OtherBlock>;
+  content: string | ToolResultContent[];
   is_error?: boolean;
+}
+
+/**
+ * A block a tool result may hold: text, an image, a document, or any other block the API
+ * accepts there (`search_result`, …), kept as given.
+ */
+export type ToolResultContent = TextBlock | ImageBlock | DocumentBlock | OtherBlock;
+
+/**
+ * An image the model looks at: base64 data of a JPEG, PNG, GIF or WebP, or a URL.
+ *
+ * @example
+ * const image: ImageBlock = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: bytes.toString('base64') } };
+ */
+export interface ImageBlock {
+  type: 'image';
+  source:
+    { type: 'base64'; media_type: ImageMediaType; data: string } | { type: 'url'; url: string };
+}
+
+/** The image types the Messages API reads. */
+export type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+
+/**
+ * A document the model reads: a PDF as base64 data or a URL, or plain text.
+ *
+ * @example
+ * const pdf: DocumentBlock = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } };
+ */
+export interface DocumentBlock {
+  type: 'document';
+  source:
+    | { type: 'base64'; media_type: 'application/pdf'; data: string }
+    | { type: 'text'; media_type: 'text/plain'; data: string }
+    | { type: 'url'; url: string };
+  title?: string;
 }
 
 /** Extended thinking. Its `signature` must go back to the API unchanged. */
@@ -77,17 +120,21 @@ export interface ToolCall {
 }
 
 /**
- * How one tool call ended. A failure is data the model reads, not an exception. A success may
- * name the files the call changed (`changedPaths`, relative to the workspace with `/`
- * separators): the post-tools hook commits those and nothing else. The model never sees them.
+ * How one tool call ended. A failure is data the model reads, not an exception. A success holds
+ * either an `output` (a string, or JSON data the model reads as its JSON text) or `content`, the
+ * blocks the model reads as they are (text, images, documents). It may name the files the call
+ * changed (`changedPaths`, relative to the workspace with `/` separators): the post-tools hook
+ * commits those and nothing else. The model never sees them.
  *
  * @example
  * const ok: ToolOutcome = { status: 'success', output: 'hello' };
  * const wrote: ToolOutcome = { status: 'success', output: "created 'a.txt'", changedPaths: ['a.txt'] };
+ * const image: ToolOutcome = { status: 'success', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }] };
  * const failed: ToolOutcome = { status: 'error', error: { message: 'no such file: a.txt' } };
  */
 export type ToolOutcome =
   | { status: 'success'; output: unknown; changedPaths?: string[] }
+  | { status: 'success'; content: ToolResultContent[]; changedPaths?: string[] }
   | { status: 'error'; error: { message: string } };
 
 /** Why a model response ended, as the Messages API reports it. */

@@ -68,6 +68,11 @@ export function toolResultBlock(callId: string, outcome: ToolOutcome): ToolResul
       is_error: true,
     };
   }
+  if ('content' in outcome) {
+    // The API refuses an empty list of blocks; no blocks is an empty answer.
+    const content = outcome.content.length > 0 ? outcome.content : '';
+    return { type: 'tool_result', tool_use_id: callId, content };
+  }
   const { output } = outcome;
   const content = typeof output === 'string' ? output : (JSON.stringify(output) ?? '');
   return { type: 'tool_result', tool_use_id: callId, content };

@@ -45,9 +45,18 @@ const checks: Record<AgentEventType, Check> = {
     if (problem) return problem;
     const outcome = event.outcome;
     if (!isObject(outcome))
-      return "outcome must be { status: 'success', output } or { status: 'error', error }";
+      return "outcome must be { status: 'success', output }, { status: 'success', content } or { status: 'error', error }";
     if (outcome.status === 'success') {
-      const { changedPaths } = outcome;
+      const { changedPaths, content } = outcome;
+      if (
+        content !== undefined &&
+        !(
+          Array.isArray(content) &&
+          content.every((block) => isObject(block) && typeof block.type === 'string')
+        )
+      ) {
+        return "outcome.content must be an array of content blocks ({ type: 'text' | 'image' | 'document' | …, … }) when present";
+      }
       return changedPaths === undefined ||
         (Array.isArray(changedPaths) && changedPaths.every((path) => typeof path === 'string'))
         ? null

@@ -46,9 +46,63 @@ export function parseMessagesRequest(
   value: unknown,
 ): { ok: true; body: MessagesRequestBody } | { ok: false; problem: string } {
   const result = messagesRequestSchema.safeParse(value);
-  if (result.success) return { ok: true, body: result.data };
+  if (result.success) {
+    const problem = contentProblem(result.data.messages);
+    return problem === undefined ? { ok: true, body: result.data } : { ok: false, problem };
+  }
   const problem = result.error.issues
     .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
     .join('; ');
   return { ok: false, problem };
+}
+
+/** The block types the API takes inside a `tool_result`. */
+const TOOL_RESULT_BLOCKS = new Set(['text', 'image', 'document', 'search_result']);
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * What the API would refuse in the blocks of the messages: a `tool_result` holding a block it
+ * takes nowhere there, or an image whose source is not a known image type with base64 data or a
+ * URL. The path names the block as the API's own message does.
+ */
+function contentProblem(messages: MessagesRequestBody['messages']): string | undefined {
+  for (const [m, message] of messages.entries()) {
+    if (typeof message.content === 'string') continue;
+    for (const [b, block] of message.content.entries()) {
+      const at = `messages.${m}.content.${b}`;
+      if (block.type === 'image') {
+        const problem = imageProblem(block, at);
+        if (problem !== undefined) return problem;
+      }
+      if (block.type !== 'tool_result' || !Array.isArray(block.content)) continue;
+      for (const [i, inner] of (block.content as unknown[]).entries()) {
+        const innerAt = `${at}.content.${i}`;
+        const type = (inner as { type?: unknown } | null)?.type;
+        if (typeof type !== 'string' || !TOOL_RESULT_BLOCKS.has(type)) {
+          return `${innerAt}.type: Input should be 'text', 'image', 'document' or 'search_result'`;
+        }
+        if (type === 'image') {
+          const problem = imageProblem(inner as Record<string, unknown>, innerAt);
+          if (problem !== undefined) return problem;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function imageProblem(block: Record<string, unknown>, at: string): string | undefined {
+  const source = block.source as Record<string, unknown> | undefined;
+  if (source?.type === 'url') {
+    return typeof source.url === 'string' ? undefined : `${at}.source.url: Field required`;
+  }
+  if (source?.type !== 'base64') return `${at}.source.type: Input should be 'base64' or 'url'`;
+  if (typeof source.media_type !== 'string' || !IMAGE_TYPES.has(source.media_type)) {
+    return `${at}.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+  }
+  if (typeof source.data !== 'string' || source.data === '' || !BASE64.test(source.data)) {
+    return `${at}.source.data: the image data is not valid base64`;
+  }
+  return undefined;
 }

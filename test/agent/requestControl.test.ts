@@ -6,7 +6,12 @@
  * their signatures, interleaved with tool calls, go back to the API as the model wrote them.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentCore, type CreateAgentOptions, toMessageCreateParams } from '../../src/index.js';
+import {
+  AgentCore,
+  type CreateAgentOptions,
+  toMessageCreateParams,
+  toRequestHeaders,
+} from '../../src/index.js';
 import { reply, type Script } from '../../src/testing/index.js';
 import { useScriptedAgents } from './scriptedAgents.js';
 
@@ -100,6 +105,32 @@ describe('the model request', () => {
   });
 });
 
+describe('beta headers', () => {
+  it('go as one anthropic-beta header, never in the body', async () => {
+    const { bodies } = await bodiesOf([reply('Long.')], {
+      request: { betas: ['context-1m-2025-08-07', 'interleaved-thinking-2025-05-14'] },
+    });
+    const [request] = scripted.server().requests;
+    expect(request?.headers['anthropic-beta']).toBe(
+      'context-1m-2025-08-07,interleaved-thinking-2025-05-14',
+    );
+    expect(bodies[0]).not.toHaveProperty('betas');
+  });
+
+  it('are left off when there are none, and a hand-built request gets them from toRequestHeaders', async () => {
+    await bodiesOf([reply('Short.')]);
+    expect(scripted.server().requests[0]?.headers).not.toHaveProperty('anthropic-beta');
+    const request = {
+      model: 'claude-sonnet-5-5',
+      maxTokens: 100,
+      messages: [{ role: 'user' as const, content: 'hi' }],
+      fields: { betas: ['files-api-2025-04-14'] },
+    };
+    expect(toRequestHeaders(request)).toEqual({ 'anthropic-beta': 'files-api-2025-04-14' });
+    expect(toMessageCreateParams(request)).not.toHaveProperty('betas');
+  });
+});
+
 describe('the request option', () => {
   it('is refused when it sets a field the chart sets, or thinking it cannot afford', () => {
     expect(() => new AgentCore({ request: { model: 'x' } })).toThrow(
@@ -119,6 +150,9 @@ describe('the request option', () => {
     );
     expect(() => new AgentCore({ request: { metadata: { at: new Date() } } })).toThrow(
       /^request\.metadata\.at is .*: the request option must be plain JSON$/,
+    );
+    expect(() => new AgentCore({ request: { betas: ['a,b'] } })).toThrow(
+      'request.betas must be an array of beta names such as [\'context-1m-2025-08-07\']; got ["a,b"]',
     );
     expect(() => new AgentCore({ promptCache: 'always' as never })).toThrow(
       "promptCache must be one of auto, off; got 'always'",

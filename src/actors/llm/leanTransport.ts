@@ -18,7 +18,12 @@ import {
   readBody,
   readText,
 } from './httpExchange.js';
-import { type LlmEventStream, type LlmTransport, sdkTransport } from './llmTransport.js';
+import {
+  type LlmEventStream,
+  type LlmTransport,
+  type OpenStreamOptions,
+  sdkTransport,
+} from './llmTransport.js';
 import { messageStreamListener, parseJson } from './messageStreamEvents.js';
 
 type RequestOptions = Parameters<Anthropic['buildRequest']>[0];
@@ -142,14 +147,16 @@ class LeanTransport implements LlmTransport {
   async openMessageStream(
     params: MessageCreateParamsStreaming,
     signal: AbortSignal,
+    streamOptions?: OpenStreamOptions,
   ): Promise<LlmEventStream> {
     if (signal.aborted) throw new APIUserAbortError();
     const options: RequestOptions = { method: 'post', path: '/v1/messages', body: params };
+    if (streamOptions?.headers !== undefined) options.headers = streamOptions.headers;
     const { req, url, timeout } = await this.client.buildRequest(options);
     await this.client.prepare(req, url, options);
     // Anything but the JSON text the SDK builds for a Messages request is the SDK's to send.
     if (typeof req.body !== 'string') {
-      return sdkTransport(this.client).openMessageStream(params, signal);
+      return sdkTransport(this.client).openMessageStream(params, signal, streamOptions);
     }
     const target = new URL(url);
     const headers: OutgoingHttpHeaders = {};
@@ -163,7 +170,7 @@ class LeanTransport implements LlmTransport {
     if (REDIRECT_STATUSES.has(status) && opened.response.headers.location !== undefined) {
       // The server took nothing in; the SDK's fetch follows redirects, so the SDK sends it.
       opened.request.destroy();
-      return sdkTransport(this.client).openMessageStream(params, signal);
+      return sdkTransport(this.client).openMessageStream(params, signal, streamOptions);
     }
     throw await statusError(this.client, status, opened);
   }

@@ -45,7 +45,19 @@ export interface LlmTransport {
   openMessageStream(
     params: MessageCreateParamsStreaming,
     signal: AbortSignal,
+    options?: OpenStreamOptions,
   ): Promise<LlmEventStream>;
+}
+
+/**
+ * What a request carries besides its body: headers such as `anthropic-beta` (see
+ * `toRequestHeaders`), sent with the SDK's own headers, winning over them.
+ *
+ * @example
+ * const options: OpenStreamOptions = { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } };
+ */
+export interface OpenStreamOptions {
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -57,8 +69,12 @@ export interface LlmTransport {
  */
 export function sdkTransport(client: Anthropic): LlmTransport {
   return {
-    async openMessageStream(params, signal) {
-      const stream = await client.messages.create(params, { signal, maxRetries: 0 });
+    async openMessageStream(params, signal, options) {
+      const stream = await client.messages.create(params, {
+        signal,
+        maxRetries: 0,
+        ...(options?.headers === undefined ? {} : { headers: options.headers }),
+      });
       return {
         async read(onEvent) {
           for await (const event of stream) {

@@ -18,7 +18,7 @@ import {
   MessageAccumulator,
   type StreamedLlmResponse,
 } from './messageAccumulator.js';
-import { toMessageCreateParams } from './toMessageCreateParams.js';
+import { toMessageCreateParams, toRequestHeaders } from './toMessageCreateParams.js';
 
 /**
  * How long a stream may go without any event before it is abandoned as a `timeout`: five
@@ -150,7 +150,12 @@ async function consume(
   const { signal } = controller;
   let stream: LlmEventStream;
   try {
-    stream = await transport.openMessageStream(toMessageCreateParams(request), signal);
+    const headers = toRequestHeaders(request);
+    stream = await transport.openMessageStream(
+      toMessageCreateParams(request),
+      signal,
+      headers === undefined ? undefined : { headers },
+    );
   } catch (error) {
     return failed(classifyLlmError(error));
   }

@@ -8,6 +8,7 @@ import type {
   MessageParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
+import type { AnthropicBeta } from '@anthropic-ai/sdk/resources/beta/beta';
 import type { LlmRequest, ToolDefinition } from '../../machine/index.js';
 
 /**
@@ -20,7 +21,13 @@ import type { LlmRequest, ToolDefinition } from '../../machine/index.js';
 export type LlmRequestFields = Omit<
   MessageCreateParamsBase,
   'model' | 'max_tokens' | 'messages' | 'system' | 'tools' | 'stream' | 'container'
->;
+> & {
+  /**
+   * Beta features to turn on, sent as the `anthropic-beta` header (see {@link toRequestHeaders}),
+   * not in the body.
+   */
+  betas?: AnthropicBeta[];
+};
 
 /**
  * Maps an {@link LlmRequest} to `client.messages.create` parameters with `stream: true`:
@@ -43,9 +50,11 @@ export type LlmRequestFields = Omit<
  * // { model: 'claude-sonnet-5-5', max_tokens: 4096, system: '…', messages: […], tools: […], stream: true }
  */
 export function toMessageCreateParams(request: LlmRequest): MessageCreateParamsStreaming {
+  // Betas travel as a header, not in the body.
+  const { betas: _betas, ...fields } = (request.fields ?? {}) as LlmRequestFields;
   const params: MessageCreateParamsStreaming = {
     // The configured fields first: the chart's own below always win.
-    ...(request.fields as Partial<MessageCreateParamsStreaming> | undefined),
+    ...(fields as Partial<MessageCreateParamsStreaming>),
     model: request.model,
     max_tokens: request.maxTokens,
     messages: request.messages as unknown as MessageParam[],
@@ -64,6 +73,21 @@ export function toMessageCreateParams(request: LlmRequest): MessageCreateParamsS
 }
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * The headers a request sends besides the SDK's own: `anthropic-beta` for the betas of the
+ * request option, or `undefined` when there are none. For a caller sending
+ * {@link toMessageCreateParams}'s body with a client of its own.
+ *
+ * @example
+ * const headers = toRequestHeaders(request); // { 'anthropic-beta': 'context-1m-2025-08-07' }
+ * await client.messages.create(toMessageCreateParams(request), { headers });
+ */
+export function toRequestHeaders(request: LlmRequest): Record<string, string> | undefined {
+  const betas = (request.fields as LlmRequestFields | undefined)?.betas;
+  if (betas === undefined || betas.length === 0) return undefined;
+  return { 'anthropic-beta': betas.join(',') };
+}
 
 /**
  * The system prompt as the API takes it; with the `auto` cache policy, marked as a breakpoint at

@@ -5,10 +5,12 @@ import {
   errorOutcome,
   type ToolCall,
   type ToolOutcome,
+  type ToolResultContent,
 } from '../../machine/index.js';
 import type { ToolRegistry } from './createToolRegistry.js';
 import type { ToolContext } from './defineTool.js';
 import { formatInputIssues } from './formatInputIssues.js';
+import { contentOf } from './toolContent.js';
 
 /** setTimeout overflows beyond this and fires at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -51,8 +53,9 @@ export interface RunToolCallOptions {
  *   says: its result if it finished its work anyway, its error if it stopped (`cancelled before
  *   it started` when it never started)
  * - a result arriving after a timeout is ignored
- * - a string result passes through; any other result must be JSON-serialisable and is returned
- *   as plain JSON data (`undefined` becomes `''`); progress reports too, and one that is not
+ * - a string result passes through; blocks made by `toolContent` become the outcome's `content`;
+ *   any other result must be JSON-serialisable and is returned as plain JSON data (`undefined`
+ *   becomes `''`); progress reports too, and one that is not
  *   JSON-serialisable is dropped and handed to `onProgressRefused`
  * - the files the tool reported changing (`ctx.reportChangedPaths`) come with a success as
  *   `changedPaths`, relative to the workspace, each once
@@ -163,6 +166,8 @@ function effectiveTimeout(requested: number | undefined, toolDefault: number): n
 
 function toSuccess(toolName: string, value: unknown): ToolOutcome {
   if (typeof value === 'string') return { status: 'success', output: value };
+  const blocks = contentOf(value);
+  if (blocks !== undefined) return contentSuccess(toolName, blocks);
   if (value === undefined) return { status: 'success', output: '' };
   const data = toJsonData(value);
   if (!data.ok) {
@@ -171,6 +176,24 @@ function toSuccess(toolName: string, value: unknown): ToolOutcome {
     );
   }
   return { status: 'success', output: data.value };
+}
+
+/** Content blocks as a success, once each is plain JSON data with a `type`. */
+function contentSuccess(toolName: string, blocks: readonly unknown[]): ToolOutcome {
+  const data = toJsonData(blocks);
+  if (!data.ok) {
+    return errorOutcome(`tool '${toolName}' returned content that ${data.reason}`);
+  }
+  const content = data.value as ToolResultContent[];
+  const untyped = content.findIndex(
+    (block) => typeof block !== 'object' || block === null || typeof block.type !== 'string',
+  );
+  if (untyped !== -1) {
+    return errorOutcome(
+      `tool '${toolName}' returned content whose block ${untyped} has no type; each block is { type: 'text' | 'image' | 'document' | …, … }`,
+    );
+  }
+  return { status: 'success', content };
 }
 
 /**

@@ -33,10 +33,20 @@ function blocksOf(message) {
   return Array.isArray(message.content) ? message.content : [];
 }
 
+// An image or a document is named, not dumped: its base64 data would fill the card.
+function blockText(block) {
+  if (block && block.type === 'text') return block.text;
+  if (block && (block.type === 'image' || block.type === 'document')) {
+    var mediaType = block.source && block.source.media_type;
+    return '[' + block.type + (mediaType ? ' ' + mediaType : '') + ']';
+  }
+  return JSON.stringify(block);
+}
+
 function textOf(content) {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map(function (block) { return block && block.type === 'text' ? block.text : JSON.stringify(block); }).join('\n');
+    return content.map(blockText).join('\n');
   }
   return JSON.stringify(content);
 }
@@ -163,7 +173,9 @@ function toolStatus(callId, context) {
     if (!run || !run.call || run.call.id !== callId) continue;
     if (run.status !== 'done') return { status: run.status, text: null };
     var failed = run.outcome && run.outcome.status === 'error';
-    var text = run.outcome ? (failed ? run.outcome.error && run.outcome.error.message : run.outcome.output) : null;
+    var text = !run.outcome ? null
+      : failed ? run.outcome.error && run.outcome.error.message
+      : Array.isArray(run.outcome.content) ? run.outcome.content : run.outcome.output;
     return { status: failed ? 'failed' : 'done', text: text === undefined || text === null ? null : textOf(text) };
   }
   var result = conversation.results.get(callId);

@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBuiltinTools } from '../../../src/actors/tools/builtins/createBuiltinTools.js';
+import { MAX_IMAGE_BYTES } from '../../../src/actors/tools/builtins/fileMedia.js';
 import { createToolRegistry } from '../../../src/actors/tools/createToolRegistry.js';
 import { runToolCall } from '../../../src/actors/tools/runToolCall.js';
 import { errorMessage, successOutput } from './outcomes.js';
@@ -55,6 +56,35 @@ describe('read_file', () => {
     const message = errorMessage(await run(workspace, 'read_file', { path: 'src/nope.ts' }));
     expect(message).toContain("no such file or directory: 'src/nope.ts'");
     expect(message).not.toContain(workspace);
+  });
+
+  it.each([
+    ['image/png', Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')],
+    ['image/jpeg', Buffer.from('ffd8ffe000104a464946', 'hex')],
+    ['image/gif', Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1')],
+    ['image/webp', Buffer.from('RIFF\x24\x00\x00\x00WEBPVP8 ', 'latin1')],
+  ])('returns an image the model sees for a %s file, whatever its name', async (type, bytes) => {
+    const workspace = await dirs.make();
+    await writeFile(join(workspace, 'picture.bin'), bytes);
+    expect(await run(workspace, 'read_file', { path: 'picture.bin' })).toEqual({
+      status: 'success',
+      content: [
+        {
+          type: 'image',
+          source: { type: 'base64', media_type: type, data: bytes.toString('base64') },
+        },
+      ],
+    });
+  });
+
+  it('refuses an image larger than the API takes, saying how to read it', async () => {
+    const workspace = await dirs.make();
+    const png = Buffer.alloc(MAX_IMAGE_BYTES + 1);
+    Buffer.from('89504e470d0a1a0a', 'hex').copy(png);
+    await writeFile(join(workspace, 'huge.png'), png);
+    expect(errorMessage(await run(workspace, 'read_file', { path: 'huge.png' }))).toBe(
+      `'huge.png' is an image of ${MAX_IMAGE_BYTES + 1} bytes, more than the ${MAX_IMAGE_BYTES} the API takes; make a smaller copy (convert, sips) and read that`,
+    );
   });
 
   it('refuses binary files and directories with a hint', async () => {

@@ -10,7 +10,7 @@ export function successOutput(outcome: ToolOutcome): unknown {
   if (outcome.status !== 'success') {
     throw new Error(`expected success, got error: ${outcome.error.message}`);
   }
-  return outcome.output;
+  return 'output' in outcome ? outcome.output : outcome.content;
 }
 
 /**
@@ -21,7 +21,7 @@ export function successOutput(outcome: ToolOutcome): unknown {
  */
 export function errorMessage(outcome: ToolOutcome): string {
   if (outcome.status !== 'error') {
-    throw new Error(`expected an error, got success: ${JSON.stringify(outcome.output)}`);
+    throw new Error(`expected an error, got success: ${JSON.stringify(outcome)}`);
   }
   return outcome.error.message;
 }

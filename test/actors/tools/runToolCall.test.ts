@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { createToolRegistry } from '../../../src/actors/tools/createToolRegistry.js';
 import { defineTool, type ToolContext } from '../../../src/actors/tools/defineTool.js';
 import { runToolCall } from '../../../src/actors/tools/runToolCall.js';
+import { toolContent } from '../../../src/actors/tools/toolContent.js';
 import { errorMessage } from './outcomes.js';
 
 const workspace = process.cwd();
@@ -366,6 +367,30 @@ describe('runToolCall', () => {
     expect(
       await runToolCall(registry, { id: 't2', name: 'quiet', input: {} }, { workspace }),
     ).toEqual({ status: 'success', output: 'ok' });
+  });
+
+  it('returns blocks made by toolContent as content, and refuses blocks JSON or the API cannot take', async () => {
+    const image = {
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/gif' as const, data: 'R0lGODlh' },
+    };
+    const registry = createToolRegistry([
+      tool('shows', () => toolContent({ type: 'text', text: 'a gif' }, image)),
+      tool('untyped', () => toolContent({ text: 'no type' } as never)),
+      tool('big', () => toolContent({ type: 'text', text: 'n', n: 1n })),
+    ]);
+    const run = (name: string) =>
+      runToolCall(registry, { id: 't1', name, input: {} }, { workspace });
+    expect(await run('shows')).toEqual({
+      status: 'success',
+      content: [{ type: 'text', text: 'a gif' }, image],
+    });
+    expect(errorMessage(await run('untyped'))).toBe(
+      "tool 'untyped' returned content whose block 0 has no type; each block is { type: 'text' | 'image' | 'document' | …, … }",
+    );
+    expect(errorMessage(await run('big'))).toMatch(
+      /^tool 'big' returned content that is not JSON-serialisable/,
+    );
   });
 
   it('turns undefined into an empty string', async () => {

@@ -2,7 +2,9 @@ import { readFile, stat } from 'node:fs/promises';
 import * as z from 'zod';
 import { defineTool, type Tool } from '../defineTool.js';
 import { resolveInWorkspace } from '../resolveInWorkspace.js';
+import { toolContent } from '../toolContent.js';
 import { describeFsError } from './describeFsError.js';
+import { MAX_IMAGE_BYTES, mediaBlockOf } from './fileMedia.js';
 
 /**
  * Limits of `read_file`.
@@ -30,7 +32,8 @@ const inputSchema = z.object({
 
 /**
  * The `read_file` tool: returns a text file of the workspace, or a window of its lines. When more
- * lines follow, a closing note says which `offset` reads on.
+ * lines follow, a closing note says which `offset` reads on. An image (PNG, JPEG, GIF, WebP) or a
+ * PDF, known by its first bytes, is returned as an image or document block the model sees.
  *
  * @example
  * const registry = createToolRegistry([createReadFileTool({ maxLines: 500 })]);
@@ -41,7 +44,7 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): Tool<type
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
   return defineTool({
     name: 'read_file',
-    description: `Read a text file in the workspace. Returns at most ${maxLines} lines per call; use offset and limit to read a long file in parts.`,
+    description: `Read a file in the workspace: a text file (at most ${maxLines} lines per call; use offset and limit to read a long file in parts), an image (PNG, JPEG, GIF, WebP), which you see, or a PDF, which you read whole.`,
     input: inputSchema,
     mutating: false,
     async execute({ path, offset = 1, limit }, { workspace, signal }) {
@@ -58,8 +61,17 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): Tool<type
       } catch (error) {
         throw describeFsError(error, display);
       }
+      const media = mediaBlockOf(bytes);
+      if (media?.type === 'image' && bytes.length > MAX_IMAGE_BYTES) {
+        throw new Error(
+          `'${display}' is an image of ${bytes.length} bytes, more than the ${MAX_IMAGE_BYTES} the API takes; make a smaller copy (convert, sips) and read that`,
+        );
+      }
+      if (media !== undefined) return toolContent(media);
       if (bytes.subarray(0, 8000).includes(0)) {
-        throw new Error(`'${display}' looks like a binary file; read_file shows text files only`);
+        throw new Error(
+          `'${display}' looks like a binary file; read_file shows text files, images (PNG, JPEG, GIF, WebP) and PDFs`,
+        );
       }
       return selectLines(
         bytes.toString('utf8'),
