@@ -33,6 +33,9 @@ export {
   type StartupDiagnosticCode,
 } from './agent/index.js';
 
+// OpenTelemetry spans of an agent's work.
+export { AgentTracer, type TelemetryOptions } from './telemetry/index.js';
+
 // The chart and pure mode.
 export {
   AGENT_STATE_NAMES,

@@ -26,6 +26,21 @@ export const DENSITY_SUBJECTS = {
       return createAgentSubject(await import('../../src/index.js'), { transport: 'sdk' });
     },
   },
+  agentOtel: {
+    label: '(b) createAgent traced, spans to an in-memory exporter',
+    // The same subject as `agent`, with OpenTelemetry spans recorded by the SDK's in-memory
+    // exporter: what tracing costs when a tracer is registered.
+    load: async () => {
+      const { createAgentSubject } = await import('./subjects/createAgentSubject.js');
+      const otel = await import('@opentelemetry/sdk-trace-base');
+      const provider = new otel.BasicTracerProvider({
+        spanProcessors: [new otel.SimpleSpanProcessor(new otel.InMemorySpanExporter())],
+      });
+      return createAgentSubject(await import('../../src/index.js'), {
+        telemetry: { tracer: provider.getTracer('bench') },
+      });
+    },
+  },
   agentBase: {
     label: '(b) createAgent, baseline build',
     // The same subject as `agent`, on the package built at the `--baseline` commit.
@@ -55,12 +70,15 @@ export function isDensitySubjectId(id: string): id is DensitySubjectId {
   return Object.hasOwn(DENSITY_SUBJECTS, id);
 }
 
+/** Subjects measured only when `--subjects` names them: what tracing costs is not every run's question. */
+const ON_REQUEST: ReadonlySet<DensitySubjectId> = new Set(['agentOtel']);
+
 /** The subject that measures `agent`'s code on the baseline build, and the one it is paired with. */
 export const BASELINE_PAIR = { current: 'agent', baseline: 'agentBase' } as const;
 
 /**
  * The subjects a run measures, in the order a round starts with: those asked for (all but the
- * baseline's when none are), and always the floor, first, since every ratio is to it. With a
+ * baseline's and the traced agent's when none are), and always the floor, first, since every ratio is to it. With a
  * baseline, `agentBase` runs right after `agent`, and `agent` runs even when not asked for,
  * since the two are paired; without one, asking for `agentBase` is an error.
  */
@@ -71,7 +89,11 @@ export function planDensitySubjects(
   const { current, baseline } = BASELINE_PAIR;
   const all = Object.keys(DENSITY_SUBJECTS) as DensitySubjectId[];
   const asked = [
-    ...new Set((requested ?? all.filter((id) => id !== baseline)).filter(isDensitySubjectId)),
+    ...new Set(
+      (requested ?? all.filter((id) => id !== baseline && !ON_REQUEST.has(id))).filter(
+        isDensitySubjectId,
+      ),
+    ),
   ];
   if (asked.length === 0) {
     throw new Error(`bench: --subjects takes known ids (${all.join(', ')})`);

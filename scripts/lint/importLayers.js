@@ -13,11 +13,22 @@ export const LAYERS = {
   persistence: ['machine'],
   diagram: ['machine'],
   testing: ['machine'],
+  telemetry: ['machine'],
   inspect: ['machine', 'persistence', 'diagram'],
-  agent: ['machine', 'actors', 'persistence', 'inspect'],
-  host: ['machine', 'actors', 'persistence', 'inspect', 'agent'],
-  dbos: ['machine', 'actors', 'persistence', 'inspect', 'agent', 'host'],
-  cli: ['machine', 'actors', 'persistence', 'inspect', 'agent', 'host', 'diagram', 'testing'],
+  agent: ['machine', 'actors', 'persistence', 'inspect', 'telemetry'],
+  host: ['machine', 'actors', 'persistence', 'inspect', 'telemetry', 'agent'],
+  dbos: ['machine', 'actors', 'persistence', 'inspect', 'telemetry', 'agent', 'host'],
+  cli: [
+    'machine',
+    'actors',
+    'persistence',
+    'inspect',
+    'telemetry',
+    'agent',
+    'host',
+    'diagram',
+    'testing',
+  ],
 };
 
 /** The layer and the path inside it of a file under `srcRoot`, or undefined outside src/. */

@@ -38,6 +38,7 @@ import {
   recordActor,
   type SessionStore,
 } from '../persistence/index.js';
+import { AgentTracer, type TelemetryOptions, traceActor } from '../telemetry/index.js';
 import { Agent, type AgentParts } from './agent.js';
 import { type AgentActors, agentActors, checkAgentActors } from './agentActors.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
@@ -135,6 +136,13 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools' | 'request
    * running `InspectorServer` (from `agent-statechart/inspect`) shared by many agents.
    */
   inspector?: InspectorOption;
+  /**
+   * Trace the agent with OpenTelemetry (needs the `@opentelemetry/api` package): `true` for the
+   * global tracer provider, or options (a tracer, the agent's name, whether to record message
+   * content). One `invoke_agent` span per turn, with `chat` and `execute_tool` spans under it;
+   * `gen_ai.conversation.id` is the `sessionId`. Off by default: nothing is loaded or traced.
+   */
+  telemetry?: boolean | TelemetryOptions;
 }
 
 /**
@@ -189,6 +197,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   // keep the caller's initial messages alive.
   const messages = options.messages?.slice();
   const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
+  const tracer = tracerFor(options.telemetry, options.sessionId);
   // A mode the caller names wins over the one a reopened session was stored in (and is recorded
   // as the chart's own SetPermissionMode); without one, the session keeps its own.
   const askedMode = options.permissions?.mode;
@@ -232,14 +241,20 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     const userInspect = inspect;
     let record: ((event: InspectionEvent) => void) | undefined;
     let notifyMicrosteps: ((event: InspectionEvent) => void) | undefined;
+    let trace: ((event: InspectionEvent) => void) | undefined;
     const observe = (event: InspectionEvent) => {
       record?.(event);
+      trace?.(event);
       notifyMicrosteps?.(event);
       inspector?.record(event);
       if (typeof userInspect === 'function') userInspect(event);
       else userInspect?.next?.(event);
     };
-    const watched = userInspect !== undefined || inspector !== undefined || recorder !== undefined;
+    const watched =
+      userInspect !== undefined ||
+      inspector !== undefined ||
+      recorder !== undefined ||
+      tracer !== undefined;
     const inspection = watched ? { inspect: observe } : {};
     const actor =
       session !== undefined && !session.created
@@ -254,6 +269,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
           });
     running.chart = actor;
     if (recorder !== undefined) record = recordActor(recorder, actor);
+    if (tracer !== undefined) trace = traceActor(tracer, actor);
     notifyActions(actor, hub);
     return {
       actor,
@@ -305,6 +321,19 @@ function openingEvents(
     events.push({ type: 'SetPermissionMode', mode: askedMode });
   }
   return events;
+}
+
+/** The agent's tracer, when telemetry is asked for; the session names the conversation. */
+function tracerFor(
+  telemetry: CreateAgentOptions['telemetry'],
+  sessionId: string | undefined,
+): AgentTracer | undefined {
+  if (telemetry === undefined || telemetry === false) return undefined;
+  const options = telemetry === true ? {} : telemetry;
+  return new AgentTracer({
+    ...(sessionId === undefined ? {} : { conversationId: sessionId }),
+    ...options,
+  });
 }
 
 /** A store and a session id go together. */

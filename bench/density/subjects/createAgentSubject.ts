@@ -16,7 +16,7 @@ export type AgentPackage = Pick<typeof Package, (typeof AGENT_EXPORTS)[number]>;
 
 export function createAgentSubject(
   { createAgent, defineTool }: AgentPackage,
-  options: { transport?: 'sdk' | 'lean' } = {},
+  options: { transport?: 'sdk' | 'lean'; telemetry?: Package.TelemetryOptions } = {},
 ): DensitySubject {
   const readNoteTool = defineTool({
     name: turn.TOOL_NAME,

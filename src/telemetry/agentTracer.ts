@@ -1,0 +1,352 @@
+/**
+ * OpenTelemetry spans of an agent's work, following the GenAI semantic conventions: one
+ * `invoke_agent` span per user turn, a `chat {model}` span per model call attempt and an
+ * `execute_tool {name}` span per tool call under it, with retries, approvals and interrupts as
+ * events of the turn. The spans are read off what the chart takes and does (its events and
+ * actions), so actor mode, pure mode and the workers trace the same way.
+ */
+import { createRequire } from 'node:module';
+import type * as OtelApiModule from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import {
+  type AgentAction,
+  type AgentEvent,
+  AgentStatechartError,
+  EVENT_TRAITS,
+  type ToolCall,
+  type ToolOutcome,
+  type Usage,
+} from '../machine/index.js';
+
+/**
+ * What to trace and where.
+ *
+ * @example
+ * import { trace } from '@opentelemetry/api';
+ * const telemetry: TelemetryOptions = { tracer: trace.getTracer('my-service'), agentName: 'reviewer' };
+ */
+export interface TelemetryOptions {
+  /**
+   * Where spans go. Default: the `agent-statechart` tracer of the global tracer provider, which
+   * records nothing until an OpenTelemetry SDK is registered.
+   */
+  tracer?: Tracer;
+  /** `gen_ai.agent.name` of the spans. Default `agent-statechart`. */
+  agentName?: string;
+  /** `gen_ai.conversation.id` of the spans: a stored session's id, when there is one. */
+  conversationId?: string;
+  /**
+   * Put what was said on the spans: the messages of each model call, the system prompt, tool
+   * arguments and results. Off by default: they may hold secrets and personal data.
+   */
+  recordContent?: boolean;
+}
+
+/** The API surface the tracer needs at run time; loaded only when tracing is asked for. */
+type OtelApi = typeof OtelApiModule;
+
+/** The span kinds and status codes of the API, as numbers: their values are fixed by the spec. */
+const SPAN_KIND_INTERNAL = 0;
+const SPAN_KIND_CLIENT = 2;
+const STATUS_ERROR = 2;
+
+const PROVIDER = { 'gen_ai.provider.name': 'anthropic' } as const;
+
+interface ChatCall {
+  span: Span;
+  startedAt: number;
+  chunked: boolean;
+}
+
+/**
+ * Traces one agent from what its chart takes and does. Hand it every event the chart took and
+ * every action it emitted, in order ({@link AgentTracer.observe} for a pure-mode step); it opens
+ * and ends the spans. `createAgent({ telemetry })` and the workers do this for you.
+ *
+ * @example
+ * const tracer = new AgentTracer({ conversationId: 'session-1' });
+ * const actions = core.handleEvent(event);
+ * tracer.observe(event, actions);
+ * perform(actions);
+ */
+export class AgentTracer {
+  readonly #api: OtelApi;
+  readonly #tracer: Tracer;
+  readonly #base: Attributes;
+  readonly #agentName: string;
+  readonly #recordContent: boolean;
+  #turn: { span: Span; context: Context } | undefined;
+  #chat: ChatCall | undefined;
+  readonly #tools = new Map<string, Span>();
+  /** Why the last model call failed, for the retry that follows it. */
+  #lastFailure: string | undefined;
+
+  constructor(options: TelemetryOptions = {}) {
+    this.#api = loadOtelApi();
+    this.#tracer = options.tracer ?? this.#api.trace.getTracer('agent-statechart');
+    this.#agentName = options.agentName ?? 'agent-statechart';
+    this.#recordContent = options.recordContent ?? false;
+    this.#base = {
+      ...PROVIDER,
+      'gen_ai.agent.name': this.#agentName,
+      ...(options.conversationId === undefined
+        ? {}
+        : { 'gen_ai.conversation.id': options.conversationId }),
+    };
+  }
+
+  /**
+   * One pure-mode step: the event the chart was handed and the actions it answered with.
+   *
+   * @example
+   * tracer.observe(event, core.handleEvent(event));
+   */
+  observe(event: AgentEvent, actions: readonly AgentAction[]): void {
+    this.event(event);
+    for (const action of actions) this.action(action);
+  }
+
+  /**
+   * An event the chart took, before the actions it leads to.
+   *
+   * @example
+   * tracer.event({ type: 'Interrupt' });
+   */
+  event(event: AgentEvent): void {
+    const chat = this.#chat;
+    if (chat !== undefined && !chat.chunked && EVENT_TRAITS[event.type]?.streamed) {
+      this.#firstChunk(chat);
+    }
+    switch (event.type) {
+      case 'LlmCompleted': {
+        if (chat === undefined) return;
+        if (!chat.chunked) this.#firstChunk(chat);
+        const { response } = event;
+        chat.span.setAttributes({
+          ...(response.id === undefined ? {} : { 'gen_ai.response.id': response.id }),
+          ...(response.model === undefined ? {} : { 'gen_ai.response.model': response.model }),
+          ...(response.stopReason === undefined
+            ? {}
+            : { 'gen_ai.response.finish_reasons': [response.stopReason] }),
+          ...usageAttributes(response.usage),
+          ...(this.#recordContent
+            ? { 'gen_ai.output.messages': JSON.stringify([response.message]) }
+            : {}),
+        });
+        return;
+      }
+      case 'LlmError':
+        this.#lastFailure = event.error.kind;
+        chat?.span.setAttribute('error.type', event.error.kind);
+        chat?.span.setStatus({ code: STATUS_ERROR, message: event.error.message });
+        return;
+      case 'ToolCompleted':
+        return this.#endTool(event.callId, event.outcome);
+      case 'ToolApproval':
+        return this.#turnEvent('agent_statechart.approval', {
+          'gen_ai.tool.call.id': event.callId,
+          'agent_statechart.approval.decision': event.decision,
+          'agent_statechart.approval.remember': event.remember ?? false,
+        });
+      case 'Interrupt':
+        return this.#turnEvent('agent_statechart.interrupt', {});
+      case 'ToolGraceExpired':
+        return this.#endTools('the call did not say how it ended before the grace period passed');
+      default:
+        return;
+    }
+  }
+
+  /**
+   * An action the chart emitted.
+   *
+   * @example
+   * tracer.action({ type: 'WaitForInput' });
+   */
+  action(action: AgentAction): void {
+    switch (action.type) {
+      case 'SendLlmRequest':
+        return this.#startChat(action);
+      case 'LlmCallEnded': {
+        const chat = this.#chat;
+        if (chat === undefined) return;
+        chat.span.setAttribute('agent_statechart.call.status', action.status);
+        chat.span.end();
+        this.#chat = undefined;
+        return;
+      }
+      case 'ScheduleRetry':
+        return this.#turnEvent('agent_statechart.retry', {
+          'agent_statechart.retry.attempt': action.attempt,
+          'agent_statechart.retry.delay_ms': action.delayMs,
+          ...(this.#lastFailure === undefined ? {} : { 'error.type': this.#lastFailure }),
+        });
+      case 'ExecuteTools':
+        for (const call of action.calls) this.#startTool(call);
+        return;
+      case 'RequestApproval':
+        return this.#turnEvent('agent_statechart.approval_requested', {
+          'gen_ai.tool.name': action.call.name,
+          'gen_ai.tool.call.id': action.call.id,
+        });
+      case 'DisplayError':
+        return this.#turnEvent('agent_statechart.error', {
+          'agent_statechart.error.message': action.message,
+        });
+      case 'WaitForInput':
+        return this.#endTurn();
+      case 'Shutdown':
+        this.#endTurn();
+        return this.#endTools('the agent shut down before the call said how it ended');
+      default:
+        return;
+    }
+  }
+
+  #startChat(action: Extract<AgentAction, { type: 'SendLlmRequest' }>): void {
+    // A call left open (a stream that never said how it ended) ends where the next begins.
+    this.#chat?.span.end();
+    const { request } = action;
+    const turn = this.#startTurn(request.model);
+    const attributes: Attributes = {
+      ...this.#base,
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': request.model,
+      'gen_ai.request.max_tokens': request.maxTokens,
+      'agent_statechart.attempt': action.attempt,
+    };
+    if (this.#recordContent) {
+      attributes['gen_ai.input.messages'] = JSON.stringify(request.messages);
+      if (request.system !== undefined) {
+        attributes['gen_ai.system_instructions'] = JSON.stringify(request.system);
+      }
+    }
+    const span = this.#tracer.startSpan(
+      `chat ${request.model}`,
+      { kind: SPAN_KIND_CLIENT, attributes },
+      turn.context,
+    );
+    this.#chat = { span, startedAt: performance.now(), chunked: false };
+  }
+
+  #firstChunk(chat: ChatCall): void {
+    chat.chunked = true;
+    const seconds = (performance.now() - chat.startedAt) / 1000;
+    chat.span.setAttribute('gen_ai.response.time_to_first_chunk', seconds);
+  }
+
+  #startTurn(model: string): { span: Span; context: Context } {
+    if (this.#turn !== undefined) return this.#turn;
+    this.#endTools('a new turn started before the call said how it ended');
+    const span = this.#tracer.startSpan(`invoke_agent ${this.#agentName}`, {
+      kind: SPAN_KIND_INTERNAL,
+      attributes: {
+        ...this.#base,
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.request.model': model,
+      },
+    });
+    const { trace, context } = this.#api;
+    this.#turn = { span, context: trace.setSpan(context.active(), span) };
+    return this.#turn;
+  }
+
+  #startTool(call: ToolCall): void {
+    const turn = this.#turn;
+    if (turn === undefined || this.#tools.has(call.id)) return;
+    const attributes: Attributes = {
+      ...this.#base,
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': call.name,
+      'gen_ai.tool.call.id': call.id,
+      'gen_ai.tool.type': 'function',
+    };
+    if (this.#recordContent) attributes['gen_ai.tool.call.arguments'] = JSON.stringify(call.input);
+    const span = this.#tracer.startSpan(
+      `execute_tool ${call.name}`,
+      { kind: SPAN_KIND_INTERNAL, attributes },
+      turn.context,
+    );
+    this.#tools.set(call.id, span);
+  }
+
+  #endTool(callId: string, outcome: ToolOutcome): void {
+    const span = this.#tools.get(callId);
+    if (span === undefined) return;
+    this.#tools.delete(callId);
+    if (outcome.status === 'error') {
+      span.setAttribute('error.type', 'tool_error');
+      span.setStatus({ code: STATUS_ERROR, message: outcome.error.message });
+    }
+    if (this.#recordContent) {
+      span.setAttribute('gen_ai.tool.call.result', JSON.stringify(resultOf(outcome)));
+    }
+    span.end();
+  }
+
+  /** Ends the spans of calls still open, as calls whose ending is unknown. */
+  #endTools(why: string): void {
+    for (const span of this.#tools.values()) {
+      span.setAttribute('error.type', 'unknown_ending');
+      span.setStatus({ code: STATUS_ERROR, message: why });
+      span.end();
+    }
+    this.#tools.clear();
+  }
+
+  #turnEvent(name: string, attributes: Attributes): void {
+    this.#turn?.span.addEvent(name, attributes);
+  }
+
+  /**
+   * The turn is over. A tool call it cancelled stays open until it says how it really ended (or
+   * the grace period passes): its span tells the truth, as its `tool_result` does.
+   */
+  #endTurn(): void {
+    this.#chat?.span.end();
+    this.#chat = undefined;
+    this.#turn?.span.end();
+    this.#turn = undefined;
+    this.#lastFailure = undefined;
+  }
+}
+
+/**
+ * The convention's token counts: its input count includes what was written to and read from the
+ * cache, which the Messages API counts apart.
+ */
+function usageAttributes(usage: Usage | undefined): Attributes {
+  if (usage === undefined) return {};
+  const written = tokenCount(usage.cache_creation_input_tokens);
+  const read = tokenCount(usage.cache_read_input_tokens);
+  return {
+    'gen_ai.usage.input_tokens': usage.input_tokens + written + read,
+    'gen_ai.usage.output_tokens': usage.output_tokens,
+    'gen_ai.usage.cache_creation.input_tokens': written,
+    'gen_ai.usage.cache_read.input_tokens': read,
+  };
+}
+
+function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function resultOf(outcome: ToolOutcome): unknown {
+  if (outcome.status === 'error') return outcome.error.message;
+  return 'output' in outcome ? outcome.output : outcome.content;
+}
+
+/**
+ * `@opentelemetry/api`, an optional peer dependency: loaded when tracing is asked for, so an
+ * agent that does not trace never loads it.
+ */
+function loadOtelApi(): OtelApi {
+  try {
+    return createRequire(import.meta.url)('@opentelemetry/api') as OtelApi;
+  } catch {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      'telemetry needs the @opentelemetry/api package: npm install @opentelemetry/api',
+    );
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * OpenTelemetry spans of an agent's work (GenAI semantic conventions), read off the chart's
+ * events and actions.
+ */
+export { AgentTracer, type TelemetryOptions } from './agentTracer.js';
+export { traceActor } from './traceActor.js';

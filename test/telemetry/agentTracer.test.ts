@@ -1,0 +1,202 @@
+/**
+ * OpenTelemetry spans of an agent (GenAI semantic conventions), through the real SDK against the
+ * local Messages API server, exported to the SDK's in-memory exporter. Attribute names are checked
+ * against `@opentelemetry/semantic-conventions`: a name the conventions do not have fails.
+ */
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import * as conventions from '@opentelemetry/semantic-conventions/incubating';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AgentCore, AgentTracer, defineTool } from '../../src/index.js';
+import { overloaded, reply } from '../../src/testing/index.js';
+import { lookUp, useScriptedAgents } from '../agent/scriptedAgents.js';
+import { userInput } from '../support/events.js';
+
+const scripted = useScriptedAgents('telemetry-');
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const tracer = provider.getTracer('agent-statechart-test');
+afterEach(() => exporter.reset());
+
+/** Every attribute name of the conventions (incubating included), and the error type. */
+const CONVENTION_NAMES = new Set<string>([
+  ATTR_ERROR_TYPE,
+  ...Object.entries(conventions)
+    .filter(([name, value]) => name.startsWith('ATTR_') && typeof value === 'string')
+    .map(([, value]) => value as string),
+]);
+
+/** A mutating tool that runs until it is cancelled. */
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy the service',
+  input: z.object({}),
+  mutating: true,
+  execute: (_input, { signal }) =>
+    new Promise((_resolve, reject) =>
+      signal.addEventListener('abort', () => reject(new Error('deploy stopped')), { once: true }),
+    ),
+});
+
+/** The spans as a tree of names, children in the order they started. */
+function tree(spans: readonly ReadableSpan[]): unknown {
+  const byParent = new Map<string | undefined, ReadableSpan[]>();
+  for (const span of spans) {
+    const parent = span.parentSpanContext?.spanId;
+    byParent.set(parent, [...(byParent.get(parent) ?? []), span]);
+  }
+  const node = (span: ReadableSpan): unknown => {
+    const children = (byParent.get(span.spanContext().spanId) ?? []).sort(
+      (a, b) => hrMs(a.startTime) - hrMs(b.startTime),
+    );
+    return children.length === 0 ? span.name : { [span.name]: children.map(node) };
+  };
+  return (byParent.get(undefined) ?? []).map(node);
+}
+
+function hrMs([seconds, nanos]: [number, number]): number {
+  return seconds * 1e3 + nanos / 1e6;
+}
+
+describe('OpenTelemetry spans', () => {
+  it('one turn with a retry, parallel tools, an approval and an interrupt', async () => {
+    const agent = await scripted.start(
+      [
+        overloaded(),
+        reply([
+          { type: 'tool_use', name: 'look_up', input: { word: 'span' } },
+          { type: 'tool_use', name: 'deploy', input: {} },
+        ]),
+      ],
+      {
+        tools: [lookUp, deploy],
+        retryDelayScale: 0.001,
+        sessionId: 'session-7',
+        store: scripted.temp.store,
+        telemetry: { tracer, agentName: 'release-bot' },
+        permissions: { mode: 'default' },
+      },
+    );
+    agent.on('approvalRequest', ({ call }) => agent.approve(call.id));
+    agent.on('toolStart', ({ call }) => {
+      if (call.name === 'deploy') setTimeout(() => agent.interrupt(), 20);
+    });
+    agent.send('Ship it.');
+    await agent.waitUntilIdle({ timeoutMs: 30_000 });
+
+    const spans = exporter.getFinishedSpans();
+    expect(tree(spans)).toEqual([
+      {
+        'invoke_agent release-bot': [
+          'chat claude-sonnet-5-5',
+          'chat claude-sonnet-5-5',
+          'execute_tool look_up',
+          'execute_tool deploy',
+        ],
+      },
+    ]);
+    const [turn] = spans.filter((span) => span.name.startsWith('invoke_agent'));
+    expect(turn?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.agent.name': 'release-bot',
+      'gen_ai.conversation.id': 'session-7',
+    });
+    expect(turn?.events.map((event) => [event.name, event.attributes])).toEqual([
+      [
+        'agent_statechart.retry',
+        expect.objectContaining({
+          'agent_statechart.retry.attempt': 2,
+          'error.type': 'overloaded',
+        }),
+      ],
+      [
+        'agent_statechart.approval_requested',
+        expect.objectContaining({ 'gen_ai.tool.name': 'deploy' }),
+      ],
+      [
+        'agent_statechart.approval',
+        expect.objectContaining({ 'agent_statechart.approval.decision': 'allow' }),
+      ],
+      ['agent_statechart.interrupt', {}],
+    ]);
+
+    const [failed, answered] = spans.filter((span) => span.name.startsWith('chat'));
+    expect(failed?.attributes).toMatchObject({
+      'error.type': 'overloaded',
+      'agent_statechart.attempt': 1,
+    });
+    expect(failed?.status.code).toBe(2);
+    expect(answered?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'claude-sonnet-5-5',
+      'gen_ai.request.max_tokens': expect.any(Number) as number,
+      'gen_ai.response.id': expect.stringMatching(/^msg_/) as string,
+      'gen_ai.response.finish_reasons': ['tool_use'],
+      'gen_ai.usage.output_tokens': expect.any(Number) as number,
+      'gen_ai.response.time_to_first_chunk': expect.any(Number) as number,
+    });
+    expect(answered?.attributes).not.toHaveProperty('gen_ai.input.messages');
+
+    const deploySpan = spans.find((span) => span.name === 'execute_tool deploy');
+    expect(deploySpan?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'deploy',
+      'error.type': 'tool_error',
+    });
+    expect(spans.find((span) => span.name === 'execute_tool look_up')?.status.code).toBe(0);
+
+    const names = spans.flatMap((span) => Object.keys(span.attributes));
+    expect(
+      names.filter((name) => !name.startsWith('agent_statechart.') && !CONVENTION_NAMES.has(name)),
+    ).toEqual([]);
+  });
+
+  it('records message content and tool arguments only when asked', async () => {
+    const agent = await scripted.start(
+      [reply([{ type: 'tool_use', name: 'look_up', input: { word: 'trace' } }]), reply('A trace.')],
+      { telemetry: { tracer, recordContent: true }, system: 'Be brief.' },
+    );
+    agent.send('What is a trace?');
+    await agent.waitUntilIdle({ timeoutMs: 30_000 });
+    const spans = exporter.getFinishedSpans();
+    const chat = spans.find((span) => span.name.startsWith('chat'));
+    expect(chat?.attributes['gen_ai.input.messages']).toContain('What is a trace?');
+    expect(chat?.attributes['gen_ai.system_instructions']).toContain('Be brief.');
+    const tool = spans.find((span) => span.name === 'execute_tool look_up');
+    expect(tool?.attributes).toMatchObject({
+      'gen_ai.tool.call.arguments': '{"word":"trace"}',
+      'gen_ai.tool.call.result': '"trace: a word"',
+    });
+  });
+
+  it('traces pure mode from its events and actions', () => {
+    const core = new AgentCore({});
+    const traced = new AgentTracer({ tracer, conversationId: 'pure-1' });
+    const step = (event: Parameters<AgentCore['handleEvent']>[0]) =>
+      traced.observe(event, core.handleEvent(event));
+    step(userInput('hi'));
+    step({
+      type: 'LlmCompleted',
+      response: {
+        message: { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+        stopReason: 'end_turn',
+        usage: { input_tokens: 10, output_tokens: 3, cache_read_input_tokens: 90 },
+      },
+    });
+    const spans = exporter.getFinishedSpans();
+    expect(tree(spans)).toEqual([{ 'invoke_agent agent-statechart': ['chat claude-sonnet-5-5'] }]);
+    expect(spans[0]?.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': 100,
+      'gen_ai.usage.cache_read.input_tokens': 90,
+      'gen_ai.usage.cache_creation.input_tokens': 0,
+      'gen_ai.conversation.id': 'pure-1',
+    });
+  });
+});
