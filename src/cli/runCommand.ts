@@ -24,6 +24,7 @@ import { startMessagesApiServer } from '../testing/index.js';
 import { type LineRead, LineReader } from './lineReader.js';
 import { describeResume, type ObservedResume, watchResume } from './describeResume.js';
 import { offlineModel } from './offlineModel.js';
+import { startCliTracing } from './cliTracing.js';
 import { parseFlags } from './parseFlags.js';
 import { cliSessionMetadata } from './sessionConfig.js';
 import { describeUsage } from './describeSession.js';
@@ -60,7 +61,8 @@ export interface RunIo {
 
 /**
  * `run`'s options: `--workspace DIR`, `--mode MODE`, `--model NAME`, `--session NAME` (keep the
- * session in a store, resuming it when it exists) and `--store PATH` (the store's file).
+ * session in a store, resuming it when it exists), `--store PATH` (the store's file),
+ * `--max-turns N` and `--max-budget USD` (the chart's limits) and `--otel` (trace the agent).
  *
  * @example
  * const options: RunOptions = { workspace: process.cwd(), mode: 'default', session: 'fix-tests' };
@@ -75,6 +77,12 @@ export interface RunOptions {
   model?: string;
   session?: string;
   store?: string;
+  /** `--max-turns N`: model calls a turn may make (the chart's `maxTurns`). */
+  maxTurns?: number;
+  /** `--max-budget USD`: what the session may spend (the chart's `maxBudgetUsd`). */
+  maxBudgetUsd?: number;
+  /** `--otel`: trace the agent (see `startCliTracing`). */
+  otel?: boolean;
 }
 
 /**
@@ -84,13 +92,12 @@ export interface RunOptions {
  * parseRunOptions(['--mode', 'plan']); // { workspace: process.cwd(), mode: 'plan' }
  */
 export function parseRunOptions(argv: string[]): RunOptions {
-  const { values, positional } = parseFlags(argv, 'run', [
-    '--workspace',
-    '--mode',
-    '--model',
-    '--session',
-    '--store',
-  ]);
+  const { values, switches, positional } = parseFlags(
+    argv,
+    'run',
+    ['--workspace', '--mode', '--model', '--session', '--store', '--max-turns', '--max-budget'],
+    ['--otel'],
+  );
   if (positional.length > 0) {
     throw new Error(`run takes only options; got '${positional[0]}'`);
   }
@@ -108,6 +115,24 @@ export function parseRunOptions(argv: string[]): RunOptions {
     const value = values.get(flag);
     if (value !== undefined) options[key] = value;
   }
+  const maxTurns = values.get('--max-turns');
+  if (maxTurns !== undefined) {
+    if (!/^[1-9][0-9]*$/.test(maxTurns)) {
+      throw new Error(
+        `--max-turns must be a whole number of model calls, 1 or more; got '${maxTurns}'`,
+      );
+    }
+    options.maxTurns = Number(maxTurns);
+  }
+  const maxBudget = values.get('--max-budget');
+  if (maxBudget !== undefined) {
+    const usd = Number(maxBudget);
+    if (maxBudget.trim() === '' || !Number.isFinite(usd) || usd <= 0) {
+      throw new Error(`--max-budget must be an amount of US dollars above 0; got '${maxBudget}'`);
+    }
+    options.maxBudgetUsd = usd;
+  }
+  if (switches.has('--otel')) options.otel = true;
   if (options.store !== undefined && options.session === undefined) {
     throw new Error('--store names where --session keeps its session; give --session NAME too');
   }
@@ -134,12 +159,16 @@ export async function runCommand(
   const session = options.session === undefined ? undefined : await openRunSession(options);
   const server = offline ? await startMessagesApiServer({ script: offlineModel }) : null;
   const resumed = watchResume();
+  const tracing = options.otel ? await startCliTracing(io.env, write) : undefined;
   // A mode given on the command line wins; a resumed session otherwise keeps its own.
   const mode = options.mode ?? (session?.existed ? undefined : DEFAULT_RUN_MODE);
   const agent = createAgent({
     workspace: options.workspace,
     ...(mode === undefined ? {} : { permissions: { mode } }),
     ...(options.model ? { model: options.model } : {}),
+    ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+    ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
+    ...(tracing ? { telemetry: { tracer: tracing.tracer } } : {}),
     ...(server ? { anthropic: { baseURL: server.baseURL, apiKey: 'offline' } } : {}),
     ...(session
       ? {
@@ -168,6 +197,7 @@ export async function runCommand(
     await agent.ready.catch((error: unknown) => write(`${errorMessage(error)}\n`));
     await server?.close();
     await session?.store.close();
+    await tracing?.shutdown();
     return 1;
   }
   write(
@@ -175,6 +205,7 @@ export async function runCommand(
       offline ? 'offline scripted model (no ANTHROPIC_API_KEY)' : 'Claude API'
     }\n`,
   );
+  if (tracing !== undefined) write(`OpenTelemetry spans: ${tracing.destination}\n`);
   if (session !== undefined) write(describeRunSession(agent, session, resumed.result()));
   // From here on: what the resume restarted is described above, the rest is shown as it happens.
   showProgress(agent, offline ? OFFLINE_MODEL_LABEL : 'claude', write);
@@ -247,6 +278,7 @@ export async function runCommand(
     await agent.shutdown();
     await server?.close();
     await session?.store.close();
+    await tracing?.shutdown();
   }
   return 0;
 }

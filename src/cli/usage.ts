@@ -14,7 +14,7 @@ interface CommandHelp {
 const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
   run: {
     synopsis: [
-      'run [--workspace DIR] [--mode MODE] [--model NAME] [--session NAME [--store PATH]]',
+      'run [--workspace DIR] [--mode MODE] [--session NAME [--store PATH]] [more options]',
     ],
     summary:
       'an interactive agent in DIR: Claude when ANTHROPIC_API_KEY is set, otherwise an offline scripted model; MODE is plan, default, acceptEdits or bypassPermissions (default: default; a resumed session keeps its own unless --mode names one). With --session every step is stored (in DIR/.agent-statechart/sessions.db, or PATH) and the session resumes where it stopped, even after a crash',
@@ -24,6 +24,10 @@ const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
   --model NAME      the Claude model to call
   --session NAME    store every step and resume the session where it stopped
   --store PATH      the session store's file (default: DIR/.agent-statechart/sessions.db)
+  --max-turns N     model calls one turn may make (default 100); the turn then stops
+  --max-budget USD  what the session may spend on model calls; turns then stop
+  --otel            trace the agent with OpenTelemetry: spans printed as they end, or sent
+                    with OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
 Type a message; /mode MODE changes the mode, /quit ends. Ctrl-C interrupts a turn; twice at the
 prompt it quits.`,
