@@ -37,6 +37,7 @@ import {
   type ToolCall,
 } from '../machine/index.js';
 import { type PostgresSessionStore, SessionCore, type SessionStore } from '../persistence/index.js';
+import type { AgentTracer, SessionTracers } from '../telemetry/index.js';
 import { claimWhileAlive } from './executorLiveness.js';
 import type { SessionInbox } from './sessionInbox.js';
 
@@ -104,6 +105,8 @@ export interface DriverDependencies {
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
   /** Told when a write of this worker was refused because another execution took the session. */
   onFenced?: (sessionId: string) => void;
+  /** Traces each session this worker drives (the worker's `telemetry` option). */
+  tracers?: SessionTracers;
 }
 
 /** The key of the stream every drive writes. */
@@ -159,6 +162,7 @@ export function createSessionDriver(
       );
       if (outcome.next === 'sleep') await engine.sleep(outcome.ms);
       if (outcome.next === 'rest') {
+        dependencies.tracers?.release(sessionId);
         await engine.writeStream(DRIVE_STREAM, { type: 'idle', ...outcome.result });
         await engine.closeStream(DRIVE_STREAM);
         return outcome.result;
@@ -181,7 +185,12 @@ async function advance(
     mustExist: true,
   });
   const stream = (value: DriveStreamValue) => engine.writeStream(DRIVE_STREAM, value);
-  const chart = new StreamedChart(session, stream, engine.executorID);
+  const chart = new StreamedChart(
+    session,
+    stream,
+    engine.executorID,
+    dependencies.tracers?.for(sessionId),
+  );
   if (!execution.restated) {
     // What a dead worker may have recorded and not lived to say is said again: how the latest
     // model call ended (a client takes each call's end once). The calls waiting for approval
@@ -315,16 +324,19 @@ class StreamedChart {
   readonly #session: SessionCore;
   readonly #stream: (value: DriveStreamValue) => Promise<void>;
   readonly #executor: string;
+  readonly #tracer: AgentTracer | undefined;
   #cancelledCallsPending = false;
 
   constructor(
     session: SessionCore,
     stream: (value: DriveStreamValue) => Promise<void>,
     executor: string,
+    tracer: AgentTracer | undefined,
   ) {
     this.#session = session;
     this.#stream = stream;
     this.#executor = executor;
+    this.#tracer = tracer;
   }
 
   /** Whether the last event left tool calls the chart waits for (an Interrupt's grace period). */
@@ -341,7 +353,9 @@ class StreamedChart {
     const restating = event.type === 'Resume';
     let effect: Effect | undefined;
     this.#cancelledCallsPending = false;
+    this.#tracer?.event(event);
     for (const action of actions) {
+      if (!(restating && action.type === 'RequestApproval')) this.#tracer?.action(action);
       if (action.type === 'Cancel' && action.graceMs !== undefined) {
         this.#cancelledCallsPending = true;
       }

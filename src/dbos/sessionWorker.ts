@@ -16,6 +16,7 @@ import {
   SessionCore,
 } from '../persistence/index.js';
 import type { AgentConfig, CompletedToolInfo } from '../machine/index.js';
+import { SessionTracers, type TelemetryOptions } from '../telemetry/index.js';
 import {
   createSessionDriver,
   DRIVE_STREAM,
@@ -84,6 +85,12 @@ export interface SessionWorkerOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** Runs the post-tools hook; resolves whether it acted. */
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
+  /**
+   * Trace the sessions this worker drives with OpenTelemetry (see `createAgent`'s option of the
+   * same name). A turn's trace id comes from its session, so a turn that fails over to another
+   * worker goes on in the same trace.
+   */
+  telemetry?: boolean | TelemetryOptions;
 }
 
 /**
@@ -153,6 +160,11 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
       llm: options.llm,
       ...(options.postToolsHook ? { postToolsHook: options.postToolsHook } : {}),
       ...(options.onFenced ? { onFenced: options.onFenced } : {}),
+      ...(options.telemetry === undefined || options.telemetry === false
+        ? {}
+        : {
+            tracers: new SessionTracers(options.telemetry === true ? {} : options.telemetry),
+          }),
     }),
     { name: DRIVE_WORKFLOW },
   );

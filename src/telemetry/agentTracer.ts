@@ -5,6 +5,7 @@
  * events of the turn. The spans are read off what the chart takes and does (its events and
  * actions), so actor mode, pure mode and the workers trace the same way.
  */
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as OtelApiModule from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
@@ -12,6 +13,7 @@ import {
   type AgentAction,
   type AgentEvent,
   AgentStatechartError,
+  type Message,
   EVENT_TRAITS,
   type ToolCall,
   type ToolOutcome,
@@ -33,7 +35,12 @@ export interface TelemetryOptions {
   tracer?: Tracer;
   /** `gen_ai.agent.name` of the spans. Default `agent-statechart`. */
   agentName?: string;
-  /** `gen_ai.conversation.id` of the spans: a stored session's id, when there is one. */
+  /**
+   * `gen_ai.conversation.id` of the spans: a stored session's id, when there is one. With it, a
+   * turn's trace id comes from the session and the turn's place in the transcript, so whatever
+   * process drives the turn (this one, one that resumed it after a crash, another worker) adds
+   * its spans to the same trace.
+   */
   conversationId?: string;
   /**
    * Put what was said on the spans: the messages of each model call, the system prompt, tool
@@ -75,6 +82,7 @@ export class AgentTracer {
   readonly #base: Attributes;
   readonly #agentName: string;
   readonly #recordContent: boolean;
+  readonly #conversationId: string | undefined;
   #turn: { span: Span; context: Context } | undefined;
   #chat: ChatCall | undefined;
   readonly #tools = new Map<string, Span>();
@@ -86,6 +94,7 @@ export class AgentTracer {
     this.#tracer = options.tracer ?? this.#api.trace.getTracer('agent-statechart');
     this.#agentName = options.agentName ?? 'agent-statechart';
     this.#recordContent = options.recordContent ?? false;
+    this.#conversationId = options.conversationId;
     this.#base = {
       ...PROVIDER,
       'gen_ai.agent.name': this.#agentName,
@@ -207,7 +216,7 @@ export class AgentTracer {
     // A call left open (a stream that never said how it ended) ends where the next begins.
     this.#chat?.span.end();
     const { request } = action;
-    const turn = this.#startTurn(request.model);
+    const turn = this.#startTurn(request.model, request.messages);
     const attributes: Attributes = {
       ...this.#base,
       'gen_ai.operation.name': 'chat',
@@ -236,20 +245,47 @@ export class AgentTracer {
     chat.span.setAttribute('gen_ai.response.time_to_first_chunk', seconds);
   }
 
-  #startTurn(model: string): { span: Span; context: Context } {
+  #startTurn(model: string, messages: readonly Message[]): { span: Span; context: Context } {
     if (this.#turn !== undefined) return this.#turn;
     this.#endTools('a new turn started before the call said how it ended');
-    const span = this.#tracer.startSpan(`invoke_agent ${this.#agentName}`, {
-      kind: SPAN_KIND_INTERNAL,
-      attributes: {
-        ...this.#base,
-        'gen_ai.operation.name': 'invoke_agent',
-        'gen_ai.request.model': model,
-      },
-    });
     const { trace, context } = this.#api;
-    this.#turn = { span, context: trace.setSpan(context.active(), span) };
+    const active = context.active();
+    const parent = this.#turnParent(messages);
+    // A caller's own span (a request handler's, say) is linked: the turn's trace is the session's.
+    const callerSpan = parent === undefined ? undefined : trace.getSpanContext(active);
+    const span = this.#tracer.startSpan(
+      `invoke_agent ${this.#agentName}`,
+      {
+        kind: SPAN_KIND_INTERNAL,
+        attributes: {
+          ...this.#base,
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.request.model': model,
+        },
+        ...(callerSpan === undefined ? {} : { links: [{ context: callerSpan }] }),
+      },
+      parent === undefined ? active : trace.setSpanContext(active, parent),
+    );
+    this.#turn = { span, context: trace.setSpan(active, span) };
     return this.#turn;
+  }
+
+  /**
+   * The turn's place in its session's trace: a parent with a trace id made from the session's
+   * id and the index of the message that began the turn, the same in every process that drives
+   * it. `undefined` for an agent with no session, whose turns start traces of their own.
+   */
+  #turnParent(messages: readonly Message[]) {
+    if (this.#conversationId === undefined) return undefined;
+    const digest = createHash('sha256')
+      .update(`${this.#conversationId}\u0000${turnStartIndex(messages)}`)
+      .digest('hex');
+    return {
+      traceId: digest.slice(0, 32),
+      spanId: digest.slice(32, 48),
+      traceFlags: 1,
+      isRemote: true,
+    };
   }
 
   #startTool(call: ToolCall): void {
@@ -310,6 +346,20 @@ export class AgentTracer {
     this.#turn = undefined;
     this.#lastFailure = undefined;
   }
+}
+
+/**
+ * The index of the user message that began the turn a request belongs to: the last one that is
+ * the user's own words, not tool results answering the model.
+ */
+function turnStartIndex(messages: readonly Message[]): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role !== 'user') continue;
+    if (typeof message.content === 'string') return index;
+    if (!message.content.every((block) => block.type === 'tool_result')) return index;
+  }
+  return 0;
 }
 
 /**

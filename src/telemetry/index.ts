@@ -3,4 +3,5 @@
  * events and actions.
  */
 export { AgentTracer, type TelemetryOptions } from './agentTracer.js';
+export { SessionTracers } from './sessionTracers.js';
 export { traceActor } from './traceActor.js';

@@ -13,7 +13,9 @@ import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import * as conventions from '@opentelemetry/semantic-conventions/incubating';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentCore, AgentTracer, defineTool } from '../../src/index.js';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { AgentCore, type AgentEvent, AgentTracer, defineTool } from '../../src/index.js';
 import { overloaded, reply } from '../../src/testing/index.js';
 import { lookUp, useScriptedAgents } from '../agent/scriptedAgents.js';
 import { userInput } from '../support/events.js';
@@ -22,6 +24,8 @@ const scripted = useScriptedAgents('telemetry-');
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 const tracer = provider.getTracer('agent-statechart-test');
+// A service's spans reach the agent's through the active context, as with the Node SDK.
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 afterEach(() => exporter.reset());
 
 /** Every attribute name of the conventions (incubating included), and the error type. */
@@ -44,11 +48,16 @@ const deploy = defineTool({
     ),
 });
 
-/** The spans as a tree of names, children in the order they started. */
+/**
+ * The spans as a tree of names, children in the order they started; a span whose parent was
+ * not exported (a session's turn hangs under a parent no process exports) is a root.
+ */
 function tree(spans: readonly ReadableSpan[]): unknown {
+  const exported = new Set(spans.map((span) => span.spanContext().spanId));
   const byParent = new Map<string | undefined, ReadableSpan[]>();
   for (const span of spans) {
-    const parent = span.parentSpanContext?.spanId;
+    const parentId = span.parentSpanContext?.spanId;
+    const parent = parentId !== undefined && exported.has(parentId) ? parentId : undefined;
     byParent.set(parent, [...(byParent.get(parent) ?? []), span]);
   }
   const node = (span: ReadableSpan): unknown => {
@@ -62,6 +71,17 @@ function tree(spans: readonly ReadableSpan[]): unknown {
 
 function hrMs([seconds, nanos]: [number, number]): number {
   return seconds * 1e3 + nanos / 1e6;
+}
+
+/** A model response of text that ends the turn. */
+function completed(text: string): AgentEvent {
+  return {
+    type: 'LlmCompleted',
+    response: {
+      message: { role: 'assistant', content: [{ type: 'text', text }] },
+      stopReason: 'end_turn',
+    },
+  };
 }
 
 describe('OpenTelemetry spans', () => {
@@ -174,6 +194,53 @@ describe('OpenTelemetry spans', () => {
       'gen_ai.tool.call.arguments': '{"word":"trace"}',
       'gen_ai.tool.call.result': '"trace: a word"',
     });
+  });
+
+  it('puts a session’s turn in one trace, whatever process drives it', () => {
+    /** A pure-mode step of a process with its own tracer, on the same session. */
+    const drive = (core: AgentCore, traced: AgentTracer, event: AgentEvent) =>
+      traced.observe(event, core.handleEvent(event));
+    const first = new AgentCore({});
+    const crashed = new AgentTracer({ tracer, conversationId: 'session-9' });
+    drive(first, crashed, userInput('one'));
+    drive(first, crashed, { type: 'LlmError', error: { kind: 'overloaded', message: 'busy' } });
+    // The first process dies waiting to retry; another takes the session where it was left.
+    const second = AgentCore.fromSnapshot(first.snapshot());
+    const resumed = new AgentTracer({ tracer, conversationId: 'session-9' });
+    drive(second, resumed, { type: 'RetryTimeoutFired' });
+    drive(second, resumed, completed('One.'));
+    drive(second, resumed, userInput('two'));
+    drive(second, resumed, completed('Two.'));
+    drive(
+      new AgentCore({}),
+      new AgentTracer({ tracer, conversationId: 'other' }),
+      userInput('one'),
+    );
+
+    const traceOf = (span: ReadableSpan) => span.spanContext().traceId;
+    const spans = exporter.getFinishedSpans();
+    const chats = spans.filter((span) => span.name.startsWith('chat')).map(traceOf);
+    const turns = spans.filter((span) => span.name.startsWith('invoke_agent')).map(traceOf);
+    // The failed call of the first process, the retry of the second, and the second turn's call.
+    expect(chats).toHaveLength(3);
+    expect(chats[0]).toBe(chats[1]);
+    expect(chats[2]).not.toBe(chats[0]);
+    // The first process never ended its turn; the second's ends both of its own.
+    expect(turns).toEqual([chats[0], chats[2]]);
+  });
+
+  it('links a caller’s active span to the session’s turn', () => {
+    const caller = tracer.startSpan('POST /sessions/7/messages');
+    const core = new AgentCore({});
+    const traced = new AgentTracer({ tracer, conversationId: 'session-7' });
+    context.with(trace.setSpan(context.active(), caller), () =>
+      traced.observe(userInput('hi'), core.handleEvent(userInput('hi'))),
+    );
+    traced.observe(completed('Hello.'), core.handleEvent(completed('Hello.')));
+    caller.end();
+    const turn = exporter.getFinishedSpans().find((span) => span.name.startsWith('invoke_agent'));
+    expect(turn?.links.map((link) => link.context.spanId)).toEqual([caller.spanContext().spanId]);
+    expect(turn?.spanContext().traceId).not.toBe(caller.spanContext().traceId);
   });
 
   it('traces pure mode from its events and actions', () => {

@@ -84,6 +84,7 @@ async function startWorker(name: string): Promise<Worker> {
     DATABASE_URL: server.connectionString,
     MODEL_URL: modelUrl,
     SIDE_FILE: join(directory, 'side-effects.txt'),
+    SPANS_FILE: join(directory, 'spans.jsonl'),
     LEASE_MS: String(LEASE_MS),
   });
   const output: string[] = [];
@@ -614,6 +615,26 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     const takenOverBy = Object.fromEntries(
       finishers.rows.map((row) => [nameOf(row.executor_id), row.n]),
     );
+
+    // A turn taken over goes on in its trace: the killed worker's ended spans and the spans of
+    // the worker that finished the turn share one trace id, and a trace holds one session.
+    const spans = (await readFile(join(directory, 'spans.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { pid: number; traceId: string; conversation: string });
+    const traces = new Map<string, { pids: Set<number>; sessions: Set<string> }>();
+    for (const span of spans) {
+      const trace = traces.get(span.traceId) ?? { pids: new Set(), sessions: new Set() };
+      trace.pids.add(span.pid);
+      trace.sessions.add(span.conversation);
+      traces.set(span.traceId, trace);
+    }
+    expect([...traces.values()].filter((trace) => trace.sessions.size !== 1)).toEqual([]);
+    const killedPid = victim.child.pid!;
+    const carriedOn = [...traces.values()].filter(
+      (trace) => trace.pids.has(killedPid) && trace.pids.size > 1,
+    );
+    expect(carriedOn, 'traces the killed worker began and another went on with').not.toEqual([]);
 
     // Every session completed every turn, each input taken once, every tool_use answered.
     let interrupted = 0;

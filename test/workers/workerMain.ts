@@ -5,12 +5,15 @@
  * and takes 5 s). Mutating calls wait for approval. Prints `ready <executor id>`,
  * then one line per fenced write and per recovery it made, and, declared dead, `declared dead`
  * and `stopped taking work <ms since the epoch>`. Environment: DATABASE_URL, MODEL_URL,
- * SIDE_FILE, LEASE_MS, CONCURRENCY (default 40).
+ * SIDE_FILE, LEASE_MS, CONCURRENCY (default 40), SPANS_FILE (the worker traces its sessions and
+ * appends each span there as one JSON line, with its process id, as the span ends).
  *
  * @example
  * spawn(process.execPath, ['--import', 'tsx', 'test/workers/workerMain.ts'], { env });
  */
+import { appendFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { startSessionWorker } from '../../src/dbos/index.js';
@@ -50,6 +53,30 @@ const tools = createToolRegistry([
   }),
 ]);
 
+/** Spans as JSON lines, written as each ends, so a worker killed later has left what it ended. */
+function spansTo(file: string) {
+  const provider = new BasicTracerProvider({
+    spanProcessors: [
+      new SimpleSpanProcessor({
+        export(spans, done) {
+          for (const span of spans) {
+            const line = {
+              pid: process.pid,
+              name: span.name,
+              traceId: span.spanContext().traceId,
+              conversation: span.attributes['gen_ai.conversation.id'],
+            };
+            appendFileSync(file, `${JSON.stringify(line)}\n`);
+          }
+          done({ code: 0 });
+        },
+        shutdown: () => Promise.resolve(),
+      }),
+    ],
+  });
+  return { tracer: provider.getTracer('failover') };
+}
+
 const worker = await startSessionWorker({
   connectionString: env.DATABASE_URL!,
   agent: { tools: tools.specs(), permissions: { mode: 'default' }, maxRetries: 5 },
@@ -68,6 +95,7 @@ const worker = await startSessionWorker({
     setTimeout(() => process.exit(75), 3_000);
   },
   onRecovery: (recovery) => process.stdout.write(`recovered ${JSON.stringify(recovery)}\n`),
+  ...(env.SPANS_FILE ? { telemetry: spansTo(env.SPANS_FILE) } : {}),
 });
 process.stdout.write(`ready ${worker.executorId}\n`);
 process.on('SIGTERM', () => void worker.stop().then(() => process.exit(0)));
