@@ -65,7 +65,13 @@ export {
 } from './tools/builtins/createReadFileTool.js';
 export { createWriteFileTool } from './tools/builtins/createWriteFileTool.js';
 export { createToolRegistry, type ToolRegistry } from './tools/createToolRegistry.js';
-export { defineTool, type Tool, type ToolContext, type ToolOptions } from './tools/defineTool.js';
+export {
+  defineTool,
+  outputSpecOf,
+  type Tool,
+  type ToolContext,
+  type ToolOptions,
+} from './tools/defineTool.js';
 export { type ToolContent, toolContent } from './tools/toolContent.js';
 export { resolveWorkspaceRoot } from './tools/resolveInWorkspace.js';
 export { type RunToolCallOptions, runToolCall } from './tools/runToolCall.js';

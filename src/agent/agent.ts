@@ -4,6 +4,7 @@
  * `state`, `context` and `snapshot()` read its snapshot and nothing else.
  */
 import type { Actor } from 'xstate';
+import * as z from 'zod';
 import {
   type AgentContext,
   type AgentDiagnostic,
@@ -22,11 +23,12 @@ import {
   describeStateValue,
   errorMessage,
   type Message,
+  type OutputSpec,
   type PermissionMode,
   topStateOf,
   toStoredContext,
 } from '../machine/index.js';
-import type { InFlightWork } from '../actors/index.js';
+import { type InFlightWork, outputSpecOf } from '../actors/index.js';
 import type {
   AgentListener,
   AgentNotificationName,
@@ -34,6 +36,28 @@ import type {
 } from './agentNotifications.js';
 import type { SandboxStatus } from '../actors/index.js';
 import type { InspectorServer } from '../inspect/index.js';
+
+/**
+ * Options of {@link Agent.run}.
+ *
+ * @example
+ * const options: RunOptions = { timeoutMs: 120_000 };
+ */
+export interface RunOptions {
+  /** How long to wait for the agent to be idle, and then for the turn to end. */
+  timeoutMs?: number;
+}
+
+/** The text of the last assistant message among `messages`, or `''`. */
+function lastResponseText(messages: readonly Message[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role !== 'assistant') continue;
+    if (typeof message.content === 'string') return message.content;
+    return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+  }
+  return '';
+}
 
 /**
  * Options of {@link Agent.shutdown}.
@@ -202,6 +226,68 @@ export class Agent {
     const payload: Message =
       typeof message === 'string' ? { role: 'user', content: message } : message;
     this.dispatch({ type: 'UserInput', message: payload });
+  }
+
+  /**
+   * Runs one turn and resolves with its final answer, in the form `output` asks for (a zod schema
+   * of an object, typed as it parses) or the agent's own `output` option; without either, with
+   * the text of the turn's last response. Waits first for the agent to be idle, so the turn is
+   * this message's. Rejects with `NO_OUTPUT` when the turn ended without a valid answer (the
+   * model did not give one though asked again, an interrupt, a limit, a failed model call), and
+   * as `waitUntilIdle` does.
+   *
+   * @example
+   * const Review = z.object({ verdict: z.enum(['approve', 'reject']), reasons: z.array(z.string()) });
+   * const review = await agent.run('Review the last commit', { output: Review });
+   * if (review.verdict === 'reject') console.log(review.reasons.join('\n'));
+   */
+  async run<Schema extends z.ZodType>(
+    message: string | Message,
+    options: RunOptions & { output: Schema },
+  ): Promise<z.output<Schema>>;
+  async run(
+    message: string | Message,
+    options?: RunOptions & { output?: OutputSpec },
+  ): Promise<unknown>;
+  async run(
+    message: string | Message,
+    options: RunOptions & { output?: z.ZodType | OutputSpec } = {},
+  ): Promise<unknown> {
+    const wait = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+    await this.waitUntilIdle(wait);
+    const payload: Message =
+      typeof message === 'string' ? { role: 'user', content: message } : message;
+    const output = options.output === undefined ? undefined : outputSpecOf(options.output);
+    let answer: { value: unknown } | undefined;
+    const errors: string[] = [];
+    const stops = [
+      this.#hub.on('output', ({ value }) => (answer ??= { value })),
+      this.#hub.on('error', ({ message: text }) => errors.push(text)),
+    ];
+    const messagesBefore = this.context.messages.length;
+    try {
+      this.dispatch({ type: 'UserInput', message: payload, ...(output ? { output } : {}) });
+      await this.waitUntilIdle(wait);
+    } finally {
+      for (const stop of stops) stop();
+    }
+    const expected = output !== undefined || this.context.config.output !== null;
+    if (!expected) return lastResponseText(this.context.messages.slice(messagesBefore));
+    if (answer === undefined) {
+      throw new AgentStatechartError(
+        'NO_OUTPUT',
+        `the turn ended without its answer${errors.length > 0 ? `: ${errors.at(-1)}` : ''}`,
+      );
+    }
+    if (!(options.output instanceof z.ZodType)) return answer.value;
+    const parsed = options.output.safeParse(answer.value);
+    if (!parsed.success) {
+      throw new AgentStatechartError(
+        'NO_OUTPUT',
+        `the turn's answer does not parse with the output schema: ${parsed.error.message}`,
+      );
+    }
+    return parsed.data;
   }
 
   /**

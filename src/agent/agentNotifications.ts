@@ -50,6 +50,8 @@ export interface AgentNotifications {
   toolEnd: { call: ToolCall; outcome: ToolOutcome };
   /** A tool call waits for `approve` or `deny`. */
   approvalRequest: { call: ToolCall };
+  /** The turn ended with its final answer in the form it asked for (see `output`). */
+  output: { value: unknown };
   /** The top-level state changed. */
   state: { state: AgentStateName; previous: AgentStateName };
   /** A model call failed and will be retried after `delayMs`. */
@@ -138,6 +140,8 @@ export function notificationsOfAction(action: AgentAction, announce: Announce): 
       return;
     case 'RequestApproval':
       return announce('approvalRequest', { call: action.call });
+    case 'OutputGiven':
+      return announce('output', { value: action.output });
     case 'ScheduleRetry':
       return announce('retry', { delayMs: action.delayMs, attempt: action.attempt });
     default:

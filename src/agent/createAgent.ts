@@ -5,11 +5,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ClientOptions } from '@anthropic-ai/sdk';
 import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
+import type * as z from 'zod';
 import {
   createBuiltinTools,
   createToolRegistry,
   InFlightWork,
   type ActorFailureHandler,
+  outputSpecOf,
   type LlmRequestFields,
   type LlmTransportChoice,
   resolveLlmTransport,
@@ -18,6 +20,7 @@ import {
 } from '../actors/index.js';
 import {
   type AgentConfig,
+  type OutputSpec,
   type AgentEvent,
   type AgentMachine,
   agentMachine,
@@ -57,7 +60,15 @@ import { announceAtStart, sandboxOf, startupNotices } from './startupDiagnostics
  *   permissions: { mode: 'acceptEdits', deny: ['bash'] },
  * };
  */
-export interface CreateAgentOptions extends Omit<AgentConfig, 'tools' | 'request'> {
+export interface CreateAgentOptions extends Omit<AgentConfig, 'tools' | 'request' | 'output'> {
+  /**
+   * Every turn ends with a final answer in this form: a zod schema of an object (or the chart's
+   * `OutputSpec`, a JSON Schema). The model gives the answer by calling a `final_answer` tool
+   * whose input is the answer; an answer that does not match is sent back with what to fix, and
+   * a turn that ends without one asks once more, then ends with a `DisplayError`. Read it with
+   * `agent.run`, or the `output` notification. One turn's own form: `agent.run(message, { output })`.
+   */
+  output?: z.ZodType | OutputSpec;
   /**
    * Further fields of every model request, as the Anthropic SDK types them: `thinking`,
    * `output_config` (`effort`), `metadata`, `stop_sequences`, `tool_choice`, `service_tier`, …
@@ -356,6 +367,7 @@ function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): Agent
   const config: AgentConfig = {
     permissions: options.permissions ?? DEFAULT_AGENT_PERMISSIONS,
     tools: registry.specs(),
+    ...(options.output === undefined ? {} : { output: outputSpecOf(options.output) }),
   };
   for (const key of PASSED_CONFIG_KEYS) {
     if (options[key] !== undefined) Object.assign(config, { [key]: options[key] });
@@ -381,7 +393,10 @@ const PASSED_CONFIG_KEYS = [
 // A field added to the chart's config and not listed above fails to compile here, rather than be
 // dropped on the way to the chart: every field is passed on or set by createAgent itself.
 const EVERY_CONFIG_FIELD_PASSED: [
-  Exclude<keyof AgentConfig, (typeof PASSED_CONFIG_KEYS)[number] | 'permissions' | 'tools'>,
+  Exclude<
+    keyof AgentConfig,
+    (typeof PASSED_CONFIG_KEYS)[number] | 'permissions' | 'tools' | 'output'
+  >,
 ] extends [never]
   ? true
   : never = true;

@@ -147,11 +147,11 @@ const SPACINGS = {
   },
   compact: {
     'elk.spacing.nodeNode': '20',
-    'elk.layered.spacing.nodeNodeBetweenLayers': '24',
+    'elk.layered.spacing.nodeNodeBetweenLayers': '20',
     'elk.spacing.edgeNode': '10',
     'elk.spacing.edgeEdge': '8',
-    'elk.layered.spacing.edgeNodeBetweenLayers': '10',
-    'elk.layered.spacing.edgeEdgeBetweenLayers': '8',
+    'elk.layered.spacing.edgeNodeBetweenLayers': '8',
+    'elk.layered.spacing.edgeEdgeBetweenLayers': '6',
     'elk.layered.compaction.postCompaction.strategy': 'LEFT',
   },
 } as const;

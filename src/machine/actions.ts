@@ -41,6 +41,7 @@ export interface CompletedToolInfo {
  * - `Shutdown`: the agent stopped; queued input was discarded;
  * - `ScheduleRetry`: wait `delayMs`, then send `RetryTimeoutFired`;
  * - `RequestApproval`: a call waits for a `ToolApproval`;
+ * - `OutputGiven`: the turn ends with its answer in the form it asked for (see `OutputSpec`);
  * - `Cancel`: abort this in-flight work.
  *
  * @example
@@ -67,6 +68,7 @@ export type AgentAction =
   | { type: 'Shutdown'; discardedInput: Message[] }
   | { type: 'ScheduleRetry'; delayMs: number; attempt: number }
   | { type: 'RequestApproval'; call: ToolCall }
+  | { type: 'OutputGiven'; output: unknown }
   | {
       type: 'Cancel';
       llm?: boolean;

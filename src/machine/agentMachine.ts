@@ -61,7 +61,8 @@ export const agentMachine = chart
     context: ({ input }) => createInitialContext(input),
     initial: 'WaitingForUserInput',
     on: {
-      UserInput: { actions: 'enqueueInput' },
+      // Input that names its turn's answer form would lose it in the queue: it is refused.
+      UserInput: { guard: not('carriesOutput'), actions: 'enqueueInput' },
       SetPermissionMode: { actions: 'setPermissionMode' },
       ShutdownRequested: { target: '.ShuttingDown' },
     },
@@ -143,7 +144,8 @@ export const agentMachine = chart
             actions: ['refuseToolCalls', 'reportStopReason'],
           },
           { guard: 'hasToolCalls', target: 'ExecutingTools' },
-          { target: 'WaitingForUserInput', actions: 'reportStopReason' },
+          { guard: 'outputAskable', target: 'CallingLlm', actions: 'askForOutput' },
+          { target: 'WaitingForUserInput', actions: ['reportStopReason', 'endOutputTurn'] },
         ],
       },
       ExecutingTools: {
@@ -153,6 +155,11 @@ export const agentMachine = chart
             guard: and(['allToolsDone', 'anyMutatingToolSucceeded']),
             target: 'PostToolsHook',
             actions: 'answerToolCalls',
+          },
+          {
+            guard: and(['allToolsDone', 'outputSettled']),
+            target: 'WaitingForUserInput',
+            actions: ['answerToolCalls', 'endOutputTurn'],
           },
           {
             guard: and(['allToolsDone', 'limitReached']),
@@ -191,6 +198,11 @@ export const agentMachine = chart
         },
         on: {
           PostToolsHookCompleted: [
+            {
+              guard: 'outputSettled',
+              target: 'WaitingForUserInput',
+              actions: ['reportHookFailure', 'endOutputTurn'],
+            },
             {
               guard: 'limitReached',
               target: 'WaitingForUserInput',

@@ -60,6 +60,7 @@ export type AgentStatechartErrorCode =
   | 'SESSION_VERSION_MISMATCH'
   | 'STORE_FAILED'
   | 'AGENT_NOT_READY'
+  | 'NO_OUTPUT'
   | 'HOST_CLOSED';
 
 /**

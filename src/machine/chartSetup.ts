@@ -63,6 +63,9 @@ export const chart = setup({
     isCancellingToolCall: ({ context, event }) => guards.isCancellingToolCall(context, event),
     limitReached: ({ context }) => guards.limitReached(context),
     budgetSpent: ({ context }) => guards.budgetSpent(context),
+    outputSettled: ({ context }) => guards.outputSettled(context),
+    outputAskable: ({ context }) => guards.outputAskable(context),
+    carriesOutput: ({ event }) => guards.carriesOutput(event),
   },
 });
 

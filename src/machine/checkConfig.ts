@@ -3,6 +3,7 @@
  * values, and no field of the request the chart sets itself. A refusal names the field and what
  * it takes, at `createAgent` and `new AgentCore`, before anything runs.
  */
+import { outputSpecProblem } from './outputSpec.js';
 import { AgentStatechartError } from './agentStatechartError.js';
 import { type AgentConfig, PERMISSION_MODES } from './config.js';
 import type { PromptCachePolicy } from './messages.js';
@@ -52,6 +53,13 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
     refuse('promptCache', `one of ${PROMPT_CACHE_POLICIES.join(', ')}`, config.promptCache);
   }
   const { permissions, retry, tools } = config;
+  if (config.output !== undefined) {
+    const problem = outputSpecProblem(
+      config.output,
+      (tools ?? []).map((tool) => tool.name),
+    );
+    if (problem !== null) throw new AgentStatechartError('INVALID_CONFIG', problem);
+  }
   if (permissions !== undefined) {
     if (typeof permissions !== 'object' || permissions === null) {
       refuse('permissions', "an object such as { mode: 'acceptEdits' }", permissions);

@@ -2,6 +2,7 @@
  * How the chart is configured: its tools, permissions, retries and limits. Every field has a
  * default (see `resolveConfig`).
  */
+import type { OutputSpec } from './outputSpec.js';
 import type { PromptCachePolicy, SystemBlock, ToolDefinition } from './messages.js';
 import type { ModelPrice } from './usage.js';
 
@@ -133,6 +134,12 @@ export interface AgentConfig {
    * default. The model must have a price.
    */
   maxBudgetUsd?: number;
+  /**
+   * Every turn ends with a final answer in this form: the model gives it by calling a tool whose
+   * input schema is the answer's JSON Schema, and the turn ends once that input is valid (see
+   * `OutputSpec`). A `UserInput` may carry its own for the turn it starts.
+   */
+  output?: OutputSpec;
   /**
    * Prices by model id, in US dollars per million tokens, added to the list prices the package
    * knows (`DEFAULT_PRICES`) or replacing them: for another model, or a negotiated rate.

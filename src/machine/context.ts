@@ -2,6 +2,7 @@ import { AgentStatechartError } from './agentStatechartError.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
 import { toToolDefinitions } from './toolSpecs.js';
 import { checkConfig } from './checkConfig.js';
+import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
 import { answerOpenToolUses } from './transcript.js';
 import { DEFAULT_PRICES, type ModelPrice, NO_USAGE, priceOf, type UsageTotals } from './usage.js';
 import type { LlmCallEnding } from './actions.js';
@@ -47,6 +48,8 @@ export interface ResolvedConfig {
   maxBudgetUsd: number | null;
   /** The prices the cost is computed with: the package's list prices and `pricing` over them. */
   prices: Readonly<Record<string, ModelPrice>>;
+  /** The form every turn's final answer takes; `null`: a turn ends with whatever the model says. */
+  output: ResolvedOutput | null;
 }
 
 /**
@@ -141,6 +144,12 @@ export interface AgentContext {
   containerId: string | null;
   /** Completed model responses, a cheap turn counter for observers. */
   responses: number;
+  /** The form the current turn's final answer must take (the last turn's, between turns). */
+  turnOutput: ResolvedOutput | null;
+  /** Times the current turn asked the model again for its answer in that form. */
+  outputRepairs: number;
+  /** The current turn's final answer once given (the last turn's, between turns). */
+  output: { value: unknown } | null;
   config: ResolvedConfig;
 }
 
@@ -196,6 +205,7 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     maxTurns: config.maxTurns === undefined ? DEFAULT_MAX_TURNS : config.maxTurns,
     maxBudgetUsd: config.maxBudgetUsd ?? null,
     prices,
+    output: config.output === undefined ? null : resolveOutput(config.output),
   };
 }
 
@@ -234,6 +244,9 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     turnUsage: NO_USAGE,
     containerId: null,
     responses: 0,
+    turnOutput: null,
+    outputRepairs: 0,
+    output: null,
     config,
   };
 }

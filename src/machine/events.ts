@@ -5,6 +5,7 @@
 import type { AgentActorName } from './actorNames.js';
 import type { PermissionMode } from './config.js';
 import type { LlmError, LlmResponse, Message, ToolOutcome } from './messages.js';
+import type { OutputSpec } from './outputSpec.js';
 
 /**
  * The user sent a message. During a turn it is queued and starts the next turn.
@@ -15,6 +16,12 @@ import type { LlmError, LlmResponse, Message, ToolOutcome } from './messages.js'
 export interface UserInputEvent {
   type: 'UserInput';
   message: Message;
+  /**
+   * The form the final answer of the turn this input starts must take, instead of the
+   * configuration's `output`. Taken only when the input starts a turn at once (the agent is
+   * idle): input that would wait in the queue with one is refused.
+   */
+  output?: OutputSpec;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { AgentContext } from './context.js';
 import { isMutatingTool } from './toolSpecs.js';
+import { OUTPUT_REPAIRS } from './outputSpec.js';
 import type { AgentEvent } from './events.js';
 import type { LlmErrorKind } from './messages.js';
 import { type AgentStateName, type AgentStateValue, topStateOf } from './stateNames.js';
@@ -219,4 +220,64 @@ export function isAwaitingApproval(
   return context.toolRuns.some(
     (run) => run.call.id === event.callId && run.status === 'awaitingApproval',
   );
+}
+
+/**
+ * The turn's answer was given in the form it asked for.
+ *
+ * @example
+ * outputGiven(core.context); // true once a final_answer call's input was taken
+ */
+export function outputGiven(context: Pick<AgentContext, 'turnOutput' | 'output'>): boolean {
+  return context.turnOutput !== null && context.output !== null;
+}
+
+/**
+ * The model missed the turn's answer more often than the turn asks again.
+ *
+ * @example
+ * outputAbandoned(core.context);
+ */
+export function outputAbandoned(
+  context: Pick<AgentContext, 'turnOutput' | 'output' | 'outputRepairs'>,
+): boolean {
+  return outputAwaited(context) && context.outputRepairs > OUTPUT_REPAIRS;
+}
+
+/**
+ * The turn that asks for a structured answer is over: the answer was given, or given up on.
+ *
+ * @example
+ * outputSettled(core.context);
+ */
+export function outputSettled(
+  context: Pick<AgentContext, 'turnOutput' | 'output' | 'outputRepairs'>,
+): boolean {
+  return outputGiven(context) || outputAbandoned(context);
+}
+
+/**
+ * The model ended a response without the turn's answer, and may be asked once more for it.
+ *
+ * @example
+ * outputAskable(core.context);
+ */
+export function outputAskable(
+  context: Pick<AgentContext, 'turnOutput' | 'output' | 'outputRepairs'>,
+): boolean {
+  return outputAwaited(context) && context.outputRepairs <= OUTPUT_REPAIRS;
+}
+
+function outputAwaited(context: Pick<AgentContext, 'turnOutput' | 'output'>): boolean {
+  return context.turnOutput !== null && context.output === null;
+}
+
+/**
+ * `UserInput` that names the form of its turn's answer: taken only when it starts a turn.
+ *
+ * @example
+ * carriesOutput({ type: 'UserInput', message, output: { schema } }); // true
+ */
+export function carriesOutput(event: AgentEvent): boolean {
+  return event.type === 'UserInput' && event.output !== undefined;
 }

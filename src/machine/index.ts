@@ -124,9 +124,16 @@ export {
   answerOpenToolUses,
   buildRequest,
   findTranscriptViolations,
+  toolCallsOf,
   toolResultBlock,
   toolResultsMessage,
 } from './transcript.js';
+export {
+  DEFAULT_OUTPUT_TOOL,
+  type OutputSpec,
+  outputSpecProblem,
+  type ResolvedOutput,
+} from './outputSpec.js';
 export { checkEvent, type CheckedEvent, validateEvent } from './validateEvent.js';
 export {
   addCall,

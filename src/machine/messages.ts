@@ -263,6 +263,12 @@ export interface LlmRequest {
   fields?: Readonly<Record<string, unknown>>;
   /** How the request marks what the API may cache (see `PromptCachePolicy`); default `'auto'`. */
   promptCache?: PromptCachePolicy;
+  /**
+   * The tool the turn's final answer is given with and the answer's JSON Schema (its definition
+   * is in `tools` too): a caller checks that call's input against the schema, and reports a
+   * mismatch in the response's `toolInputErrors`, as for any input that fails.
+   */
+  output?: { name: string; schema: Record<string, unknown> };
 }
 
 /**

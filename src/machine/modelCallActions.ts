@@ -3,6 +3,7 @@
  * tool-call fragments, and ending the call (a response, a failure to retry or give up on, or a
  * turn cut short).
  */
+import { settleOutputCalls } from './outputSpec.js';
 import { assertEvent } from 'xstate';
 import { retryDelay } from './backoff.js';
 import { appended, type ChartAction, type ChartStep } from './chartStep.js';
@@ -43,11 +44,14 @@ export const recordResponse: ChartAction = (context, event) => {
   );
   const usage = addCall(context.usage, tokens, costUsd);
   const turnUsage = addCall(context.turnUsage, tokens, costUsd);
+  const answer = settleOutputCalls(toolRuns, context.turnOutput);
   return {
     context: {
       ...NOTHING_STREAMED,
       messages: appended(context, message),
-      toolRuns,
+      toolRuns: answer.runs,
+      ...(answer.output === null ? {} : { output: answer.output }),
+      ...(answer.missed ? { outputRepairs: context.outputRepairs + 1 } : {}),
       stopReason: response.stopReason ?? null,
       // A container stays in use until a response names another.
       containerId: response.container?.id ?? context.containerId,

@@ -1,3 +1,4 @@
+import { outputToolDefinition } from './outputSpec.js';
 import type { AgentContext, ToolRun } from './context.js';
 import { ENDING_TEXT, errorOutcome } from './toolRuns.js';
 import type {
@@ -19,7 +20,8 @@ import type {
  * request.messages === core.context.messages; // true
  */
 export function buildRequest(
-  context: Pick<AgentContext, 'messages' | 'config'> & Partial<Pick<AgentContext, 'containerId'>>,
+  context: Pick<AgentContext, 'messages' | 'config'> &
+    Partial<Pick<AgentContext, 'containerId' | 'turnOutput'>>,
 ): LlmRequest {
   const { config } = context;
   const request: LlmRequest = {
@@ -29,6 +31,12 @@ export function buildRequest(
   };
   if (config.system !== undefined) request.system = config.system;
   if (config.toolDefinitions.length > 0) request.tools = config.toolDefinitions;
+  const output = context.turnOutput;
+  if (output != null) {
+    // Last, so the tools before it stay the cached prefix they were.
+    request.tools = [...config.toolDefinitions, outputToolDefinition(output)];
+    request.output = { name: output.name, schema: output.schema };
+  }
   if (typeof context.containerId === 'string') request.container = context.containerId;
   if (config.requestFields !== undefined) request.fields = config.requestFields;
   // Left out, the policy is the default ('auto').

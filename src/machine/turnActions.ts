@@ -6,15 +6,28 @@ import { assertEvent } from 'xstate';
 import { appended, type ChartAction } from './chartStep.js';
 import type { AgentContext } from './context.js';
 import { budgetSpent } from './guards.js';
+import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
 import { NO_USAGE } from './usage.js';
 
 /** The user's input starts a turn. */
 export const startTurn: ChartAction = (context, event) => {
   assertEvent(event, 'UserInput');
   return {
-    context: { messages: appended(context, event.message), retries: 0, turnUsage: NO_USAGE },
+    context: {
+      messages: appended(context, event.message),
+      retries: 0,
+      turnUsage: NO_USAGE,
+      ...newTurnOutput(
+        event.output === undefined ? context.config.output : resolveOutput(event.output),
+      ),
+    },
   };
 };
+
+/** A turn starts with no answer yet, in the form its input or the configuration asks for. */
+function newTurnOutput(turnOutput: ResolvedOutput | null) {
+  return { turnOutput, outputRepairs: 0, output: null };
+}
 
 /** The oldest queued input starts the next turn. */
 export const startQueuedTurn: ChartAction = (context) => {
@@ -25,6 +38,7 @@ export const startQueuedTurn: ChartAction = (context) => {
       queue: rest,
       retries: 0,
       turnUsage: NO_USAGE,
+      ...newTurnOutput(context.config.output),
     },
   };
 };
@@ -51,6 +65,41 @@ function describeBudget(context: AgentContext): string {
 function usd(amount: number): string {
   return `$${amount.toFixed(amount < 1 ? 4 : 2)}`;
 }
+
+/**
+ * The model ended its response without the turn's answer (it wrote text and called no tool): it
+ * is asked once for the answer in the required form.
+ */
+export const askForOutput: ChartAction = (context) => {
+  const name = context.turnOutput?.name ?? '';
+  return {
+    context: {
+      messages: appended(context, {
+        role: 'user',
+        content: `Give your final answer now by calling the ${name} tool, with the answer as its input.`,
+      }),
+    },
+  };
+};
+
+/**
+ * A turn that asks for a structured answer ends: with the answer, or saying that the model did
+ * not give it in the required form though asked again. Nothing for a turn that asks none.
+ */
+export const endOutputTurn: ChartAction = (context) => {
+  if (context.turnOutput === null) return {};
+  if (context.output !== null) {
+    return { emit: [{ type: 'OutputGiven', output: context.output.value }] };
+  }
+  return {
+    emit: [
+      {
+        type: 'DisplayError',
+        message: `The model ended the turn without a valid answer from the ${context.turnOutput.name} tool, after being asked again; the turn has no output.`,
+      },
+    ],
+  };
+};
 
 /** Input that arrives while the chart cannot start a turn waits for the current one to end. */
 export const enqueueInput: ChartAction = (context, event) => {

@@ -5,6 +5,7 @@
  * first copied as plain JSON data (see `copyPlainJson`), then its fields are checked on the copy,
  * and the chart is given the copy. Both steps are cheap for the small events that stream.
  */
+import { outputSpecProblem } from './outputSpec.js';
 import { errorMessage } from './agentStatechartError.js';
 import { clip, copyPlainJson, isNonNegativeNumber } from './plainJson.js';
 import { PERMISSION_MODES } from './config.js';
@@ -17,7 +18,9 @@ const MODES: ReadonlySet<string> = new Set(PERMISSION_MODES);
 type Check = (event: Record<string, unknown>) => string | null;
 
 const checks: Record<AgentEventType, Check> = {
-  UserInput: (event) => checkMessage(event.message, 'user', 'message'),
+  UserInput: (event) =>
+    checkMessage(event.message, 'user', 'message') ??
+    (event.output === undefined ? null : outputSpecProblem(event.output)),
   LlmStarted: () => null,
   LlmTextDelta: (event) => expectString(event.content, 'content'),
   LlmToolCallDelta: (event) =>

@@ -74,6 +74,7 @@ export async function startSession(
     toolStart: [],
     toolEnd: [],
     approvalRequest: [],
+    output: [],
     state: [],
     retry: [],
     error: [],

@@ -101,6 +101,7 @@ describe("the chart's config given to createAgent", () => {
       pricing: { 'my-model': { input: 1, output: 2, cacheWrite: 3, cacheRead: 4 } },
       request: { metadata: { user_id: 'u-1' } },
       promptCache: 'off' as const,
+      output: { schema: { type: 'object', properties: { answer: { type: 'string' } } } },
     } satisfies Required<Omit<AgentConfig, 'tools'>>;
     const agent = agentWith(config);
     await agent.ready;

@@ -51,8 +51,13 @@ describe('toGraph', () => {
         ['WaitingForUserInput.SettlingCancelledCalls', 'always [!toolsSettling] / answerToolCalls'],
         ['ProcessingLlmResponse', 'always [responseRefused] / refuseToolCalls, reportStopReason'],
         ['ProcessingLlmResponse', 'always [hasToolCalls]'],
-        ['ProcessingLlmResponse', 'always / reportStopReason'],
+        ['ProcessingLlmResponse', 'always [outputAskable] / askForOutput'],
+        ['ProcessingLlmResponse', 'always / reportStopReason, endOutputTurn'],
         ['ExecutingTools', 'always [allToolsDone && anyMutatingToolSucceeded] / answerToolCalls'],
+        [
+          'ExecutingTools',
+          'always [allToolsDone && outputSettled] / answerToolCalls, endOutputTurn',
+        ],
         ['ExecutingTools', 'always [allToolsDone && limitReached] / answerToolCalls, stopAtLimit'],
         ['ExecutingTools', 'always [allToolsDone] / answerToolCalls'],
       ]);

@@ -37,10 +37,13 @@ describe('toMermaid', () => {
   it('draws the transient edges out of ProcessingLlmResponse', () => {
     expect(text).toContain('  ProcessingLlmResponse --> ExecutingTools : always [hasToolCalls]\n');
     expect(text).toContain(
-      '  ProcessingLlmResponse --> WaitingForUserInput : always / reportStopReason\n',
+      '  ProcessingLlmResponse --> WaitingForUserInput : always / reportStopReason, endOutputTurn\n',
     );
     expect(text).toContain(
       '  ExecutingTools --> PostToolsHook : always [allToolsDone && anyMutatingToolSucceeded] / answerToolCalls\n',
+    );
+    expect(text).toContain(
+      '  ProcessingLlmResponse --> CallingLlm : always [outputAskable] / askForOutput\n',
     );
   });
 

@@ -20,8 +20,8 @@ describe('toSvg', () => {
     expect(svg).toContain('data-event="ShutdownRequested"');
     expect(svg).toContain('data-event="PostToolsHookCompleted"');
     // Eventless transitions have the empty event type, as XState's own transitions do: the two
-    // of Ready for queued input, leaving SettlingCancelledCalls, and six of the top-level states.
-    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(9);
+    // of Ready for queued input, leaving SettlingCancelledCalls, and eight of the top-level states.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(11);
     expect(svg).toContain('class="final-border"');
     expect(svg).toContain('<g class="initial" data-initial-of="">');
   });

@@ -14,7 +14,7 @@ import { newCallId } from './pathEvents.js';
 function reply(
   text: string | null,
   toolNames: readonly string[],
-  extra: { stopReason?: StopReason; invalidInput?: boolean } = {},
+  extra: { stopReason?: StopReason; invalidInput?: boolean; invalidAt?: number } = {},
 ): AgentEvent {
   const content: ContentBlock[] = [];
   if (text !== null) content.push({ type: 'text', text });
@@ -27,8 +27,11 @@ function reply(
     usage: { input_tokens: 10, output_tokens: 5 },
   };
   if (extra.invalidInput) {
-    // The streamed JSON of the first call never parsed: the chart answers it without running it.
-    response.toolInputErrors = { [newCallId(0)]: 'Unexpected end of JSON input' };
+    // The streamed JSON of a call (the first, unless told) never parsed, or did not match its
+    // schema: the chart answers it without running it.
+    response.toolInputErrors = {
+      [newCallId(extra.invalidAt ?? 0)]: 'Unexpected end of JSON input',
+    };
   }
   return { type: 'LlmCompleted', response };
 }
@@ -45,6 +48,13 @@ export const replies = {
   maxTokens: reply('A long answer, cut', [], { stopReason: 'max_tokens' }),
   invalidToolInput: reply(null, ['read_file'], { invalidInput: true }),
   empty: reply(null, []),
+  answer: reply(null, ['final_answer']),
+  editAndAnswer: reply('Editing, then answering.', ['edit_file', 'final_answer']),
+  invalidAnswer: reply(null, ['final_answer'], { invalidInput: true }),
+  editAndInvalidAnswer: reply(null, ['edit_file', 'final_answer'], {
+    invalidInput: true,
+    invalidAt: 1,
+  }),
 } as const satisfies Record<string, AgentEvent>;
 
 const llmError = (error: LlmError): AgentEvent => ({ type: 'LlmError', error });

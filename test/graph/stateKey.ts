@@ -11,6 +11,8 @@
  * - the queue length (`hasQueuedInput`);
  * - the permission mode and the remembered decisions (`settleToolRuns`);
  * - whether a limit is reached (`limitReached`, `budgetSpent`);
+ * - in a turn that asks for a structured answer, whether it was given and how often the model
+ *   missed it (`outputSettled`, `outputAskable`);
  * - in `CallingLlm`, whether text and tool-call fragments have streamed (what an interrupt
  *   keeps, and whether a fragment opens or extends a call);
  * - in `ExecutingTools`, and in `WaitingForUserInput` while an interrupt waits for aborted calls,
@@ -49,6 +51,10 @@ export function stateKey(snapshot: KeyedState): string {
   if (budgetSpent(context)) key.limit = 'budget';
   else if (turnLimitReached(context)) key.limit = 'turns';
   if (context.permissionMode !== null) key.mode = context.permissionMode;
+  // A turn that asks for its answer branches on whether it has it, and on how often it missed.
+  if (context.turnOutput !== null) {
+    key.output = context.output !== null ? 'given' : context.outputRepairs;
+  }
   const remembered = Object.entries(context.rememberedDecisions).sort(([a], [b]) =>
     a.localeCompare(b),
   );

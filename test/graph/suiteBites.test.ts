@@ -21,6 +21,7 @@ import { replayPath } from './replayPath.js';
 import { openVariant } from './variants.js';
 
 const HOOK_COMPLETED = [
+  'PostToolsHook PostToolsHookCompleted [outputSettled] → WaitingForUserInput',
   'PostToolsHook PostToolsHookCompleted [limitReached] → WaitingForUserInput',
   'PostToolsHook PostToolsHookCompleted → CallingLlm',
 ];

@@ -29,15 +29,18 @@ export interface GraphVariant {
   busyEventsOnlyWhenFresh: boolean;
 }
 
+/** A read-only tool and an edit: what most variants need of tools. */
+const READ_AND_EDIT = [
+  { name: 'read_file', mutating: false },
+  { name: 'edit_file', mutating: true },
+];
+
 /** Loom's behaviour: no permissions, so every tool call runs at once. Every outcome is offered. */
 export const openVariant: GraphVariant = {
   name: 'open',
   config: {
     maxRetries: 2,
-    tools: [
-      { name: 'read_file', mutating: false },
-      { name: 'edit_file', mutating: true },
-    ],
+    tools: READ_AND_EDIT,
   },
   replies: [
     replies.text,
@@ -85,10 +88,7 @@ export const limitsVariant: GraphVariant = {
   name: 'limits',
   config: {
     maxRetries: 2,
-    tools: [
-      { name: 'read_file', mutating: false },
-      { name: 'edit_file', mutating: true },
-    ],
+    tools: READ_AND_EDIT,
     // A reply's 10 input and 5 output tokens cost $0.000105: the first one spends the budget.
     pricing: { 'claude-sonnet-5-5': { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 } },
     maxBudgetUsd: 0.0001,
@@ -99,8 +99,35 @@ export const limitsVariant: GraphVariant = {
   busyEventsOnlyWhenFresh: false,
 };
 
+/**
+ * Every turn ends with a structured answer: given with the `final_answer` call (alone, or after
+ * an edit and the post-tools hook), asked for again once after a reply without it or with input
+ * that does not match, then given up on.
+ */
+export const outputVariant: GraphVariant = {
+  name: 'output',
+  config: {
+    maxRetries: 2,
+    tools: READ_AND_EDIT,
+    output: {
+      schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+    },
+  },
+  replies: [
+    replies.text,
+    replies.answer,
+    replies.editAndAnswer,
+    replies.invalidAnswer,
+    replies.editAndInvalidAnswer,
+  ],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: true,
+};
+
 export const graphVariants: readonly GraphVariant[] = [
   openVariant,
   permissionsVariant,
   limitsVariant,
+  outputVariant,
 ];

@@ -128,6 +128,7 @@ describe('AgentCore.handleEvent', () => {
       | 'Shutdown'
       | 'ScheduleRetry'
       | 'RequestApproval'
+      | 'OutputGiven'
       | 'Cancel'
     >();
   });

@@ -18,6 +18,7 @@ import {
   MessageAccumulator,
   type StreamedLlmResponse,
 } from './messageAccumulator.js';
+import { checkOutputAnswer } from './checkOutputAnswer.js';
 import { toMessageCreateParams, toRequestHeaders } from './toMessageCreateParams.js';
 
 /**
@@ -188,7 +189,8 @@ async function consume(
   }
   if (failure !== undefined) return failed(failure);
   const outcome = accumulator.finish();
-  return outcome.ok ? outcome : failed(outcome.error);
+  if (!outcome.ok) return failed(outcome.error);
+  return { ok: true, response: checkOutputAnswer(outcome.response, request.output) };
 }
 
 /** A failure while reading the body: whatever is not recognisably something else is a cut stream. */

@@ -1,5 +1,10 @@
 import * as z from 'zod';
-import { AgentStatechartError, errorMessage, type ToolDefinition } from '../../machine/index.js';
+import {
+  AgentStatechartError,
+  errorMessage,
+  type OutputSpec,
+  type ToolDefinition,
+} from '../../machine/index.js';
 import type { SandboxStatus } from './sandbox/sandboxStatus.js';
 
 /**
@@ -177,6 +182,19 @@ export function defineTool<Schema extends z.ZodType>(options: ToolOptions<Schema
     timeoutMs,
     execute,
   };
+}
+
+/**
+ * The chart's {@link OutputSpec} of a turn's answer: a zod schema of an object becomes its JSON
+ * Schema (as a tool's input does), a spec is taken as it is.
+ *
+ * @example
+ * outputSpecOf(z.object({ verdict: z.enum(['approve', 'reject']) }));
+ * // { schema: { type: 'object', properties: { verdict: { type: 'string', enum: [...] } }, required: ['verdict'] } }
+ */
+export function outputSpecOf(output: z.ZodType | OutputSpec): OutputSpec {
+  if (!(output instanceof z.ZodType)) return output;
+  return { schema: toInputSchema('final_answer', output) };
 }
 
 function toInputSchema(name: string, input: z.ZodType): ToolDefinition['input_schema'] {

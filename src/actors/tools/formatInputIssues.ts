@@ -10,12 +10,21 @@ import type * as z from 'zod';
  * // "invalid input for tool 'read_file':\n- path: Invalid input: expected string, received undefined\n…"
  */
 export function formatInputIssues(toolName: string, issues: readonly z.core.$ZodIssue[]): string {
-  const lines = issues.map((issue) => `- ${formatPath(issue.path)}: ${issue.message}`);
   return [
     `invalid input for tool '${toolName}':`,
-    ...lines,
+    ...formatIssueLines(issues),
     'Fix these fields and call the tool again.',
   ].join('\n');
+}
+
+/**
+ * One line per failing field: its path and what is wrong.
+ *
+ * @example
+ * formatIssueLines(result.error.issues); // ['- path: Invalid input: expected string, received undefined']
+ */
+export function formatIssueLines(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => `- ${formatPath(issue.path)}: ${issue.message}`);
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -1,0 +1,64 @@
+/**
+ * Structured output, checked where the response arrives: the call that gives a turn's answer
+ * (`LlmRequest.output`) has its input checked against the answer's JSON Schema, and a mismatch
+ * goes into the response's `toolInputErrors`, so the chart answers the call with what to fix.
+ */
+import * as z from 'zod';
+import {
+  errorMessage,
+  type LlmRequest,
+  type LlmResponse,
+  type ToolCall,
+  toolCallsOf,
+} from '../../machine/index.js';
+import { formatIssueLines } from '../tools/formatInputIssues.js';
+
+/**
+ * `response` with the answer calls whose input does not match the schema marked in
+ * `toolInputErrors`; the response itself when there are none (or the request asks no answer).
+ *
+ * @example
+ * const checked = checkOutputAnswer(response, request.output);
+ * checked.toolInputErrors; // { toolu_1: 'the answer does not match its schema:\n- verdict: …' }
+ */
+export function checkOutputAnswer<Response extends LlmResponse>(
+  response: Response,
+  output: LlmRequest['output'],
+): Response {
+  if (output === undefined) return response;
+  const calls = toolCallsOf(response.message).filter(
+    (call) => call.name === output.name && response.toolInputErrors?.[call.id] === undefined,
+  );
+  if (calls.length === 0) return response;
+  let schema: z.ZodType;
+  try {
+    schema = z.fromJSONSchema(output.schema);
+  } catch (error) {
+    return withErrors(
+      response,
+      calls,
+      `the answer's schema cannot be checked (${errorMessage(error)})`,
+    );
+  }
+  const errors: Record<string, string> = {};
+  for (const call of calls) {
+    const checked = schema.safeParse(call.input);
+    if (checked.success) continue;
+    errors[call.id] = [
+      'the answer does not match its schema:',
+      ...formatIssueLines(checked.error.issues),
+      `Fix these fields and call ${output.name} again.`,
+    ].join('\n');
+  }
+  if (Object.keys(errors).length === 0) return response;
+  return { ...response, toolInputErrors: { ...response.toolInputErrors, ...errors } };
+}
+
+function withErrors<Response extends LlmResponse>(
+  response: Response,
+  calls: readonly ToolCall[],
+  reason: string,
+): Response {
+  const errors = Object.fromEntries(calls.map((call) => [call.id, reason]));
+  return { ...response, toolInputErrors: { ...response.toolInputErrors, ...errors } };
+}

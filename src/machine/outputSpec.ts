@@ -1,0 +1,141 @@
+/**
+ * Structured output: the form a turn's final answer takes. The model answers by calling a tool
+ * whose input schema is the answer's JSON Schema; the chart ends the turn when that call's input
+ * is valid, asks once more when the model ends without it (or gives an answer that does not
+ * match), and then gives up with a `DisplayError`.
+ */
+import type { ToolRun } from './context.js';
+import type { ToolDefinition } from './messages.js';
+
+/**
+ * The form a turn's final answer must take: a JSON Schema of an object, which the model fills in
+ * by calling a tool named `name` (default `final_answer`).
+ *
+ * @example
+ * const output: OutputSpec = {
+ *   schema: { type: 'object', properties: { verdict: { type: 'string', enum: ['approve', 'reject'] } }, required: ['verdict'] },
+ * };
+ */
+export interface OutputSpec {
+  /** JSON Schema of the answer; its `type` must be `'object'` (a tool's input is an object). */
+  schema: Record<string, unknown>;
+  /** The tool the model answers with. Default `final_answer`. */
+  name?: string;
+  /** What the tool tells the model. Default: to give the final answer with it, once, at the end. */
+  description?: string;
+}
+
+/** An {@link OutputSpec} with its defaults filled in. */
+export interface ResolvedOutput {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+}
+
+/** The tool a turn's final answer is given with, when the spec names none. */
+export const DEFAULT_OUTPUT_TOOL = 'final_answer';
+
+/** How many times a turn asks the model again for an answer in the required form. */
+export const OUTPUT_REPAIRS = 1;
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * What is wrong with an output spec, or `null`: a schema that is not an object's, a name the API
+ * refuses or one of the agent's own tools.
+ *
+ * @example
+ * outputSpecProblem({ schema: { type: 'string' } }); // "output.schema must be the JSON Schema of an object ({ type: 'object', … })"
+ */
+export function outputSpecProblem(spec: unknown, toolNames: readonly string[] = []): string | null {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
+    return 'output must be an object { schema, name?, description? }';
+  }
+  const { schema, name, description } = spec as Record<string, unknown>;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    return "output.schema must be the JSON Schema of an object ({ type: 'object', … })";
+  }
+  if ((schema as Record<string, unknown>).type !== 'object') {
+    return "output.schema must be the JSON Schema of an object ({ type: 'object', … })";
+  }
+  if (name !== undefined && (typeof name !== 'string' || !TOOL_NAME.test(name))) {
+    return 'output.name must be a tool name: 1 to 64 letters, digits, _ or -';
+  }
+  const toolName = name ?? DEFAULT_OUTPUT_TOOL;
+  if (toolNames.includes(toolName)) {
+    return `output.name '${toolName}' is one of the agent's tools; give the answer's tool another name`;
+  }
+  if (description !== undefined && typeof description !== 'string') {
+    return 'output.description must be a string';
+  }
+  return null;
+}
+
+/**
+ * The spec with its defaults.
+ *
+ * @example
+ * resolveOutput({ schema }).name; // 'final_answer'
+ */
+export function resolveOutput(spec: OutputSpec): ResolvedOutput {
+  return {
+    name: spec.name ?? DEFAULT_OUTPUT_TOOL,
+    description:
+      spec.description ??
+      'Give your final answer to the user’s request with this tool, once, when the work is done. Its input is the answer.',
+    schema: spec.schema,
+  };
+}
+
+/**
+ * The tool the model answers with, as the request sends it.
+ *
+ * @example
+ * outputToolDefinition(resolveOutput({ schema })); // { name: 'final_answer', description: '…', input_schema: schema }
+ */
+export function outputToolDefinition(output: ResolvedOutput): ToolDefinition {
+  return {
+    name: output.name,
+    description: output.description,
+    input_schema: output.schema as ToolDefinition['input_schema'],
+  };
+}
+
+/**
+ * What a response did about the turn's answer: its answer call settled by the chart itself (a
+ * valid input is the answer; the call runs no tool), the answer if it gave one, and whether it
+ * missed (ended with no tool call at all, or answered with input that does not match).
+ *
+ * @example
+ * const { runs, output, missed } = settleOutputCalls(toolRuns, context.turnOutput);
+ */
+export function settleOutputCalls(
+  runs: ToolRun[],
+  turnOutput: ResolvedOutput | null,
+): { runs: ToolRun[]; output: { value: unknown } | null; missed: boolean } {
+  if (turnOutput === null) return { runs, output: null, missed: false };
+  if (runs.length === 0) return { runs, output: null, missed: true };
+  let output: { value: unknown } | null = null;
+  let missed = false;
+  const settled = runs.map((run): ToolRun => {
+    if (run.call.name !== turnOutput.name) return run;
+    // An input that failed its check is answered already, with why: the model may try again.
+    if (run.status === 'done') {
+      missed = true;
+      return run;
+    }
+    if (output !== null) {
+      return {
+        ...run,
+        status: 'done',
+        outcome: {
+          status: 'error',
+          error: { message: 'not taken: the answer was given by an earlier call of this response' },
+        },
+      };
+    }
+    output = { value: run.call.input };
+    return { ...run, status: 'done', outcome: { status: 'success', output: 'Answer received.' } };
+  });
+  return { runs: settled, output, missed: missed && output === null };
+}
