@@ -43,7 +43,7 @@ export interface ContextPatch {
  *   source: 'llm',
  *   value: 'ProcessingLlmResponse',
  *   status: 'active',
- *   patch: { set: { responses: 1 } },
+ *   patch: { set: { retries: 1 } },
  * };
  */
 export interface RecordedStep {

@@ -107,9 +107,16 @@ export function restoreContext(snapshot: AgentSnapshot, config: AgentConfig): Ag
       'maxBudgetUsd cannot be kept: what this agent has spent so far is unknown (a model call was priced by no price in the table, or the snapshot comes from a version that did not sum costs); restore it without maxBudgetUsd',
     );
   }
+  // Only the fields this version has: one an older version kept (and this one dropped) would
+  // be copied on every step for nothing.
+  const kept = Object.fromEntries(
+    Object.keys(fresh)
+      .filter((key) => Object.hasOwn(stored, key))
+      .map((key) => [key, stored[key as keyof StoredContext]]),
+  ) as Partial<StoredContext>;
   return {
     ...fresh,
-    ...stored,
+    ...kept,
     usage,
     turnUsage: usageTotalsOf(stored.turnUsage),
     streamingText: '',

@@ -65,6 +65,19 @@ export interface ResolvedConfig {
  * @example
  * const status: ToolRunStatus = 'awaitingApproval';
  */
+/**
+ * A turn's structured answer: the form it must take, the responses that missed it (no answer, or
+ * one that does not match), and the answer once given.
+ *
+ * @example
+ * const output: TurnOutput = { form: resolveOutput({ schema }), misses: 0, answer: null };
+ */
+export interface TurnOutput {
+  form: ResolvedOutput;
+  misses: number;
+  answer: { value: unknown } | null;
+}
+
 export type ToolRunStatus = 'pending' | 'awaitingApproval' | 'running' | 'cancelling' | 'done';
 
 /**
@@ -142,14 +155,11 @@ export interface AgentContext {
    * used; every request sends it back, so files and state in it carry over.
    */
   containerId: string | null;
-  /** Completed model responses, a cheap turn counter for observers. */
-  responses: number;
-  /** The form the current turn's final answer must take (the last turn's, between turns). */
-  turnOutput: ResolvedOutput | null;
-  /** Times the current turn asked the model again for its answer in that form. */
-  outputRepairs: number;
-  /** The current turn's final answer once given (the last turn's, between turns). */
-  output: { value: unknown } | null;
+  /**
+   * The structured answer of the current turn (the last turn's, between turns): its form, how
+   * often the model missed it, and the answer once given. `null` for a turn that asks none.
+   */
+  output: TurnOutput | null;
   config: ResolvedConfig;
 }
 
@@ -243,9 +253,6 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     usage: NO_USAGE,
     turnUsage: NO_USAGE,
     containerId: null,
-    responses: 0,
-    turnOutput: null,
-    outputRepairs: 0,
     output: null,
     config,
   };

@@ -223,37 +223,15 @@ export function isAwaitingApproval(
 }
 
 /**
- * The turn's answer was given in the form it asked for.
- *
- * @example
- * outputGiven(core.context); // true once a final_answer call's input was taken
- */
-export function outputGiven(context: Pick<AgentContext, 'turnOutput' | 'output'>): boolean {
-  return context.turnOutput !== null && context.output !== null;
-}
-
-/**
- * The model missed the turn's answer more often than the turn asks again.
- *
- * @example
- * outputAbandoned(core.context);
- */
-export function outputAbandoned(
-  context: Pick<AgentContext, 'turnOutput' | 'output' | 'outputRepairs'>,
-): boolean {
-  return outputAwaited(context) && context.outputRepairs > OUTPUT_REPAIRS;
-}
-
-/**
- * The turn that asks for a structured answer is over: the answer was given, or given up on.
+ * The turn that asks for a structured answer is over: the answer was given, or the model missed
+ * it more often than the turn asks again.
  *
  * @example
  * outputSettled(core.context);
  */
-export function outputSettled(
-  context: Pick<AgentContext, 'turnOutput' | 'output' | 'outputRepairs'>,
-): boolean {
-  return outputGiven(context) || outputAbandoned(context);
+export function outputSettled(context: Pick<AgentContext, 'output'>): boolean {
+  const { output } = context;
+  return output !== null && (output.answer !== null || output.misses > OUTPUT_REPAIRS);
 }
 
 /**
@@ -262,14 +240,9 @@ export function outputSettled(
  * @example
  * outputAskable(core.context);
  */
-export function outputAskable(
-  context: Pick<AgentContext, 'turnOutput' | 'output' | 'outputRepairs'>,
-): boolean {
-  return outputAwaited(context) && context.outputRepairs <= OUTPUT_REPAIRS;
-}
-
-function outputAwaited(context: Pick<AgentContext, 'turnOutput' | 'output'>): boolean {
-  return context.turnOutput !== null && context.output === null;
+export function outputAskable(context: Pick<AgentContext, 'output'>): boolean {
+  const { output } = context;
+  return output !== null && output.answer === null && output.misses <= OUTPUT_REPAIRS;
 }
 
 /**

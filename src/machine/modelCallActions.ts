@@ -44,20 +44,27 @@ export const recordResponse: ChartAction = (context, event) => {
   );
   const usage = addCall(context.usage, tokens, costUsd);
   const turnUsage = addCall(context.turnUsage, tokens, costUsd);
-  const answer = settleOutputCalls(toolRuns, context.turnOutput);
+  const turnOutput = context.output;
+  const answer = settleOutputCalls(toolRuns, turnOutput?.form ?? null);
   return {
     context: {
       ...NOTHING_STREAMED,
       messages: appended(context, message),
       toolRuns: answer.runs,
-      ...(answer.output === null ? {} : { output: answer.output }),
-      ...(answer.missed ? { outputRepairs: context.outputRepairs + 1 } : {}),
+      ...(turnOutput === null || (answer.output === null && !answer.missed)
+        ? {}
+        : {
+            output: {
+              ...turnOutput,
+              answer: answer.output ?? turnOutput.answer,
+              misses: turnOutput.misses + (answer.missed ? 1 : 0),
+            },
+          }),
       stopReason: response.stopReason ?? null,
       // A container stays in use until a response names another.
       containerId: response.container?.id ?? context.containerId,
       retries: 0,
       lastError: null,
-      responses: context.responses + 1,
       lastCallEnding: ending(context, 'completed'),
       usage,
       turnUsage,

@@ -107,18 +107,18 @@ export function outputToolDefinition(output: ResolvedOutput): ToolDefinition {
  * missed (ended with no tool call at all, or answered with input that does not match).
  *
  * @example
- * const { runs, output, missed } = settleOutputCalls(toolRuns, context.turnOutput);
+ * const { runs, output, missed } = settleOutputCalls(toolRuns, context.output?.form ?? null);
  */
 export function settleOutputCalls(
   runs: ToolRun[],
-  turnOutput: ResolvedOutput | null,
+  form: ResolvedOutput | null,
 ): { runs: ToolRun[]; output: { value: unknown } | null; missed: boolean } {
-  if (turnOutput === null) return { runs, output: null, missed: false };
+  if (form === null) return { runs, output: null, missed: false };
   if (runs.length === 0) return { runs, output: null, missed: true };
   let output: { value: unknown } | null = null;
   let missed = false;
   const settled = runs.map((run): ToolRun => {
-    if (run.call.name !== turnOutput.name) return run;
+    if (run.call.name !== form.name) return run;
     // An input that failed its check is answered already, with why: the model may try again.
     if (run.status === 'done') {
       missed = true;

@@ -21,7 +21,7 @@ import type {
  */
 export function buildRequest(
   context: Pick<AgentContext, 'messages' | 'config'> &
-    Partial<Pick<AgentContext, 'containerId' | 'turnOutput'>>,
+    Partial<Pick<AgentContext, 'containerId' | 'output'>>,
 ): LlmRequest {
   const { config } = context;
   const request: LlmRequest = {
@@ -31,8 +31,8 @@ export function buildRequest(
   };
   if (config.system !== undefined) request.system = config.system;
   if (config.toolDefinitions.length > 0) request.tools = config.toolDefinitions;
-  const output = context.turnOutput;
-  if (output != null) {
+  const output = context.output?.form;
+  if (output !== undefined) {
     // Last, so the tools before it stay the cached prefix they were.
     request.tools = [...config.toolDefinitions, outputToolDefinition(output)];
     request.output = { name: output.name, schema: output.schema };

@@ -25,8 +25,8 @@ export const startTurn: ChartAction = (context, event) => {
 };
 
 /** A turn starts with no answer yet, in the form its input or the configuration asks for. */
-function newTurnOutput(turnOutput: ResolvedOutput | null) {
-  return { turnOutput, outputRepairs: 0, output: null };
+function newTurnOutput(form: ResolvedOutput | null): Pick<AgentContext, 'output'> {
+  return { output: form === null ? null : { form, misses: 0, answer: null } };
 }
 
 /** The oldest queued input starts the next turn. */
@@ -71,7 +71,7 @@ function usd(amount: number): string {
  * is asked once for the answer in the required form.
  */
 export const askForOutput: ChartAction = (context) => {
-  const name = context.turnOutput?.name ?? '';
+  const name = context.output?.form.name ?? '';
   return {
     context: {
       messages: appended(context, {
@@ -87,15 +87,16 @@ export const askForOutput: ChartAction = (context) => {
  * not give it in the required form though asked again. Nothing for a turn that asks none.
  */
 export const endOutputTurn: ChartAction = (context) => {
-  if (context.turnOutput === null) return {};
-  if (context.output !== null) {
-    return { emit: [{ type: 'OutputGiven', output: context.output.value }] };
+  const { output } = context;
+  if (output === null) return {};
+  if (output.answer !== null) {
+    return { emit: [{ type: 'OutputGiven', output: output.answer.value }] };
   }
   return {
     emit: [
       {
         type: 'DisplayError',
-        message: `The model ended the turn without a valid answer from the ${context.turnOutput.name} tool, after being asked again; the turn has no output.`,
+        message: `The model ended the turn without a valid answer from the ${output.form.name} tool, after being asked again; the turn has no output.`,
       },
     ],
   };

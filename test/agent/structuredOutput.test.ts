@@ -89,7 +89,7 @@ describe('structured output', () => {
     });
     agent.send('Second.');
     await agent.waitUntilIdle({ timeoutMs: 30_000 });
-    expect(agent.context.output).toEqual({ value: { verdict: 'reject', reasons: ['no'] } });
+    expect(agent.context.output?.answer).toEqual({ value: { verdict: 'reject', reasons: ['no'] } });
   });
 
   it('run without any form resolves with the text of the last response', async () => {

@@ -52,9 +52,9 @@ export const newCallId = (index: number): string => `$new${index}`;
 export const INPUT_TEXT = '$input';
 
 /** The tool-call id `concretize` gives the `index`-th call of the next response. */
-export function toolCallIdFor(context: Pick<AgentContext, 'responses'>, index: number): string {
-  // `responses` grows with every completed response, so ids never repeat in one transcript.
-  return `toolu_${context.responses + 1}_${index}`;
+export function toolCallIdFor(context: Pick<AgentContext, 'usage'>, index: number): string {
+  // The count of completed calls grows with every response, so ids never repeat in a transcript.
+  return `toolu_${context.usage.calls + 1}_${index}`;
 }
 
 // Templates are shared by every path that offers them: each is turned into JSON once.
@@ -72,7 +72,7 @@ const PLACEHOLDER = /\$run(\d+)|\$new(\d+)|\$input/g;
  */
 export function concretize<TEvent extends PathEvent>(
   template: TEvent,
-  context: Pick<AgentContext, 'responses' | 'toolRuns'>,
+  context: Pick<AgentContext, 'usage' | 'toolRuns'>,
   inputNumber: number,
 ): TEvent {
   let json = templateJson.get(template);

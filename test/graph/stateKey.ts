@@ -52,8 +52,8 @@ export function stateKey(snapshot: KeyedState): string {
   else if (turnLimitReached(context)) key.limit = 'turns';
   if (context.permissionMode !== null) key.mode = context.permissionMode;
   // A turn that asks for its answer branches on whether it has it, and on how often it missed.
-  if (context.turnOutput !== null) {
-    key.output = context.output !== null ? 'given' : context.outputRepairs;
+  if (context.output !== null) {
+    key.output = context.output.answer !== null ? 'given' : context.output.misses;
   }
   const remembered = Object.entries(context.rememberedDecisions).sort(([a], [b]) =>
     a.localeCompare(b),

@@ -99,9 +99,9 @@ const idleAfter =
   (responses: number) =>
   (snapshot: {
     value: AgentStateValue;
-    context: Parameters<typeof atRest>[1] & { responses: number };
+    context: Parameters<typeof atRest>[1] & { usage: { calls: number } };
   }) =>
-    atRest(snapshot.value, snapshot.context) && snapshot.context.responses === responses;
+    atRest(snapshot.value, snapshot.context) && snapshot.context.usage.calls === responses;
 
 describe('an actor that throws, behind the failure boundary', () => {
   it('a tool actor becomes an error result naming the tool; the model reads it and the turn goes on', async () => {
@@ -350,7 +350,7 @@ describe('an actor that throws, in createAgent', () => {
     // The agent takes the next turn as usual.
     agent.send('again');
     await agent.waitUntilIdle({ timeoutMs: 30_000 });
-    expect(agent.context.responses).toBe(3);
+    expect(agent.context.usage.calls).toBe(3);
     expect(diagnostics).toHaveLength(1);
     await agent.shutdown();
   });
@@ -370,7 +370,7 @@ describe('an actor that throws, in createAgent', () => {
     expect(errors).toEqual([
       { message: 'The post-tools hook failed and was skipped: git exploded', source: 'hook' },
     ]);
-    expect(agent.context.responses).toBe(2);
+    expect(agent.context.usage.calls).toBe(2);
     await agent.shutdown();
   });
 });

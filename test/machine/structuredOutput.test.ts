@@ -73,7 +73,7 @@ describe('structured output in pure mode', () => {
     expect(typesOf(actions)).not.toContain('SendLlmRequest');
     expect(typesOf(actions)).not.toContain('ExecuteTools');
     expect(agent.state).toBe('WaitingForUserInput');
-    expect(agent.context.output).toEqual({ value: { verdict: 'approve' } });
+    expect(agent.context.output?.answer).toEqual({ value: { verdict: 'approve' } });
     expect(agent.context.messages.at(-1)).toEqual({
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Answer received.' }],
@@ -98,7 +98,7 @@ describe('structured output in pure mode', () => {
         'The model ended the turn without a valid answer from the final_answer tool, after being asked again; the turn has no output.',
     });
     expect(agent.state).toBe('WaitingForUserInput');
-    expect(agent.context.output).toBeNull();
+    expect(agent.context.output?.answer).toBeNull();
   });
 
   it('keeps the form and the misses in a snapshot: a restored turn gives up where it would have', () => {
@@ -109,8 +109,8 @@ describe('structured output in pure mode', () => {
       AgentCore['snapshot']
     >;
     const restored = AgentCore.fromSnapshot(stored, { output: { schema } });
-    expect(restored.context.turnOutput?.name).toBe('final_answer');
-    expect(restored.context.outputRepairs).toBe(1);
+    expect(restored.context.output?.form.name).toBe('final_answer');
+    expect(restored.context.output?.misses).toBe(1);
     const ended = restored.handleEvent(respond([{ type: 'text', text: 'Still fine.' }]));
     expect(typesOf(ended)).toContain('DisplayError');
     expect(restored.state).toBe('WaitingForUserInput');
@@ -184,7 +184,7 @@ describe('structured output in pure mode', () => {
     agent.handleEvent(
       respond([{ type: 'tool_use', id: 't1', name: 'review', input: { verdict: 'approve' } }]),
     );
-    expect(agent.context.output).toEqual({ value: { verdict: 'approve' } });
+    expect(agent.context.output?.answer).toEqual({ value: { verdict: 'approve' } });
     // The next turn, without a form, ends with what the model says.
     const [next] = agent.handleEvent(userInput('Thanks.'));
     expect(next?.type === 'SendLlmRequest' && next.request.output).toBeUndefined();

@@ -187,7 +187,7 @@ function renderStatus(agent, view) {
   if (agent) {
     facts.push(['status', view.status]);
     facts.push(['messages', Array.isArray(context.messages) ? context.messages.length : 0]);
-    if (typeof context.responses === 'number') facts.push(['responses', context.responses]);
+    if (context.usage && typeof context.usage.calls === 'number') facts.push(['responses', context.usage.calls]);
     if (context.usage && typeof context.usage.input_tokens === 'number') {
       facts.push(['tokens', context.usage.input_tokens.toLocaleString() + ' in / ' + context.usage.output_tokens.toLocaleString() + ' out']);
       if (typeof context.usage.costUsd === 'number') facts.push(['cost', '$' + context.usage.costUsd.toFixed(4)]);
