@@ -7,12 +7,20 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUBBLEWRAP_TEST_FILES } from './bubblewrapSetup.js';
-import { REPOSITORY_ROOT, runVitest } from './runVitest.js';
+import { NESTED_CONFIG, REPOSITORY_ROOT, runVitest } from './runVitest.js';
 
 const NOWHERE = join(REPOSITORY_ROOT, 'no-such-bwrap');
 
 function vitestWithoutBubblewrap(ci: string): Promise<{ code: number; output: string }> {
-  return runVitest(BUBBLEWRAP_TEST_FILES, { BWRAP_PATH: NOWHERE, CI: ci });
+  return runVitest(
+    BUBBLEWRAP_TEST_FILES,
+    {
+      BWRAP_PATH: NOWHERE,
+      CI: ci,
+      AGENT_STATECHART_NESTED_SETUP: 'test/support/bubblewrapSetup.ts',
+    },
+    NESTED_CONFIG,
+  );
 }
 
 describe.concurrent('the bash sandbox tests on a machine without bubblewrap', () => {

@@ -6,12 +6,20 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_TEST_FILES } from './postgresSetup.js';
-import { REPOSITORY_ROOT, runVitest } from './runVitest.js';
+import { NESTED_CONFIG, REPOSITORY_ROOT, runVitest } from './runVitest.js';
 
 const NOWHERE = join(REPOSITORY_ROOT, 'no-such-postgresql/bin');
 
 function vitestWithoutPostgres(ci: string): Promise<{ code: number; output: string }> {
-  return runVitest(POSTGRES_TEST_FILES, { POSTGRES_BIN_DIR: NOWHERE, CI: ci });
+  return runVitest(
+    POSTGRES_TEST_FILES,
+    {
+      POSTGRES_BIN_DIR: NOWHERE,
+      CI: ci,
+      AGENT_STATECHART_NESTED_SETUP: 'test/support/postgresSetup.ts',
+    },
+    NESTED_CONFIG,
+  );
 }
 
 describe.concurrent('the PostgreSQL tests on a machine without PostgreSQL', () => {

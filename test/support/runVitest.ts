@@ -11,6 +11,9 @@ import { join } from 'node:path';
 
 export const REPOSITORY_ROOT = join(import.meta.dirname, '../..');
 
+/** The configuration of a nested run that sets up one system package only. */
+export const NESTED_CONFIG = 'test/support/vitest.nested.config.ts';
+
 export function runVitest(
   files: string[],
   env: NodeJS.ProcessEnv,
