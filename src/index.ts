@@ -129,6 +129,7 @@ export {
   type OutputSpec,
   DEFAULT_OUTPUT_TOOL,
   type ImageBlock,
+  IMAGE_MEDIA_TYPES,
   type ImageMediaType,
   type DocumentBlock,
   type ToolRun,

@@ -48,6 +48,11 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** What the user says, as a message: text is a user message of that text. */
+function userMessage(message: string | Message): Message {
+  return typeof message === 'string' ? { role: 'user', content: message } : message;
+}
+
 /** The text of the last assistant message among `messages`, or `''`. */
 function lastResponseText(messages: readonly Message[]): string {
   for (let index = messages.length - 1; index >= 0; index--) {
@@ -223,9 +228,7 @@ export class Agent {
    * agent.send('Fix the failing test');
    */
   send(message: string | Message): void {
-    const payload: Message =
-      typeof message === 'string' ? { role: 'user', content: message } : message;
-    this.dispatch({ type: 'UserInput', message: payload });
+    this.dispatch({ type: 'UserInput', message: userMessage(message) });
   }
 
   /**
@@ -255,8 +258,6 @@ export class Agent {
   ): Promise<unknown> {
     const wait = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
     await this.waitUntilIdle(wait);
-    const payload: Message =
-      typeof message === 'string' ? { role: 'user', content: message } : message;
     const output = options.output === undefined ? undefined : outputSpecOf(options.output);
     let answer: { value: unknown } | undefined;
     const errors: string[] = [];
@@ -266,7 +267,11 @@ export class Agent {
     ];
     const messagesBefore = this.context.messages.length;
     try {
-      this.dispatch({ type: 'UserInput', message: payload, ...(output ? { output } : {}) });
+      this.dispatch({
+        type: 'UserInput',
+        message: userMessage(message),
+        ...(output ? { output } : {}),
+      });
       await this.waitUntilIdle(wait);
     } finally {
       for (const stop of stops) stop();

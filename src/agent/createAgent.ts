@@ -41,7 +41,12 @@ import {
   recordActor,
   type SessionStore,
 } from '../persistence/index.js';
-import { AgentTracer, type TelemetryOptions, traceActor } from '../telemetry/index.js';
+import {
+  AgentTracer,
+  type TelemetryOptions,
+  telemetryOptions,
+  traceActor,
+} from '../telemetry/index.js';
 import { Agent, type AgentParts } from './agent.js';
 import { type AgentActors, agentActors, checkAgentActors } from './agentActors.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
@@ -339,8 +344,8 @@ function tracerFor(
   telemetry: CreateAgentOptions['telemetry'],
   sessionId: string | undefined,
 ): AgentTracer | undefined {
-  if (telemetry === undefined || telemetry === false) return undefined;
-  const options = telemetry === true ? {} : telemetry;
+  const options = telemetryOptions(telemetry);
+  if (options === undefined) return undefined;
   return new AgentTracer({
     ...(sessionId === undefined ? {} : { conversationId: sessionId }),
     ...options,

@@ -1,7 +1,8 @@
 /**
  * `run --otel`: the agent's spans printed as they end, or sent with OTLP over HTTP when
- * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The OpenTelemetry SDK packages are loaded only here, and
- * only when asked for: the library itself depends on `@opentelemetry/api` alone.
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The
+ * OpenTelemetry SDK packages are loaded only here, and only when asked for: the library itself
+ * depends on `@opentelemetry/api` alone.
  */
 import type { Tracer } from '@opentelemetry/api';
 import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';

@@ -16,7 +16,7 @@ import {
   SessionCore,
 } from '../persistence/index.js';
 import type { AgentConfig, CompletedToolInfo } from '../machine/index.js';
-import { SessionTracers, type TelemetryOptions } from '../telemetry/index.js';
+import { SessionTracers, type TelemetryOptions, telemetryOptions } from '../telemetry/index.js';
 import {
   createSessionDriver,
   DRIVE_STREAM,
@@ -149,6 +149,7 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
     logLevel: options.logLevel ?? 'error',
   });
   const engine = DBOS as unknown as DriverEngine & ReaperEngine;
+  const telemetry = telemetryOptions(options.telemetry);
   DBOS.registerWorkflow(
     createSessionDriver({
       engine,
@@ -160,11 +161,7 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
       llm: options.llm,
       ...(options.postToolsHook ? { postToolsHook: options.postToolsHook } : {}),
       ...(options.onFenced ? { onFenced: options.onFenced } : {}),
-      ...(options.telemetry === undefined || options.telemetry === false
-        ? {}
-        : {
-            tracers: new SessionTracers(options.telemetry === true ? {} : options.telemetry),
-          }),
+      ...(telemetry === undefined ? {} : { tracers: new SessionTracers(telemetry) }),
     }),
     { name: DRIVE_WORKFLOW },
   );

@@ -3,10 +3,10 @@
  * values, and no field of the request the chart sets itself. A refusal names the field and what
  * it takes, at `createAgent` and `new AgentCore`, before anything runs.
  */
-import { outputSpecProblem } from './outputSpec.js';
 import { AgentStatechartError } from './agentStatechartError.js';
 import { type AgentConfig, PERMISSION_MODES } from './config.js';
 import type { PromptCachePolicy } from './messages.js';
+import { outputSpecProblem } from './outputSpec.js';
 import { clip, copyPlainJson, isNonNegativeNumber } from './plainJson.js';
 import type { ModelPrice } from './usage.js';
 
@@ -25,24 +25,19 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
   if (typeof config !== 'object' || config === null) refuse('the config', 'an object', config);
   const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
   if (!Number.isInteger(maxRetries) || maxRetries < 1) {
-    throw new AgentStatechartError(
-      'INVALID_CONFIG',
-      `maxRetries must be a whole number of at least 1 (total attempts per model call); got ${String(maxRetries)}`,
+    refuse(
+      'maxRetries',
+      'a whole number of at least 1 (total attempts per model call)',
+      maxRetries,
     );
   }
   const maxTokens = config.maxTokens ?? DEFAULT_MAX_TOKENS;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new AgentStatechartError(
-      'INVALID_CONFIG',
-      `maxTokens must be a positive whole number; got ${String(maxTokens)}`,
-    );
+    refuse('maxTokens', 'a positive whole number', maxTokens);
   }
   const toolGraceMs = config.toolGraceMs ?? DEFAULT_TOOL_GRACE_MS;
   if (!isNonNegativeNumber(toolGraceMs)) {
-    throw new AgentStatechartError(
-      'INVALID_CONFIG',
-      `toolGraceMs must be a non-negative number of milliseconds; got ${String(toolGraceMs)}`,
-    );
+    refuse('toolGraceMs', 'a non-negative number of milliseconds', toolGraceMs);
   }
   if (config.model !== undefined && (typeof config.model !== 'string' || config.model === '')) {
     refuse('model', 'a non-empty string', config.model);
@@ -164,6 +159,8 @@ export interface CheckedConfig {
  */
 function describeValue(value: unknown): string {
   if (typeof value === 'string') return `'${clip(value)}'`;
+  // JSON writes NaN and Infinity as null, which would name the wrong value.
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   try {
     // JSON has no word for undefined, a function or a symbol: their type says enough.
     return clip(JSON.stringify(value) ?? typeof value);

@@ -65,6 +65,8 @@ export interface ResolvedConfig {
  * @example
  * const status: ToolRunStatus = 'awaitingApproval';
  */
+export type ToolRunStatus = 'pending' | 'awaitingApproval' | 'running' | 'cancelling' | 'done';
+
 /**
  * A turn's structured answer: the form it must take, the responses that missed it (no answer, or
  * one that does not match), and the answer once given.
@@ -77,8 +79,6 @@ export interface TurnOutput {
   misses: number;
   answer: { value: unknown } | null;
 }
-
-export type ToolRunStatus = 'pending' | 'awaitingApproval' | 'running' | 'cancelling' | 'done';
 
 /**
  * One tool call of the current response and its progress.

@@ -3,8 +3,8 @@
  * diagrams and the generated tests show `LlmError [retryableError && attemptsLeft]`.
  */
 import type { AgentContext } from './context.js';
-import { isMutatingTool } from './toolSpecs.js';
 import { OUTPUT_REPAIRS } from './outputSpec.js';
+import { isMutatingTool } from './toolSpecs.js';
 import type { AgentEvent } from './events.js';
 import type { LlmErrorKind } from './messages.js';
 import { type AgentStateName, type AgentStateValue, topStateOf } from './stateNames.js';

@@ -103,6 +103,7 @@ export {
   type ToolResultBlock,
   type ToolResultContent,
   type ImageBlock,
+  IMAGE_MEDIA_TYPES,
   type ImageMediaType,
   type DocumentBlock,
   type ToolUseBlock,
@@ -119,7 +120,7 @@ export {
 } from './stateNames.js';
 export { compactStream, StreamBuffer, type StreamedEvent } from './streamCompaction.js';
 export { errorOutcome } from './toolRuns.js';
-export { isMutatingTool } from './toolSpecs.js';
+export { isMutatingTool, TOOL_NAME_PATTERN } from './toolSpecs.js';
 export {
   answerOpenToolUses,
   buildRequest,

@@ -64,8 +64,16 @@ export interface ImageBlock {
     { type: 'base64'; media_type: ImageMediaType; data: string } | { type: 'url'; url: string };
 }
 
-/** The image types the Messages API reads. */
-export type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+/**
+ * The image types the Messages API reads.
+ *
+ * @example
+ * IMAGE_MEDIA_TYPES.includes('image/png'); // true
+ */
+export const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+
+/** One of {@link IMAGE_MEDIA_TYPES}. */
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
 
 /**
  * A document the model reads: a PDF as base64 data or a URL, or plain text.

@@ -3,10 +3,10 @@
  * tool-call fragments, and ending the call (a response, a failure to retry or give up on, or a
  * turn cut short).
  */
-import { settleOutputCalls } from './outputSpec.js';
 import { assertEvent } from 'xstate';
 import { retryDelay } from './backoff.js';
 import { appended, type ChartAction, type ChartStep } from './chartStep.js';
+import { settleOutputCalls } from './outputSpec.js';
 import type { AgentAction, LlmCallEnding } from './actions.js';
 import type { AgentContext, StreamingToolCall } from './context.js';
 import { deduplicateToolUseIds } from './deduplicateToolUseIds.js';
@@ -44,22 +44,13 @@ export const recordResponse: ChartAction = (context, event) => {
   );
   const usage = addCall(context.usage, tokens, costUsd);
   const turnUsage = addCall(context.turnUsage, tokens, costUsd);
-  const turnOutput = context.output;
-  const answer = settleOutputCalls(toolRuns, turnOutput?.form ?? null);
+  const answer = settleOutputCalls(toolRuns, context.output);
   return {
     context: {
       ...NOTHING_STREAMED,
       messages: appended(context, message),
       toolRuns: answer.runs,
-      ...(turnOutput === null || (answer.output === null && !answer.missed)
-        ? {}
-        : {
-            output: {
-              ...turnOutput,
-              answer: answer.output ?? turnOutput.answer,
-              misses: turnOutput.misses + (answer.missed ? 1 : 0),
-            },
-          }),
+      output: answer.output,
       stopReason: response.stopReason ?? null,
       // A container stays in use until a response names another.
       containerId: response.container?.id ?? context.containerId,

@@ -4,8 +4,9 @@
  * is valid, asks once more when the model ends without it (or gives an answer that does not
  * match), and then gives up with a `DisplayError`.
  */
-import type { ToolRun } from './context.js';
+import type { ToolRun, TurnOutput } from './context.js';
 import type { ToolDefinition } from './messages.js';
+import { TOOL_NAME_PATTERN } from './toolSpecs.js';
 
 /**
  * The form a turn's final answer must take: a JSON Schema of an object, which the model fills in
@@ -38,8 +39,6 @@ export const DEFAULT_OUTPUT_TOOL = 'final_answer';
 /** How many times a turn asks the model again for an answer in the required form. */
 export const OUTPUT_REPAIRS = 1;
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
 /**
  * What is wrong with an output spec, or `null`: a schema that is not an object's, a name the API
  * refuses or one of the agent's own tools.
@@ -52,13 +51,14 @@ export function outputSpecProblem(spec: unknown, toolNames: readonly string[] = 
     return 'output must be an object { schema, name?, description? }';
   }
   const { schema, name, description } = spec as Record<string, unknown>;
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+  if (
+    typeof schema !== 'object' ||
+    schema === null ||
+    (schema as Record<string, unknown>).type !== 'object'
+  ) {
     return "output.schema must be the JSON Schema of an object ({ type: 'object', … })";
   }
-  if ((schema as Record<string, unknown>).type !== 'object') {
-    return "output.schema must be the JSON Schema of an object ({ type: 'object', … })";
-  }
-  if (name !== undefined && (typeof name !== 'string' || !TOOL_NAME.test(name))) {
+  if (name !== undefined && (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name))) {
     return 'output.name must be a tool name: 1 to 64 letters, digits, _ or -';
   }
   const toolName = name ?? DEFAULT_OUTPUT_TOOL;
@@ -103,28 +103,29 @@ export function outputToolDefinition(output: ResolvedOutput): ToolDefinition {
 
 /**
  * What a response did about the turn's answer: its answer call settled by the chart itself (a
- * valid input is the answer; the call runs no tool), the answer if it gave one, and whether it
- * missed (ended with no tool call at all, or answered with input that does not match).
+ * valid input is the answer; the call runs no tool), and the turn's output with the answer, or
+ * with one more miss when the response ended with no tool call at all, or answered with input
+ * that does not match. The turn's output unchanged when the response did neither.
  *
  * @example
- * const { runs, output, missed } = settleOutputCalls(toolRuns, context.output?.form ?? null);
+ * const { runs, output } = settleOutputCalls(toolRuns, context.output);
  */
 export function settleOutputCalls(
   runs: ToolRun[],
-  form: ResolvedOutput | null,
-): { runs: ToolRun[]; output: { value: unknown } | null; missed: boolean } {
-  if (form === null) return { runs, output: null, missed: false };
-  if (runs.length === 0) return { runs, output: null, missed: true };
-  let output: { value: unknown } | null = null;
+  output: TurnOutput | null,
+): { runs: ToolRun[]; output: TurnOutput | null } {
+  if (output === null) return { runs, output };
+  if (runs.length === 0) return { runs, output: { ...output, misses: output.misses + 1 } };
+  let answer: { value: unknown } | null = null;
   let missed = false;
   const settled = runs.map((run): ToolRun => {
-    if (run.call.name !== form.name) return run;
+    if (run.call.name !== output.form.name) return run;
     // An input that failed its check is answered already, with why: the model may try again.
     if (run.status === 'done') {
       missed = true;
       return run;
     }
-    if (output !== null) {
+    if (answer !== null) {
       return {
         ...run,
         status: 'done',
@@ -134,8 +135,10 @@ export function settleOutputCalls(
         },
       };
     }
-    output = { value: run.call.input };
+    answer = { value: run.call.input };
     return { ...run, status: 'done', outcome: { status: 'success', output: 'Answer received.' } };
   });
-  return { runs: settled, output, missed: missed && output === null };
+  if (answer !== null) return { runs: settled, output: { ...output, answer } };
+  if (missed) return { runs: settled, output: { ...output, misses: output.misses + 1 } };
+  return { runs: settled, output };
 }

@@ -7,6 +7,14 @@ import type { ToolDefinition } from './messages.js';
  * @example
  * DEFAULT_MUTATING_TOOLS.has('bash'); // true
  */
+/**
+ * The Messages API's rule for tool names: 1 to 64 letters, digits, `_` or `-`.
+ *
+ * @example
+ * TOOL_NAME_PATTERN.test('read_file'); // true
+ */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
 export const DEFAULT_MUTATING_TOOLS: ReadonlySet<string> = new Set([
   'edit_file',
   'write_file',

@@ -1,5 +1,5 @@
-import { outputToolDefinition } from './outputSpec.js';
 import type { AgentContext, ToolRun } from './context.js';
+import { outputToolDefinition } from './outputSpec.js';
 import { ENDING_TEXT, errorOutcome } from './toolRuns.js';
 import type {
   ContentBlock,
@@ -30,12 +30,13 @@ export function buildRequest(
     messages: context.messages,
   };
   if (config.system !== undefined) request.system = config.system;
-  if (config.toolDefinitions.length > 0) request.tools = config.toolDefinitions;
-  const output = context.output?.form;
-  if (output !== undefined) {
+  const form = context.output?.form;
+  if (form === undefined) {
+    if (config.toolDefinitions.length > 0) request.tools = config.toolDefinitions;
+  } else {
     // Last, so the tools before it stay the cached prefix they were.
-    request.tools = [...config.toolDefinitions, outputToolDefinition(output)];
-    request.output = { name: output.name, schema: output.schema };
+    request.tools = [...config.toolDefinitions, outputToolDefinition(form)];
+    request.output = { name: form.name, schema: form.schema };
   }
   if (typeof context.containerId === 'string') request.container = context.containerId;
   if (config.requestFields !== undefined) request.fields = config.requestFields;

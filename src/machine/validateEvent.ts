@@ -5,12 +5,12 @@
  * first copied as plain JSON data (see `copyPlainJson`), then its fields are checked on the copy,
  * and the chart is given the copy. Both steps are cheap for the small events that stream.
  */
-import { outputSpecProblem } from './outputSpec.js';
 import { errorMessage } from './agentStatechartError.js';
 import { clip, copyPlainJson, isNonNegativeNumber } from './plainJson.js';
 import { PERMISSION_MODES } from './config.js';
 import { type AgentEvent, type AgentEventType } from './events.js';
 import { LLM_ERROR_KINDS } from './messages.js';
+import { outputSpecProblem } from './outputSpec.js';
 
 const ERROR_KINDS: ReadonlySet<string> = new Set(LLM_ERROR_KINDS);
 const MODES: ReadonlySet<string> = new Set(PERMISSION_MODES);

@@ -49,6 +49,21 @@ export interface TelemetryOptions {
   recordContent?: boolean;
 }
 
+/**
+ * The options a `telemetry` option stands for: `true` is the defaults, `false` or nothing is no
+ * tracing at all.
+ *
+ * @example
+ * telemetryOptions(true); // {}
+ * telemetryOptions(undefined); // undefined
+ */
+export function telemetryOptions(
+  telemetry: boolean | TelemetryOptions | undefined,
+): TelemetryOptions | undefined {
+  if (telemetry === undefined || telemetry === false) return undefined;
+  return telemetry === true ? {} : telemetry;
+}
+
 /** The API surface the tracer needs at run time; loaded only when tracing is asked for. */
 type OtelApi = typeof OtelApiModule;
 

@@ -3,6 +3,7 @@
  */
 
 import * as z from 'zod';
+import { IMAGE_MEDIA_TYPES } from '../machine/index.js';
 
 const contentBlockSchema = z.looseObject({ type: z.string() });
 
@@ -58,7 +59,7 @@ export function parseMessagesRequest(
 
 /** The block types the API takes inside a `tool_result`. */
 const TOOL_RESULT_BLOCKS = new Set(['text', 'image', 'document', 'search_result']);
-const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+const IMAGE_TYPES: ReadonlySet<string> = new Set(IMAGE_MEDIA_TYPES);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
@@ -99,7 +100,8 @@ function imageProblem(block: Record<string, unknown>, at: string): string | unde
   }
   if (source?.type !== 'base64') return `${at}.source.type: Input should be 'base64' or 'url'`;
   if (typeof source.media_type !== 'string' || !IMAGE_TYPES.has(source.media_type)) {
-    return `${at}.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+    const allowed = IMAGE_MEDIA_TYPES.map((type) => `'${type}'`);
+    return `${at}.source.media_type: Input should be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
   }
   if (typeof source.data !== 'string' || source.data === '' || !BASE64.test(source.data)) {
     return `${at}.source.data: the image data is not valid base64`;

@@ -293,6 +293,10 @@ describe('maxBudgetUsd', () => {
     expect(() => new AgentCore({ pricing, maxBudgetUsd: -1 })).toThrow(
       'maxBudgetUsd must be a positive number of US dollars; got -1',
     );
+    // A number JSON cannot write is named as it is, not as JSON's null.
+    expect(() => new AgentCore({ pricing, maxBudgetUsd: Number.NaN })).toThrow(
+      'maxBudgetUsd must be a positive number of US dollars; got NaN',
+    );
     expect(() => new AgentCore({ pricing: { x: { input: 1, output: 'free' } as never } })).toThrow(
       /^pricing\['x'\]\.output must be a non-negative number/,
     );

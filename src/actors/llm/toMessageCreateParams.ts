@@ -50,11 +50,9 @@ export type LlmRequestFields = Omit<
  * // { model: 'claude-sonnet-5-5', max_tokens: 4096, system: '…', messages: […], tools: […], stream: true }
  */
 export function toMessageCreateParams(request: LlmRequest): MessageCreateParamsStreaming {
-  // Betas travel as a header, not in the body.
-  const { betas: _betas, ...fields } = (request.fields ?? {}) as LlmRequestFields;
-  const params: MessageCreateParamsStreaming = {
+  const params: MessageCreateParamsStreaming & { betas?: unknown } = {
     // The configured fields first: the chart's own below always win.
-    ...(fields as Partial<MessageCreateParamsStreaming>),
+    ...(request.fields as Partial<MessageCreateParamsStreaming> | undefined),
     model: request.model,
     max_tokens: request.maxTokens,
     messages: request.messages as unknown as MessageParam[],
@@ -67,6 +65,8 @@ export function toMessageCreateParams(request: LlmRequest): MessageCreateParamsS
     params.tools = request.tools.map(toTool);
   }
   if (request.container !== undefined) params.container = request.container;
+  // Betas travel as a header (toRequestHeaders), not in the body.
+  delete params.betas;
   // The API's own breakpoint on the request's last block: each call reads what the last wrote.
   if (cached && params.cache_control === undefined) params.cache_control = EPHEMERAL;
   return params;

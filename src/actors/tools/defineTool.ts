@@ -3,6 +3,7 @@ import {
   AgentStatechartError,
   errorMessage,
   type OutputSpec,
+  TOOL_NAME_PATTERN,
   type ToolDefinition,
 } from '../../machine/index.js';
 import type { SandboxStatus } from './sandbox/sandboxStatus.js';
@@ -17,9 +18,6 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
 /** setTimeout overflows beyond this and fires at once, so longer timeouts are refused. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
-
-/** The Messages API's rule for tool names. */
-const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * What a running tool gets besides its input.

@@ -4,7 +4,7 @@ import { defineTool, type Tool } from '../defineTool.js';
 import { resolveInWorkspace } from '../resolveInWorkspace.js';
 import { toolContent } from '../toolContent.js';
 import { describeFsError } from './describeFsError.js';
-import { MAX_IMAGE_BYTES, mediaBlockOf } from './fileMedia.js';
+import { MAX_IMAGE_BYTES, mediaBlock, mediaTypeOf } from './fileMedia.js';
 
 /**
  * Limits of `read_file`.
@@ -61,13 +61,16 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): Tool<type
       } catch (error) {
         throw describeFsError(error, display);
       }
-      const media = mediaBlockOf(bytes);
-      if (media?.type === 'image' && bytes.length > MAX_IMAGE_BYTES) {
-        throw new Error(
-          `'${display}' is an image of ${bytes.length} bytes, more than the ${MAX_IMAGE_BYTES} the API takes; make a smaller copy (convert, sips) and read that`,
-        );
+      const mediaType = mediaTypeOf(bytes);
+      if (mediaType !== undefined) {
+        // Refused before it is encoded: the API would refuse it whole.
+        if (mediaType !== 'application/pdf' && bytes.length > MAX_IMAGE_BYTES) {
+          throw new Error(
+            `'${display}' is an image of ${bytes.length} bytes, more than the ${MAX_IMAGE_BYTES} the API takes; make a smaller copy (convert, sips) and read that`,
+          );
+        }
+        return toolContent(mediaBlock(bytes, mediaType));
       }
-      if (media !== undefined) return toolContent(media);
       if (bytes.subarray(0, 8000).includes(0)) {
         throw new Error(
           `'${display}' looks like a binary file; read_file shows text files, images (PNG, JPEG, GIF, WebP) and PDFs`,

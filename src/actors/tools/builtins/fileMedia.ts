@@ -6,30 +6,19 @@ import type { DocumentBlock, ImageBlock, ImageMediaType } from '../../../machine
  */
 export const MAX_IMAGE_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
 
+/** A file the model can see or read whole, by what its first bytes say it is. */
+export type MediaType = ImageMediaType | 'application/pdf';
+
 /**
- * The block the model reads a file as, when its first bytes say it is an image the API takes
- * (PNG, JPEG, GIF, WebP) or a PDF; `undefined` for any other file. The bytes decide, not the
- * name, so a mislabelled file is read for what it is.
+ * The media type of a file whose first bytes say it is an image the API takes (PNG, JPEG, GIF,
+ * WebP) or a PDF; `undefined` for any other file. The bytes decide, not the name, so a
+ * mislabelled file is read for what it is.
  *
  * @example
- * mediaBlockOf(await readFile('logo.png')); // { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR…' } }
+ * mediaTypeOf(await readFile('logo.dat')); // 'image/png'
  */
-export function mediaBlockOf(bytes: Buffer): ImageBlock | DocumentBlock | undefined {
-  if (startsWith(bytes, '%PDF-')) {
-    return {
-      type: 'document',
-      source: { type: 'base64', media_type: 'application/pdf', data: bytes.toString('base64') },
-    };
-  }
-  const mediaType = imageTypeOf(bytes);
-  if (mediaType === undefined) return undefined;
-  return {
-    type: 'image',
-    source: { type: 'base64', media_type: mediaType, data: bytes.toString('base64') },
-  };
-}
-
-function imageTypeOf(bytes: Buffer): ImageMediaType | undefined {
+export function mediaTypeOf(bytes: Buffer): MediaType | undefined {
+  if (startsWith(bytes, '%PDF-')) return 'application/pdf';
   if (bytes.subarray(0, 8).equals(PNG_SIGNATURE)) return 'image/png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (startsWith(bytes, 'GIF87a') || startsWith(bytes, 'GIF89a')) return 'image/gif';
@@ -37,6 +26,19 @@ function imageTypeOf(bytes: Buffer): ImageMediaType | undefined {
     return 'image/webp';
   }
   return undefined;
+}
+
+/**
+ * The block the model reads a file of `mediaType` as: an image, or a PDF document.
+ *
+ * @example
+ * mediaBlock(bytes, 'image/png'); // { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR…' } }
+ */
+export function mediaBlock(bytes: Buffer, mediaType: MediaType): ImageBlock | DocumentBlock {
+  const data = bytes.toString('base64');
+  return mediaType === 'application/pdf'
+    ? { type: 'document', source: { type: 'base64', media_type: mediaType, data } }
+    : { type: 'image', source: { type: 'base64', media_type: mediaType, data } };
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
