@@ -7,6 +7,8 @@
  *   `createGitAutoCommitActor` and `createRetryTimerActor` make;
  * - `defineTool` and the built-in tools;
  * - durable sessions (`SessionCore`, `createAgentHost`, the memory, SQLite and PostgreSQL stores);
+ * - MCP: servers as tool sources (`connectMcpServers`, `createAgent({ mcpServers })`), and an
+ *   agent served to MCP clients (`serveAgentOverMcp`);
  * - everything the chart speaks: messages, events, actions, config.
  *
  * Diagrams are in `agent-statechart/diagram`, inspectors in `agent-statechart/inspect`, many
@@ -33,6 +35,29 @@ export {
   type StartupDiagnostic,
   type StartupDiagnosticCode,
 } from './agent/index.js';
+
+// MCP servers as tool sources.
+export {
+  type ConnectMcpServersOptions,
+  connectMcpServers,
+  type McpHttpServerConfig,
+  type McpServerChange,
+  type McpServerConfig,
+  McpServers,
+  type McpServerState,
+  type McpServerStatus,
+  type McpStdioServerConfig,
+  type McpToolSettings,
+  mcpToolName,
+} from './mcp/index.js';
+
+// An agent served over MCP, for any MCP client to hand tasks to.
+export {
+  type AgentMcpServer,
+  type ServeAgentOverMcpOptions,
+  type ServedAgent,
+  serveAgentOverMcp,
+} from './mcp/index.js';
 
 // OpenTelemetry spans of an agent's work.
 export { AgentTracer, type TelemetryOptions } from './telemetry/index.js';
@@ -106,6 +131,7 @@ export {
   type RetryTimeoutFiredEvent,
   type RetryTimerInput,
   type SetPermissionModeEvent,
+  type SetToolsEvent,
   type ShutdownRequestedEvent,
   type StopReason,
   type StoredContext,

@@ -45,8 +45,9 @@ or from code: \`toMermaid(machine)\`, \`toDot(machine)\`, \`await toSvg(machine)
 - **\`always\`** marks an eventless transition, taken as soon as its guard holds (dashed in the
   SVG). \`ProcessingLlmResponse\` has only those: it is transient.
 - **any state** (dashed box) stands for every state: \`ShutdownRequested\` is accepted in all of
-  them (a root-level transition), and \`UserInput\` / \`SetPermissionMode\` are handled everywhere
-  without changing state (input that arrives during a turn is queued).
+  them (a root-level transition), and \`UserInput\` / \`SetPermissionMode\` / \`SetTools\` are
+  handled everywhere without changing state (input that arrives during a turn is queued; a new
+  tool list reaches the next model request).
 - Inside a state: \`entry\` and \`exit\` actions, the actor it invokes (\`invoke llm\`), and the
   events it handles **without leaving** (\`LlmTextDelta / appendStreamedText\`). An invoked actor
   answers with the chart's own events, its failures included, so there are no error transitions.

@@ -64,8 +64,13 @@ export {
   type ReadFileToolOptions,
 } from './tools/builtins/createReadFileTool.js';
 export { createWriteFileTool } from './tools/builtins/createWriteFileTool.js';
-export { createToolRegistry, type ToolRegistry } from './tools/createToolRegistry.js';
 export {
+  createToolRegistry,
+  liveToolRegistry,
+  type ToolRegistry,
+} from './tools/createToolRegistry.js';
+export {
+  DEFAULT_TOOL_TIMEOUT_MS,
   defineTool,
   outputSpecOf,
   type Tool,

@@ -36,6 +36,7 @@ import type {
 } from './agentNotifications.js';
 import type { SandboxStatus } from '../actors/index.js';
 import type { InspectorServer } from '../inspect/index.js';
+import type { McpServerStatus, McpServers } from '../mcp/index.js';
 
 /**
  * Options of {@link Agent.run}.
@@ -88,8 +89,13 @@ export interface AgentShell {
   hub: NotificationHub;
   inFlight: InFlightWork;
   inspector: InspectorServer | undefined;
-  /** Called on shutdown: closes an inspector page started for this agent alone. */
-  releaseInspector: () => Promise<void>;
+  /**
+   * Called on shutdown: closes what was started for this agent alone (an inspector page, MCP
+   * servers).
+   */
+  release: () => Promise<void>;
+  /** The MCP servers the agent takes tools from, once connected. */
+  mcpServers: () => McpServers | undefined;
   /** The stored session this agent runs, when it runs one. */
   sessionId: string | undefined;
   sandbox: SandboxStatus | undefined;
@@ -134,13 +140,16 @@ export class Agent {
   /** Whether its shell commands run in an OS sandbox (`undefined`: no tool runs any). */
   readonly sandbox: SandboxStatus | undefined;
   /**
-   * Resolves once the chart runs: at once, or, with a session store, once the session is open.
-   * Rejects if the session cannot be opened (the reason is also an `error` notification).
+   * Resolves once the chart runs: at once, or once the session is open (with a session store)
+   * and the MCP servers have connected or failed (with `mcpServers`). Rejects if the session
+   * cannot be opened, or MCP servers are given without `@modelcontextprotocol/sdk` installed (the
+   * reason is also an `error` notification).
    */
   readonly ready: Promise<void>;
   readonly #hub: NotificationHub;
   readonly #inFlight: InFlightWork;
-  readonly #releaseInspector: () => Promise<void>;
+  readonly #release: () => Promise<void>;
+  readonly #mcpServers: () => McpServers | undefined;
   #parts: AgentParts | undefined;
   /** Events sent before the chart runs, delivered in order once it does. */
   #early: AgentEvent[] = [];
@@ -155,14 +164,15 @@ export class Agent {
     this.sandbox = shell.sandbox;
     this.#hub = shell.hub;
     this.#inFlight = shell.inFlight;
-    this.#releaseInspector = shell.releaseInspector;
+    this.#release = shell.release;
+    this.#mcpServers = shell.mcpServers;
     if (parts instanceof Promise) {
       this.ready = parts.then(
         (running) => this.#attach(running),
         (error: unknown) => {
           this.#openFailure = error;
           this.#hub.emit('error', {
-            message: `the session could not be opened: ${errorMessage(error)}`,
+            message: `the agent could not start: ${errorMessage(error)}`,
             source: 'agent',
           });
           throw error;
@@ -337,6 +347,18 @@ export class Agent {
   }
 
   /**
+   * Where each of the agent's MCP servers stands (`mcpServers`): connected, restarting after it
+   * went away, or given up on, with its tools and the tools left out. Empty without servers, or
+   * while they connect.
+   *
+   * @example
+   * for (const server of agent.mcpServers()) console.log(`${server.name}: ${server.state}`);
+   */
+  mcpServers(): McpServerStatus[] {
+    return this.#mcpServers()?.status() ?? [];
+  }
+
+  /**
    * Sends any chart event. A malformed event, or one the current state does not take, changes
    * nothing and is reported as a `diagnostic`.
    *
@@ -355,7 +377,7 @@ export class Agent {
       }
       return this.#diagnose(
         'AGENT_STOPPED',
-        `${plain.type} ignored: the session could not be opened (${errorMessage(this.#openFailure)})`,
+        `${plain.type} ignored: the agent could not start (${errorMessage(this.#openFailure)})`,
         event,
       );
     }
@@ -479,7 +501,7 @@ export class Agent {
       () => false,
     );
     if (!opened) {
-      await this.#releaseInspector();
+      await this.#release();
       return;
     }
     if (options.drain) {
@@ -495,7 +517,7 @@ export class Agent {
     this.actor.stop();
     // What the shutdown recorded is stored before the agent says it stopped.
     await this.#parts?.recorded?.().catch(() => undefined);
-    await this.#releaseInspector();
+    await this.#release();
   }
 
   /**

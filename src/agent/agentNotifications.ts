@@ -15,6 +15,7 @@ import {
   type ToolOutcome,
   type ToolRun,
 } from '../machine/index.js';
+import type { McpServerChange } from '../mcp/index.js';
 import type { StartupDiagnostic } from './startupDiagnostics.js';
 
 /**
@@ -58,9 +59,14 @@ export interface AgentNotifications {
   retry: { delayMs: number; attempt: number };
   /**
    * Something went wrong that the user should see: a model call given up, a refusal, a hook
-   * failure, a listener that threw, or a fault in an actor.
+   * failure, a listener that threw, a fault in an actor, or an MCP server that stopped answering.
    */
-  error: { message: string; source: 'chart' | 'hook' | 'listener' | 'agent' };
+  error: { message: string; source: 'chart' | 'hook' | 'listener' | 'agent' | 'mcp' };
+  /**
+   * One of the agent's MCP servers changed: its tools (the model is offered the new list from
+   * the next request), or it went down, came back or was given up on.
+   */
+  mcp: McpServerChange;
   /** The post-tools hook committed the workspace. */
   commit: { sha: string; message: string; files: string[] };
   /**

@@ -10,6 +10,7 @@ import {
   createBuiltinTools,
   createToolRegistry,
   InFlightWork,
+  liveToolRegistry,
   type ActorFailureHandler,
   outputSpecOf,
   type LlmRequestFields,
@@ -47,12 +48,14 @@ import {
   telemetryOptions,
   traceActor,
 } from '../telemetry/index.js';
+import type { McpServerConfig, McpServers } from '../mcp/index.js';
 import { Agent, type AgentParts } from './agent.js';
 import { type AgentActors, agentActors, checkAgentActors } from './agentActors.js';
+import { agentMcp, followMcpServers, registryOf } from './agentMcp.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
 import { attachInspector, type InspectorOption } from './inspectorOption.js';
 import { microstepNotifier } from './microstepNotifications.js';
-import { announceAtStart, sandboxOf, startupNotices } from './startupDiagnostics.js';
+import { announceAtStart, mcpNotices, sandboxOf, startupNotices } from './startupDiagnostics.js';
 
 /**
  * Options of {@link createAgent}: the chart's config (`maxRetries`, `model`, `system`,
@@ -89,6 +92,18 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools' | 'request
    * once with `createBuiltinTools()` and passes them to each (`createAgentHost` does).
    */
   tools?: Tool[];
+  /**
+   * MCP servers whose tools the agent may call, by name: `{ command, args?, env?, cwd? }` for a
+   * server started as a child process, `{ url, headers? }` for one reached over HTTP (the
+   * `mcpServers` shape of Claude Code's `.mcp.json`). Their tools join `tools` as
+   * `mcp__<server>__<tool>`; permission rules name them (`mcp__github__*`). Read-only tools (the
+   * server's `readOnlyHint`) run in every mode; the others are mutating, and ask where mutating
+   * tools ask; override per tool with `tools`. The servers connect before the first turn (see
+   * `ready`) and close on `shutdown`. Or pass servers connected once with `connectMcpServers` (or
+   * the promise of them), to share them among agents: the caller closes those. Needs
+   * `@modelcontextprotocol/sdk`.
+   */
+  mcpServers?: Record<string, McpServerConfig> | McpServers | Promise<McpServers>;
   /**
    * The Anthropic client, or options to build one (`apiKey`, `baseURL`, …; by default the SDK
    * reads `ANTHROPIC_API_KEY`). The client's own retries are turned off: the chart retries.
@@ -189,11 +204,13 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const transport = resolveLlmTransport(options.anthropic, options.transport);
   const workspace = options.workspace ?? process.cwd();
   const tools = options.tools ?? createBuiltinTools();
-  const registry = createToolRegistry(tools);
-  const config = chartConfig(options, registry);
+  // Replaced when an MCP server's tools change; the tool actor looks calls up in the current one.
+  let registry = createToolRegistry(tools);
+  let config = chartConfig(options, registry);
   // A bad config (a permission mode that does not exist, say) is refused here, not at the first
   // turn or as a stored session opens.
   resolveConfig(config);
+  const mcp = agentMcp(options.mcpServers, workspace);
   const inFlight = new InFlightWork();
   const hub = new NotificationHub((error) => {
     // An `error` listener that throws has nowhere left to report to but the console.
@@ -213,6 +230,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   // keep the caller's initial messages alive.
   const messages = options.messages?.slice();
   const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
+  const { store, sessionId, sessionMetadata } = options;
   const tracer = tracerFor(options.telemetry, options.sessionId);
   // A mode the caller names wins over the one a reopened session was stored in (and is recorded
   // as the chart's own SetPermissionMode); without one, the session keeps its own.
@@ -240,7 +258,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     const machine = agentMachine.provide({
       actors: agentActors(actors, {
         workspace,
-        registry,
+        registry: liveToolRegistry(() => registry),
         inFlight,
         hub,
         anthropic,
@@ -301,31 +319,68 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     };
   };
 
+  const notices = startupNotices({ tools, workspace, anthropic, autoCommit, actors, messages });
+  let servers: McpServers | undefined;
+  let stopFollowing = (): void => undefined;
+  const running: { agent?: Agent } = {};
+  // The servers' tools join the agent's before its chart starts, and follow them from then on
+  // (a change before the chart runs is delivered once it does).
+  const connected = mcp?.servers.then((connectedServers) => {
+    servers = connectedServers;
+    stopFollowing = followMcpServers(connectedServers, {
+      tools,
+      replace: (next) => (registry = next),
+      dispatch: (event) => running.agent?.dispatch(event),
+      hub,
+    });
+    registry = registryOf(tools, connectedServers);
+    config = { ...config, tools: registry.specs() };
+    resolveConfig(config);
+    notices.push(...mcpNotices(connectedServers.status()));
+  });
   const shell = {
     hub,
     inFlight,
     inspector: inspector?.server,
-    releaseInspector: inspector?.release ?? (() => Promise.resolve()),
-    sessionId: options.sessionId,
+    release: async () => {
+      stopFollowing();
+      await inspector?.release();
+      if (mcp?.owned)
+        await mcp.servers.then(
+          (owned) => owned.close(),
+          () => undefined,
+        );
+    },
+    mcpServers: () => servers,
+    sessionId,
     sandbox: sandboxOf(tools),
   };
-  const notices = startupNotices({ tools, workspace, anthropic, autoCommit, actors, messages });
-  const announced = (agent: Agent) => announceAtStart(agent, hub, notices, () => startedIn);
-  if (options.store === undefined) return announced(new Agent(shell, start()));
+  const announced = (agent: Agent) => {
+    running.agent = agent;
+    return announceAtStart(agent, hub, notices, () => startedIn);
+  };
+  if (store === undefined) {
+    return announced(
+      new Agent(shell, connected === undefined ? start() : connected.then(() => start())),
+    );
+  }
   // The newest agent on a session is its only writer: one that opened it earlier (another
   // process, or a stale handle) is refused at its next write and stops.
-  const opened = openSession(options.store, options.sessionId!, {
-    config,
-    claim: true,
-    ...(messages ? { messages } : {}),
-    ...(options.sessionMetadata === undefined ? {} : { metadata: options.sessionMetadata }),
-  });
+  const open = () =>
+    openSession(store, sessionId!, {
+      config,
+      claim: true,
+      ...(messages ? { messages } : {}),
+      ...(sessionMetadata === undefined ? {} : { metadata: sessionMetadata }),
+    });
+  const opened = connected === undefined ? open() : connected.then(open);
   return announced(new Agent(shell, opened.then(start)));
 }
 
 /**
  * What a reopened session is told first: its `Resume` (work was in flight), then the permission
- * mode the caller asked for, when it differs from the stored one.
+ * mode the caller asked for, when it differs from the stored one. (Its tools need no event: the
+ * chart resumes with the config it is opened with, whatever a `SetTools` in the log replayed.)
  */
 function openingEvents(
   session: OpenedSession | undefined,

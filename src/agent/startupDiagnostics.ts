@@ -11,6 +11,7 @@ import {
   type Message,
   transcriptRepair,
 } from '../machine/index.js';
+import type { McpServerStatus } from '../mcp/index.js';
 import type { Agent } from './agent.js';
 import type { AgentActors } from './agentActors.js';
 import type { NotificationHub } from './agentNotifications.js';
@@ -26,6 +27,10 @@ import type { NotificationHub } from './agentNotifications.js';
  *   from, and the git auto-commit is on: the agent's edits will be committed to it.
  * - `TRANSCRIPT_REPAIRED`: the `messages` given to start from had `tool_use` blocks with no
  *   `tool_result`; each was answered as interrupted before the first request.
+ * - `MCP_SERVER_UNAVAILABLE`: an MCP server did not connect; the message says why. It is started
+ *   again with backoff, and its tools join once it answers.
+ * - `MCP_TOOL_LEFT_OUT`: a tool of an MCP server is not offered to the model: its name or input
+ *   schema is one the Messages API refuses (the message says which).
  *
  * @example
  * const atStart = new Set<string>(STARTUP_DIAGNOSTIC_CODES);
@@ -38,6 +43,8 @@ export const STARTUP_DIAGNOSTIC_CODES = Object.freeze([
   'NO_API_KEY',
   'WORKSPACE_IS_PROCESS_REPOSITORY',
   'TRANSCRIPT_REPAIRED',
+  'MCP_SERVER_UNAVAILABLE',
+  'MCP_TOOL_LEFT_OUT',
 ] as const);
 
 /**
@@ -142,7 +149,7 @@ export function announceAtStart(
   notices: readonly StartupNotice[],
   startedIn: () => AgentStateName,
 ): Agent {
-  if (notices.length === 0) return agent;
+  // Read once the agent is ready: its MCP servers add theirs as they connect.
   agent.ready.then(
     () => {
       const state = startedIn();
@@ -151,6 +158,26 @@ export function announceAtStart(
     () => undefined,
   );
   return agent;
+}
+
+/**
+ * What the MCP servers say at start: each that did not connect, and each tool left out.
+ *
+ * @example
+ * notices.push(...mcpNotices(servers.status()));
+ */
+export function mcpNotices(status: readonly McpServerStatus[]): StartupNotice[] {
+  return status.flatMap((server) => [
+    ...(server.state === 'connected'
+      ? []
+      : [
+          {
+            code: 'MCP_SERVER_UNAVAILABLE' as const,
+            message: `the MCP server '${server.name}' is not connected: ${server.error ?? server.state}; its tools join once it answers`,
+          },
+        ]),
+    ...server.problems.map((message) => ({ code: 'MCP_TOOL_LEFT_OUT' as const, message })),
+  ]);
 }
 
 function sandboxNotices(tools: readonly Tool[]): StartupNotice[] {

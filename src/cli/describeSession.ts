@@ -101,6 +101,8 @@ function describeEvent(event: AgentEvent): string {
       return event.actionTaken ? 'committed' : 'nothing to do';
     case 'SetPermissionMode':
       return event.mode;
+    case 'SetTools':
+      return clip(event.tools.map((tool) => tool.name).join(', ') || 'no tools');
     case 'Resume': {
       const parts: string[] = [];
       if (event.startedToolCallIds !== undefined) {

@@ -5,6 +5,7 @@
  * @example
  * // npx agent-statechart demo
  * // npx agent-statechart run --workspace ./my-repo --session fix-tests
+ * // npx agent-statechart mcp-serve --workspace ./my-repo
  * // npx agent-statechart sessions list
  * // npx agent-statechart inspect --session fix-tests
  */
@@ -13,6 +14,7 @@ import { startInspectorServer } from '../inspect/index.js';
 import { runDemo } from './demo.js';
 import { runDiagramCommand } from './diagramCommand.js';
 import { portOption, runInspectSessionCommand } from './inspectSessionCommand.js';
+import { mcpServeCommand } from './mcpServeCommand.js';
 import { runCommand } from './runCommand.js';
 import { runSessionsCommand } from './sessionsCommand.js';
 import { asksForHelp, commandUsage, USAGE } from './usage.js';
@@ -68,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'run':
       return runCommand(rest);
+    case 'mcp-serve':
+      return mcpServeCommand(rest);
     case 'demo':
       if (rest.includes('--no-inspector')) {
         await runDemo({

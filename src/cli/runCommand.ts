@@ -21,6 +21,7 @@ import {
 } from '../machine/index.js';
 import { checkSessionId, type SessionStore } from '../persistence/index.js';
 import { startMessagesApiServer } from '../testing/index.js';
+import { describeMcpServers, readMcpConfig } from './mcpConfigFile.js';
 import { type LineRead, LineReader } from './lineReader.js';
 import { describeResume, type ObservedResume, watchResume } from './describeResume.js';
 import { offlineModel } from './offlineModel.js';
@@ -62,7 +63,8 @@ export interface RunIo {
 /**
  * `run`'s options: `--workspace DIR`, `--mode MODE`, `--model NAME`, `--session NAME` (keep the
  * session in a store, resuming it when it exists), `--store PATH` (the store's file),
- * `--max-turns N` and `--max-budget USD` (the chart's limits) and `--otel` (trace the agent).
+ * `--max-turns N` and `--max-budget USD` (the chart's limits), `--mcp-config FILE` (MCP servers,
+ * as in `.mcp.json`) and `--otel` (trace the agent).
  *
  * @example
  * const options: RunOptions = { workspace: process.cwd(), mode: 'default', session: 'fix-tests' };
@@ -83,6 +85,8 @@ export interface RunOptions {
   maxBudgetUsd?: number;
   /** `--otel`: trace the agent (see `startCliTracing`). */
   otel?: boolean;
+  /** `--mcp-config FILE`: the file of MCP servers the agent takes tools from. */
+  mcpConfig?: string;
 }
 
 /**
@@ -95,7 +99,16 @@ export function parseRunOptions(argv: string[]): RunOptions {
   const { values, switches, positional } = parseFlags(
     argv,
     'run',
-    ['--workspace', '--mode', '--model', '--session', '--store', '--max-turns', '--max-budget'],
+    [
+      '--workspace',
+      '--mode',
+      '--model',
+      '--session',
+      '--store',
+      '--max-turns',
+      '--max-budget',
+      '--mcp-config',
+    ],
     ['--otel'],
   );
   if (positional.length > 0) {
@@ -111,6 +124,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     ['--model', 'model'],
     ['--session', 'session'],
     ['--store', 'store'],
+    ['--mcp-config', 'mcpConfig'],
   ] as const) {
     const value = values.get(flag);
     if (value !== undefined) options[key] = value;
@@ -154,6 +168,8 @@ export async function runCommand(
 ): Promise<number> {
   const options = parseRunOptions(argv);
   await resolveWorkspaceRoot(options.workspace);
+  const mcpServers =
+    options.mcpConfig === undefined ? undefined : await readMcpConfig(options.mcpConfig, io.env);
   const write = (text: string) => io.output.write(text);
   const offline = !io.env.ANTHROPIC_API_KEY;
   const session = options.session === undefined ? undefined : await openRunSession(options);
@@ -169,6 +185,7 @@ export async function runCommand(
     ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
     ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
     ...(tracing ? { telemetry: { tracer: tracing.tracer } } : {}),
+    ...(mcpServers === undefined ? {} : { mcpServers }),
     ...(server ? { anthropic: { baseURL: server.baseURL, apiKey: 'offline' } } : {}),
     ...(session
       ? {
@@ -210,7 +227,7 @@ export async function runCommand(
   // From here on: what the resume restarted is described above, the rest is shown as it happens.
   showProgress(agent, offline ? OFFLINE_MODEL_LABEL : 'claude', write);
   write(
-    'type a message; /mode <mode>, /quit; Ctrl-C interrupts a turn, twice at the prompt quits\n',
+    `type a message; /mode <mode>, ${mcpServers === undefined ? '' : '/mcp, '}/quit; Ctrl-C interrupts a turn, twice at the prompt quits\n`,
   );
 
   const reader = new LineReader(io.input);
@@ -262,6 +279,10 @@ export async function runCommand(
       const line = read.text.trim();
       if (line === '/quit') break;
       if (line === '') continue;
+      if (line === '/mcp') {
+        write(describeMcpServers(agent.mcpServers()));
+        continue;
+      }
       const mode = /^\/mode(?:\s+(\S+))?$/.exec(line);
       if (mode !== null) {
         write(`${changeMode(agent, mode[1])}\n`);

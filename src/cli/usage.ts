@@ -26,11 +26,29 @@ const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
   --store PATH      the session store's file (default: DIR/.agent-statechart/sessions.db)
   --max-turns N     model calls one turn may make (default 100); the turn then stops
   --max-budget USD  what the session may spend on model calls; turns then stop
+  --mcp-config FILE MCP servers whose tools the agent may call, as in a .mcp.json
+                    ({ "mcpServers": { name: { command, args } | { url, headers } } });
+                    \${VAR} in it is read from the environment
   --otel            trace the agent with OpenTelemetry: spans printed as they end, or sent
                     with OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
-Type a message; /mode MODE changes the mode, /quit ends. Ctrl-C interrupts a turn; twice at the
+Type a message; /mode MODE changes the mode, /mcp lists the MCP servers, /quit ends. Ctrl-C interrupts a turn; twice at the
 prompt it quits.`,
+  },
+  'mcp-serve': {
+    synopsis: ['mcp-serve [--workspace DIR] [--mode MODE] [--model NAME] [--mcp-config FILE]'],
+    summary:
+      'serve an agent in DIR over MCP on stdio, for Claude Code, Claude Desktop or any MCP client: its run_task tool hands the agent a task and answers with the result. Claude when ANTHROPIC_API_KEY is set, otherwise the offline scripted model; MODE defaults to acceptEdits, and a tool call that would wait for approval is refused, since an MCP client cannot answer',
+    details: `  --workspace DIR   where the agents work (default: the current directory)
+  --mode MODE       plan, default, acceptEdits or bypassPermissions (default: acceptEdits:
+                    edits run, shell commands are refused; bypassPermissions runs them too)
+  --model NAME      the Claude model to call
+  --mcp-config FILE MCP servers whose tools the agents may call, as in a .mcp.json;
+                    \${VAR} in it is read from the environment
+
+stdout carries the protocol; the command logs to stderr. It stops when the client closes
+its input, or on SIGINT or SIGTERM. In a client's .mcp.json:
+  { "mcpServers": { "agent": { "command": "npx", "args": ["agent-statechart", "mcp-serve"] } } }`,
   },
   sessions: {
     synopsis: [

@@ -16,6 +16,7 @@ import {
   SessionCore,
 } from '../persistence/index.js';
 import type { AgentConfig, CompletedToolInfo } from '../machine/index.js';
+import type { McpServerConfig, McpServers } from '../mcp/index.js';
 import { SessionTracers, type TelemetryOptions, telemetryOptions } from '../telemetry/index.js';
 import {
   createSessionDriver,
@@ -40,6 +41,7 @@ import {
 } from './sessionClient.js';
 import { withIdleTransactionTimeout } from './idleTransactionTimeout.js';
 import { createSessionInbox } from './sessionInbox.js';
+import { workerTools } from './workerTools.js';
 
 /** How often a worker polls the session queue. */
 const QUEUE_POLL_MS = 100;
@@ -61,6 +63,13 @@ export interface SessionWorkerOptions {
   agent: AgentConfig;
   /** The tools the chart's calls run. */
   tools: ToolRegistry;
+  /**
+   * MCP servers whose tools the drives may call too (see `createAgent`'s option of the same
+   * name), connected as the worker starts and closed when it stops — or servers connected with
+   * `connectMcpServers`, which the caller closes. Their tools join `agent.tools` and `tools` as
+   * `mcp__<server>__<tool>`; every worker of a service should be given the same servers.
+   */
+  mcpServers?: Record<string, McpServerConfig> | McpServers;
   /** The directory tools work in, or the one of each session (made by the caller). */
   workspace: string | ((sessionId: string) => string);
   /**
@@ -150,13 +159,22 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   });
   const engine = DBOS as unknown as DriverEngine & ReaperEngine;
   const telemetry = telemetryOptions(options.telemetry);
+  const tools = await workerTools(
+    options.agent,
+    options.tools,
+    options.mcpServers,
+    typeof options.workspace === 'string' ? options.workspace : process.cwd(),
+  );
   DBOS.registerWorkflow(
     createSessionDriver({
       engine,
       store,
       inbox,
-      config: options.agent,
-      tools: options.tools,
+      // Read at every step: an MCP server's changed tools reach the next one.
+      get config() {
+        return tools.config();
+      },
+      tools: tools.registry,
       workspace: options.workspace,
       llm: options.llm,
       ...(options.postToolsHook ? { postToolsHook: options.postToolsHook } : {}),
@@ -227,13 +245,14 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
       DBOS.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, { offset }),
     executorId,
     open: (sessionId) =>
-      SessionCore.open(store, sessionId, { config: options.agent, mustExist: true }),
+      SessionCore.open(store, sessionId, { config: tools.config(), mustExist: true }),
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
       await shutDownDbos();
       await liveness.end().catch(() => undefined);
       await client.close();
+      await tools.close();
     },
   };
 }

@@ -18,6 +18,7 @@ import {
   type Message,
   type PermissionMode,
 } from '../machine/index.js';
+import { connectMcpServers, McpServers } from '../mcp/index.js';
 import type { SessionStore } from '../persistence/index.js';
 
 /**
@@ -129,6 +130,18 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   // The built-in tools are made once for all sessions: making them probes the OS sandbox, a
   // process start each time, and they hold nothing of a session (each call names its workspace).
   let builtins: Tool[] | undefined;
+  // MCP servers given as configs are connected once, on the first session, and shared by all:
+  // one process or connection per server, not one per session.
+  let sharedMcp: Promise<McpServers> | undefined;
+  const mcpServersOf = (own: Partial<AgentHostOptions> | undefined) => {
+    if (own?.mcpServers !== undefined) return own.mcpServers;
+    const given = agentOptions.mcpServers;
+    if (given === undefined || given instanceof Promise || given instanceof McpServers)
+      return given;
+    return (sharedMcp ??= connectMcpServers(given, {
+      cwd: agentOptions.workspace ?? process.cwd(),
+    }));
+  };
   const listeners = new Map<AgentNotificationName, Set<(payload: never) => void>>();
   let closed = false;
 
@@ -162,7 +175,15 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
     if (live !== undefined) return live;
     const own = sessionOptions?.(sessionId);
     const tools = own?.tools ?? agentOptions.tools ?? (builtins ??= createBuiltinTools());
-    const agent = createAgent({ ...agentOptions, ...own, tools, store, sessionId });
+    const mcpServers = mcpServersOf(own);
+    const agent = createAgent({
+      ...agentOptions,
+      ...own,
+      tools,
+      store,
+      sessionId,
+      ...(mcpServers === undefined ? {} : { mcpServers }),
+    });
     live = { agent, forwarding: new Map(), idleTimer: undefined, lane: agent.ready };
     sessions.set(sessionId, live);
     for (const name of listeners.keys()) forward(sessionId, live, name);
@@ -251,6 +272,10 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
     async close() {
       closed = true;
       await Promise.all([...sessions.keys()].map((sessionId) => release(sessionId)));
+      await sharedMcp?.then(
+        (servers) => servers.close(),
+        () => undefined,
+      );
     },
   };
 }

@@ -64,6 +64,9 @@ export const agentMachine = chart
       // Input that names its turn's answer form would lose it in the queue: it is refused.
       UserInput: { guard: not('carriesOutput'), actions: 'enqueueInput' },
       SetPermissionMode: { actions: 'setPermissionMode' },
+      // A new tool list (an MCP server's changed) reaches the next request wherever the chart
+      // stands; calls already made keep their course (see setTools).
+      SetTools: { actions: 'setTools' },
       ShutdownRequested: { target: '.ShuttingDown' },
     },
     states: {

@@ -8,6 +8,7 @@ import { type AgentConfig, PERMISSION_MODES } from './config.js';
 import type { PromptCachePolicy } from './messages.js';
 import { outputSpecProblem } from './outputSpec.js';
 import { clip, copyPlainJson, isNonNegativeNumber } from './plainJson.js';
+import { toolRuleProblem } from './toolRules.js';
 import type { ModelPrice } from './usage.js';
 
 /**
@@ -69,6 +70,10 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
         (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))
       ) {
         refuse(`permissions.${list}`, 'an array of tool names', names);
+      }
+      for (const rule of names ?? []) {
+        const problem = toolRuleProblem(list, rule);
+        if (problem !== null) throw new AgentStatechartError('INVALID_CONFIG', problem);
       }
     }
   }

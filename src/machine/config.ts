@@ -41,7 +41,7 @@ export interface ToolSpec {
  * - `plan`: read-only; mutating calls are denied.
  * - `default`: mutating calls wait for a `ToolApproval`.
  * - `acceptEdits`: edits run; other mutating calls (such as `bash`) wait for approval.
- * - `bypassPermissions`: everything runs, except what a deny rule names.
+ * - `bypassPermissions`: everything runs, except what a deny rule covers.
  *
  * @example
  * PERMISSION_MODES.includes(mode); // true for a mode the chart accepts
@@ -56,14 +56,29 @@ export type PermissionMode = (typeof PERMISSION_MODES)[number];
  * `createAgent` starts in `acceptEdits`. Deny rules win over everything, even
  * `bypassPermissions`; allow rules let a tool run without asking.
  *
+ * A rule is a tool's exact name (`'bash'`), a prefix ending in `*` (`'mcp__github__get_*'`: every
+ * tool whose name starts with `mcp__github__get_`), or `mcp__<server>` (`'mcp__github'`: every
+ * tool of that MCP server, named `mcp__github__…`), as the Claude Agent SDK writes them. A `*`
+ * anywhere but at the end is refused.
+ *
  * @example
- * const permissions: PermissionConfig = { mode: 'default', allow: ['read_file'], deny: ['bash'] };
+ * const permissions: PermissionConfig = {
+ *   mode: 'default',
+ *   allow: ['read_file', 'mcp__github__get_*'],
+ *   deny: ['bash', 'mcp__payments'],
+ * };
  */
 export interface PermissionConfig {
   mode: PermissionMode;
-  /** Tool names that run without asking (unless denied). */
+  /**
+   * Rules for tools that run without asking (unless denied): `['edit_file', 'mcp__docs']`.
+   * `'*'` alone is refused: to run every tool without asking, use `bypassPermissions`.
+   */
   allow?: string[];
-  /** Tool names that never run. */
+  /**
+   * Rules for tools that never run, in any mode: `['bash', 'mcp__github__delete_*']`. `['*']`
+   * refuses every tool.
+   */
   deny?: string[];
 }
 

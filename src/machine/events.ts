@@ -3,7 +3,7 @@
  * agent), one of the chart's invoked actors, or the store a session is restored from.
  */
 import type { AgentActorName } from './actorNames.js';
-import type { PermissionMode } from './config.js';
+import type { PermissionMode, ToolSpec } from './config.js';
 import type { LlmError, LlmResponse, Message, ToolOutcome } from './messages.js';
 import type { OutputSpec } from './outputSpec.js';
 
@@ -164,6 +164,30 @@ export interface SetPermissionModeEvent {
 }
 
 /**
+ * Replace the tools the model may call, at any time: an MCP server's tool list changed, a server
+ * came up late, or a pure-mode caller changes tools between turns. The next model request
+ * carries the new list. Tool calls the model already made keep their course: a call running or
+ * approved goes on (the tool's runner answers it as an unknown tool if its tool is gone), and a
+ * call waiting for approval keeps waiting. Specs are checked as `tools` in the config is, and
+ * more strictly: names the API accepts, unique, the flags booleans. Like the rest of the
+ * configuration, the list is not part of a snapshot: an agent restored with
+ * `fromSnapshot(snapshot, config)` runs with `config.tools` until it is told again.
+ *
+ * @example
+ * const event: SetToolsEvent = {
+ *   type: 'SetTools',
+ *   tools: [
+ *     { name: 'read_file', mutating: false },
+ *     { name: 'mcp__github__create_issue', mutating: true, description: 'Open an issue', inputSchema: { type: 'object' } },
+ *   ],
+ * };
+ */
+export interface SetToolsEvent {
+  type: 'SetTools';
+  tools: ToolSpec[];
+}
+
+/**
  * The grace period after an interrupt is over: tool calls that have not reported how they ended
  * are answered as possibly having taken effect.
  */
@@ -217,6 +241,7 @@ export type AgentEvent =
   | InterruptEvent
   | ToolApprovalEvent
   | SetPermissionModeEvent
+  | SetToolsEvent
   | ToolGraceExpiredEvent
   | ResumeEvent;
 
@@ -267,6 +292,7 @@ export const EVENT_TRAITS: Readonly<Record<AgentEventType, EventTraits>> = {
   Interrupt: { origin: 'caller' },
   ToolApproval: { origin: 'caller' },
   SetPermissionMode: { origin: 'caller' },
+  SetTools: { origin: 'caller' },
   ToolGraceExpired: { origin: 'toolGraceTimer' },
   Resume: { origin: 'store' },
 };

@@ -71,6 +71,7 @@ export {
   type ResumeEvent,
   type RetryTimeoutFiredEvent,
   type SetPermissionModeEvent,
+  type SetToolsEvent,
   type ShutdownRequestedEvent,
   type ToolApprovalEvent,
   type ToolCompletedEvent,
@@ -120,6 +121,7 @@ export {
 } from './stateNames.js';
 export { compactStream, StreamBuffer, type StreamedEvent } from './streamCompaction.js';
 export { errorOutcome } from './toolRuns.js';
+export { matchesToolRule } from './toolRules.js';
 export { isMutatingTool, TOOL_NAME_PATTERN } from './toolSpecs.js';
 export {
   answerOpenToolUses,

@@ -1,4 +1,5 @@
 import type { AgentContext } from './context.js';
+import { findToolRule } from './toolRules.js';
 import { alwaysAsks, isEditTool, isMutatingTool } from './toolSpecs.js';
 
 /**
@@ -15,8 +16,10 @@ export type PermissionDecision =
  * deny rules (they win even in `bypassPermissions`), remembered denials, `plan` mode (refuses
  * mutating calls), tools whose spec says `alwaysAsk` (ask, in every mode), read-only tools
  * (always run), `bypassPermissions`, allow rules and remembered approvals, `acceptEdits` for
- * edits, and otherwise ask. Without permissions configured every call runs, as in Loom, except
- * an `alwaysAsk` tool's, which asks.
+ * edits, and otherwise ask. A rule covers a tool by its exact name, by a prefix ending in `*`, or
+ * as `mcp__<server>` for every tool of that MCP server (see `matchesToolRule`); remembered
+ * decisions are by exact name. Without permissions configured every call runs, as in Loom,
+ * except an `alwaysAsk` tool's, which asks.
  *
  * @example
  * decidePermission('bash', core.context); // { kind: 'ask' } in the default mode
@@ -29,8 +32,9 @@ export function decidePermission(
   const { config } = context;
   const asks = alwaysAsks(toolName, config.tools);
   if (mode === null && !asks) return { kind: 'allow' };
-  if (config.deny.includes(toolName)) {
-    return { kind: 'deny', reason: `permission denied: a deny rule names '${toolName}'` };
+  const denyRule = findToolRule(config.deny, toolName);
+  if (denyRule !== undefined) {
+    return { kind: 'deny', reason: `permission denied: ${describeRule(denyRule, toolName)}` };
   }
   const remembered = context.rememberedDecisions[toolName];
   if (remembered === 'deny') {
@@ -46,7 +50,16 @@ export function decidePermission(
   if (asks) return { kind: 'ask' };
   if (!mutating) return { kind: 'allow' };
   if (mode === 'bypassPermissions') return { kind: 'allow' };
-  if (remembered === 'allow' || config.allow.includes(toolName)) return { kind: 'allow' };
+  if (remembered === 'allow' || findToolRule(config.allow, toolName) !== undefined) {
+    return { kind: 'allow' };
+  }
   if (mode === 'acceptEdits' && isEditTool(toolName, config.tools)) return { kind: 'allow' };
   return { kind: 'ask' };
+}
+
+/** What the model is told of the deny rule that refused its call. */
+function describeRule(rule: string, toolName: string): string {
+  return rule === toolName
+    ? `a deny rule names '${toolName}'`
+    : `the deny rule '${rule}' covers '${toolName}'`;
 }

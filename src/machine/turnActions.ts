@@ -1,12 +1,13 @@
 /**
  * The chart's actions about turns: user input starting or queued for the next turn, the end of a
- * turn, the permission mode, and the final shutdown.
+ * turn, the permission mode and the tools the next turn may call, and the final shutdown.
  */
 import { assertEvent } from 'xstate';
 import { appended, type ChartAction } from './chartStep.js';
 import type { AgentContext } from './context.js';
 import { budgetSpent } from './guards.js';
 import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
+import { toToolDefinitions } from './toolSpecs.js';
 import { NO_USAGE } from './usage.js';
 
 /** The user's input starts a turn. */
@@ -121,4 +122,26 @@ export const announceShutdown: ChartAction = (context) => ({
 export const setPermissionMode: ChartAction = (_context, event) => {
   assertEvent(event, 'SetPermissionMode');
   return { context: { permissionMode: event.mode } };
+};
+
+/**
+ * The tools the model may call are replaced; the next request carries them. The config is a new
+ * object: a snapshot never changes, and one config object may be shared by many agents.
+ *
+ * Nothing else changes, on purpose: calls the model already made keep their course. A call
+ * running or approved goes on (its runner answers "unknown tool" if its tool is gone), and a
+ * call waiting for approval keeps waiting: a person was asked about it, and a new tool list is
+ * no answer to that (a mode change is one, which is why it re-checks waiting calls). What is
+ * read of the specs later reads the new ones: the permission pass of the next response, whether
+ * a successful call counts as mutating (the post-tools hook), and whether a call that was
+ * running at a restart may run again.
+ */
+export const setTools: ChartAction = (context, event) => {
+  assertEvent(event, 'SetTools');
+  const config = {
+    ...context.config,
+    tools: event.tools,
+    toolDefinitions: toToolDefinitions(event.tools),
+  };
+  return { context: { config } };
 };

@@ -11,6 +11,7 @@ import { PERMISSION_MODES } from './config.js';
 import { type AgentEvent, type AgentEventType } from './events.js';
 import { LLM_ERROR_KINDS } from './messages.js';
 import { outputSpecProblem } from './outputSpec.js';
+import { TOOL_NAME_PATTERN } from './toolSpecs.js';
 
 const ERROR_KINDS: ReadonlySet<string> = new Set(LLM_ERROR_KINDS);
 const MODES: ReadonlySet<string> = new Set(PERMISSION_MODES);
@@ -104,6 +105,7 @@ const checks: Record<AgentEventType, Check> = {
     typeof event.mode === 'string' && MODES.has(event.mode)
       ? null
       : `mode must be one of ${PERMISSION_MODES.join(', ')}; got ${describe(event.mode)}`,
+  SetTools: (event) => checkToolSpecs(event.tools),
 };
 
 /**
@@ -207,7 +209,7 @@ function checkResponse(response: unknown): string | null {
   }
   if (response.toolInputErrors !== undefined) {
     const errors = response.toolInputErrors;
-    if (!isObject(errors) || Array.isArray(errors)) {
+    if (!isPlainObject(errors)) {
       return 'response.toolInputErrors must be an object of strings by tool_use id';
     }
     for (const [id, reason] of Object.entries(errors)) {
@@ -261,9 +263,7 @@ function checkBlock(block: unknown): string | null {
       if (typeof block.id !== 'string' || typeof block.name !== 'string') {
         return 'is a tool_use block without a string id and name';
       }
-      return isObject(block.input) && !Array.isArray(block.input)
-        ? null
-        : 'is a tool_use block whose input is not an object';
+      return isPlainObject(block.input) ? null : 'is a tool_use block whose input is not an object';
     case 'tool_result':
       return checkToolResult(block);
     case 'thinking':
@@ -297,6 +297,52 @@ function checkToolResult(block: Record<string, unknown>): string | null {
   return null;
 }
 
+/**
+ * The problem with the tools of a `SetTools`, or null: each spec a plain object whose name the
+ * Messages API takes, no name twice, and every field the chart or the request reads of the
+ * right kind, since a spec goes into every request that follows.
+ */
+function checkToolSpecs(tools: unknown): string | null {
+  if (!Array.isArray(tools)) {
+    return `tools must be an array of tool specs ({ name, … }); got ${describe(tools)}`;
+  }
+  const names = new Set<string>();
+  for (let index = 0; index < tools.length; index++) {
+    const spec: unknown = tools[index];
+    const field = `tools[${index}]`;
+    if (!isPlainObject(spec)) {
+      return `${field} must be a tool spec such as { name: 'read_file' }; got ${describe(spec)}`;
+    }
+    const { name } = spec;
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+      return `${field}.name must be a tool name (1 to 64 letters, digits, _ or -); got ${describe(name)}`;
+    }
+    if (names.has(name)) {
+      return `${field}.name '${clip(name)}' is given twice; tool names must be unique`;
+    }
+    names.add(name);
+    const problem = checkToolSpecFields(spec, field);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/** The problem with the fields of a tool spec besides its name, or null. */
+function checkToolSpecFields(spec: Record<string, unknown>, field: string): string | null {
+  for (const flag of ['mutating', 'edit', 'alwaysAsk', 'idempotent'] as const) {
+    const problem = expectOptionalBoolean(spec[flag], `${field}.${flag}`);
+    if (problem !== null) return problem;
+  }
+  if (spec.description !== undefined && typeof spec.description !== 'string') {
+    return `${field}.description must be a string when given; got ${describe(spec.description)}`;
+  }
+  const schema = spec.inputSchema;
+  if (schema !== undefined && !(isPlainObject(schema) && schema.type === 'object')) {
+    return `${field}.inputSchema must be the JSON Schema of an object ({ type: 'object', … }) when given; got ${describe(schema)}`;
+  }
+  return null;
+}
+
 function expectOptionalBoolean(value: unknown, name: string): string | null {
   return value === undefined || typeof value === 'boolean'
     ? null
@@ -309,6 +355,11 @@ function expectString(value: unknown, name: string): string | null {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
+}
+
+/** An object that is not an array (a checked event holds no other kind of object). */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && !Array.isArray(value);
 }
 
 /** A value of a checked (plain JSON) event as an error message shows it, cut to a short length. */

@@ -73,6 +73,7 @@ export async function startSession(
     usage: [],
     toolStart: [],
     toolEnd: [],
+    mcp: [],
     approvalRequest: [],
     output: [],
     state: [],

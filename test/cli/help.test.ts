@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cliProcess.js';
 
-const COMMANDS = ['run', 'sessions', 'demo', 'inspect', 'diagram', 'help'];
+const COMMANDS = ['run', 'mcp-serve', 'sessions', 'demo', 'inspect', 'diagram', 'help'];
 
 describe.concurrent('agent-statechart --help', { timeout: 60_000 }, () => {
   it('lists every command in its overview', async () => {

@@ -90,6 +90,7 @@ describe('toGraph', () => {
       expect(root.map((transition) => [transition.event, transition.targets])).toEqual([
         ['UserInput', []],
         ['SetPermissionMode', []],
+        ['SetTools', []],
         ['ShutdownRequested', ['ShuttingDown']],
       ]);
     });

@@ -5,8 +5,8 @@
  * (retryable with and without `Retry-After`, non-retryable); tools succeed, fail, report
  * progress or crash, and after an interrupt report how they really ended; the hook commits,
  * does nothing, fails or crashes; timers fire or crash; people approve, deny and remember,
- * change the permission mode, type while a turn runs, interrupt and shut down; the agent is
- * resumed after a restart with work in flight.
+ * change the permission mode, type while a turn runs, interrupt and shut down; the tool list is
+ * sent again; the agent is resumed after a restart with work in flight.
  *
  * Only events the state accepts are offered (every path step is asserted to be accepted), and
  * events that would grow the state without bound (a second queued input, a mode change that is
@@ -56,9 +56,25 @@ const MODES_WHILE_WAITING_FOR_APPROVAL: readonly PermissionMode[] = [
  *
  * @example
  * eventsByState({ value: 'Error', context }, openVariant);
- * // [RetryTimeoutFired, Resume, crash(retryTimer), Interrupt, UserInput, ShutdownRequested]
+ * // [RetryTimeoutFired, Resume, crash(retryTimer), Interrupt, UserInput, ShutdownRequested, SetTools]
  */
 export function eventsByState(state: WalkState, variant: GraphVariant): PathEvent[] {
+  const events = chartEvents(state, variant);
+  // Taken in every state but the final one (a root-level transition).
+  if (variant.everyOutcome && events.length > 0) events.push(toolsAgain(variant));
+  return events;
+}
+
+/**
+ * The configured tools, listed again (an MCP server that reconnected): the walk's key leaves
+ * the tools out, so a list that changed them would give one key two behaviours, and a stored
+ * agent comes back with the configured tools, which the end of every path checks.
+ */
+function toolsAgain(variant: GraphVariant): AgentEvent {
+  return { type: 'SetTools', tools: variant.config.tools ?? [] };
+}
+
+function chartEvents(state: WalkState, variant: GraphVariant): PathEvent[] {
   const { context } = state;
   const permissionsOn = variant.config.permissions !== undefined;
   // One queued input is enough to show it is delivered; more would make the graph infinite.

@@ -34,11 +34,13 @@ describe('paths generated from the chart', () => {
       `${settling} Resume`,
       `${settling} UserInput`,
       `${settling} ShutdownRequested`,
+      `${settling} SetTools`,
       `${settling} crash(tool)`,
       `${settling} crash(toolGraceTimer)`,
       'WaitingForUserInput.Ready UserInput',
       'WaitingForUserInput.Ready ShutdownRequested',
       'WaitingForUserInput.Ready SetPermissionMode',
+      'WaitingForUserInput.Ready SetTools',
     ];
     expect(expected.filter((taken) => !check.recorder.taken.has(taken))).toEqual([]);
   });

@@ -136,6 +136,8 @@ export function describeEvent(event: PathEvent): string {
       return `ToolApproval(${event.callId} ${event.decision}${event.remember ? ' remember' : ''})`;
     case 'SetPermissionMode':
       return `SetPermissionMode(${event.mode})`;
+    case 'SetTools':
+      return `SetTools(${event.tools.map((tool) => tool.name).join('+')})`;
     case 'LlmToolCallDelta':
       return `LlmToolCallDelta(${event.toolName})`;
     case 'PostToolsHookCompleted':

@@ -16,8 +16,9 @@ export interface GraphVariant {
   /** Model-call failures offered in `CallingLlm`. */
   failures: readonly AgentEvent[];
   /**
-   * Whether to offer streaming fragments, tool progress, failed tool outcomes and actor
-   * crashes. They do not depend on permissions, so one variant offering them is enough.
+   * Whether to offer streaming fragments, tool progress, failed tool outcomes, actor crashes
+   * and the tool list sent again. They do not depend on permissions, so one variant offering
+   * them is enough.
    */
   everyOutcome: boolean;
   /**

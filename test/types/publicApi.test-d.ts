@@ -113,6 +113,7 @@ describe('AgentCore.handleEvent', () => {
       | 'Interrupt'
       | 'ToolApproval'
       | 'SetPermissionMode'
+      | 'SetTools'
       | 'ToolGraceExpired'
       | 'Resume'
     >();
@@ -360,7 +361,9 @@ describe('AgentNotification', () => {
       transcriptIndex: number;
     }>();
     expectTypeOf<Of<'text'>>().toEqualTypeOf<{ type: 'text'; text: string }>();
-    expectTypeOf<Of<'error'>['source']>().toEqualTypeOf<'chart' | 'hook' | 'listener' | 'agent'>();
+    expectTypeOf<Of<'error'>['source']>().toEqualTypeOf<
+      'chart' | 'hook' | 'listener' | 'agent' | 'mcp'
+    >();
     expectTypeOf<Of<'toolEnd'>['call']>().toEqualTypeOf<ToolCall>();
     expectTypeOf<Of<'toolEnd'>['outcome']>().toEqualTypeOf<ToolOutcome>();
     expectTypeOf<Of<'diagnostic'>['code']>().toEqualTypeOf<

@@ -87,3 +87,25 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
     isMutating: (name) => byName.get(name)?.mutating ?? isMutatingTool(name, []),
   };
 }
+
+/**
+ * A registry that reads through to whichever one `current` returns, for tools that change while
+ * the agent runs (an MCP server's list): a call looks its tool up when it starts.
+ *
+ * @example
+ * let registry = createToolRegistry(tools);
+ * const live = liveToolRegistry(() => registry);
+ * registry = createToolRegistry([...tools, ...servers.tools()]); // `live` now answers with these
+ */
+export function liveToolRegistry(current: () => ToolRegistry): ToolRegistry {
+  return {
+    get tools() {
+      return current().tools;
+    },
+    get: (name) => current().get(name),
+    names: () => current().names(),
+    specs: () => current().specs(),
+    definitions: () => current().definitions(),
+    isMutating: (name) => current().isMutating(name),
+  };
+}

@@ -36,6 +36,7 @@ const EVENT_TYPES = [
   'Interrupt',
   'ToolApproval',
   'SetPermissionMode',
+  'SetTools',
   'ToolGraceExpired',
   'Resume',
 ] as const;
@@ -122,6 +123,16 @@ class Fuzzer {
           };
         case 'SetPermissionMode':
           return { mode: this.field(() => choose.oneOf(PERMISSION_MODES)) };
+        case 'SetTools':
+          return {
+            tools: this.field(() => [
+              this.field(() => ({
+                name: this.field(() => choose.oneOf(['read_file', 'bash', '', 'two words'])),
+                mutating: this.field(() => this.pick([undefined, true, false])),
+                inputSchema: this.field(() => this.pick([undefined, { type: 'object' }])),
+              })),
+            ]),
+          };
         case 'Resume':
           return {
             startedToolCallIds: this.field(() => (choose.chance(2) ? undefined : [callId()])),

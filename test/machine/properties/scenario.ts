@@ -227,6 +227,9 @@ export function nextEvent(
   const userInput: Pick = () =>
     valid({ type: 'UserInput', message: { role: 'user', content: world.newInputText() } });
   const setMode: Pick = () => valid({ type: 'SetPermissionMode', mode: choose.oneOf(MODES) });
+  // The tools listed again as configured (an MCP server that reconnected): the oracles read the
+  // configured specs, so a list that changed them would change what they expect.
+  const setTools: Pick = () => valid({ type: 'SetTools', tools: core.config.tools ?? [] });
   const interrupt: Pick = () => valid({ type: 'Interrupt' });
 
   const options: Array<readonly [number, Pick]> = (() => {
@@ -235,6 +238,7 @@ export function nextEvent(
         return [
           [60, userInput],
           [4, setMode],
+          [2, setTools],
           // After an interrupt: aborted calls report how they ended, or the grace period ends.
           [
             cancelling.length > 0 ? 40 : 0,
@@ -263,6 +267,7 @@ export function nextEvent(
           [6, userInput],
           [profile.interrupts.CallingLlm, interrupt],
           [2, setMode],
+          [1, setTools],
           ...common,
         ];
       case 'ExecutingTools':
@@ -279,6 +284,7 @@ export function nextEvent(
           ],
           [awaiting.length > 0 ? 30 : 0, () => valid(approval(choose, choose.oneOf(awaiting)))],
           [4, setMode],
+          [2, setTools],
           [5, userInput],
           [profile.interrupts.ExecutingTools, interrupt],
           ...common,
@@ -298,6 +304,7 @@ export function nextEvent(
           [6, userInput],
           [profile.interrupts.PostToolsHook, interrupt],
           [2, setMode],
+          [1, setTools],
           ...common,
         ];
       case 'Error':
@@ -306,6 +313,7 @@ export function nextEvent(
           [6, userInput],
           [profile.interrupts.Error, interrupt],
           [2, setMode],
+          [1, setTools],
           ...common,
         ];
       default:
@@ -490,6 +498,12 @@ function malformedEvent(choose: Chooser, core: AgentCore): unknown {
     () => ({ type: 'ToolApproval', callId: liveId, decision: 'allow', remember: 'yes' }),
     () => ({ type: 'SetPermissionMode', mode: 'yolo' }),
     () => ({ type: 'SetPermissionMode' }),
+    () => ({ type: 'SetTools' }),
+    () => ({ type: 'SetTools', tools: { name: 'bash' } }),
+    () => ({ type: 'SetTools', tools: [{ name: 'two words' }] }),
+    () => ({ type: 'SetTools', tools: [{ name: 'bash' }, { name: 'bash', mutating: true }] }),
+    () => ({ type: 'SetTools', tools: [{ name: 'deploy', mutating: 'yes' }] }),
+    () => ({ type: 'SetTools', tools: [{ name: 'ls', inputSchema: { type: 'string' } }] }),
   ])();
 }
 
@@ -521,6 +535,7 @@ export function expectedVerdict(
     switch (event.type) {
       case 'UserInput':
       case 'SetPermissionMode':
+      case 'SetTools':
       case 'ShutdownRequested':
         return true;
       case 'LlmStarted':
