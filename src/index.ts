@@ -54,6 +54,7 @@ export {
 // An agent served over MCP, for any MCP client to hand tasks to.
 export {
   type AgentMcpServer,
+  type McpTransport,
   type ServeAgentOverMcpOptions,
   type ServedAgent,
   serveAgentOverMcp,

@@ -13,7 +13,6 @@ import { errorMessage, PERMISSION_MODES, type PermissionMode } from '../machine/
 import {
   type AgentMcpServer,
   connectMcpServers,
-  loadMcpServerSdk,
   type McpServers,
   serveAgentOverMcp,
 } from '../mcp/index.js';
@@ -126,8 +125,7 @@ export async function mcpServeCommand(
       description: `It works in ${options.workspace}, in permission mode ${options.mode}.`,
       createAgent: agentMaker(options, io, servers, model),
     });
-    const sdk = await loadMcpServerSdk();
-    await served.connect(new sdk.StdioServerTransport(io.input, io.output));
+    await served.connectStdio(io.input, io.output);
     io.log(
       `agent-statechart mcp-serve · workspace ${options.workspace} · mode ${options.mode} · ${
         offline ? 'offline scripted model (no ANTHROPIC_API_KEY)' : 'Claude API'

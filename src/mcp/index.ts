@@ -2,7 +2,7 @@ export {
   type McpServerChange,
   type McpServerState,
   type McpServerStatus,
-} from './mcpConnection.js';
+} from './mcpServerStatus.js';
 export {
   checkMcpServers,
   type McpHttpServerConfig,
@@ -12,9 +12,9 @@ export {
 } from './mcpServerConfig.js';
 export { type ConnectMcpServersOptions, connectMcpServers, McpServers } from './mcpServers.js';
 export { mcpToolName } from './mcpTool.js';
-export { loadMcpServerSdk, type McpServerSdk } from './loadMcpServerSdk.js';
 export {
   type AgentMcpServer,
+  type McpTransport,
   type ServeAgentOverMcpOptions,
   type ServedAgent,
   serveAgentOverMcp,

@@ -3,7 +3,8 @@
  */
 import type { Tool } from '../actors/index.js';
 import { loadMcpSdk } from './loadMcpSdk.js';
-import { McpConnection, type McpServerChange, type McpServerStatus } from './mcpConnection.js';
+import { McpConnection } from './mcpConnection.js';
+import type { McpServerChange, McpServerStatus } from './mcpServerStatus.js';
 import { checkMcpServers, type McpServerConfig } from './mcpServerConfig.js';
 import type { InputValidator } from './mcpTool.js';
 

@@ -97,13 +97,33 @@ export interface AgentMcpServer {
    * `MISSING_PEER_DEPENDENCY` without `@modelcontextprotocol/sdk`, and with `HOST_CLOSED` after
    * `close()`.
    */
-  connect(transport: Transport): Promise<void>;
+  connect(transport: McpTransport): Promise<void>;
+  /**
+   * Serves one MCP connection over standard input and output (or the streams given): what an
+   * MCP client that starts the server as a process expects. Nothing else may write to the
+   * output stream.
+   */
+  connectStdio(input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream): Promise<void>;
   /** The names of the sessions kept now. */
   sessions(): string[];
   /**
    * Closes every connection (a task running is interrupted) and shuts down every agent the
    * server made. Safe to call twice.
    */
+  close(): Promise<void>;
+}
+
+/**
+ * A transport of the MCP SDK (its `Transport`: `StdioServerTransport`,
+ * `StreamableHTTPServerTransport`, `InMemoryTransport`, …), named here by the members the server
+ * needs, so the package's declarations do not require the SDK's.
+ *
+ * @example
+ * const transport: McpTransport = new StdioServerTransport();
+ */
+export interface McpTransport {
+  start(): Promise<void>;
+  send(message: never, options?: never): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -165,7 +185,17 @@ export function serveAgentOverMcp(options: ServeAgentOverMcpOptions): AgentMcpSe
   };
 
   return {
-    async connect(transport) {
+    async connectStdio(input, output) {
+      const sdk = await loadMcpServerSdk();
+      const stdio = new sdk.StdioServerTransport(
+        input as ConstructorParameters<typeof sdk.StdioServerTransport>[0],
+        output as ConstructorParameters<typeof sdk.StdioServerTransport>[1],
+      );
+      await this.connect(stdio);
+    },
+    async connect(given) {
+      // The SDK's own type: the interface above only keeps it out of the package's declarations.
+      const transport = given as unknown as Transport;
       if (closing !== undefined) throw closedServer();
       const sdk = await loadMcpServerSdk();
       if (closing !== undefined) throw closedServer();

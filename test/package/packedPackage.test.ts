@@ -125,7 +125,13 @@ describe('the packed package', () => {
   }, 60_000);
 
   it('type-checks, with skipLibCheck: false, for a user without the optional peers', async () => {
-    for (const peer of ['pg', '@types/pg', '@dbos-inc/dbos-sdk', '@statelyai/inspect']) {
+    for (const peer of [
+      'pg',
+      '@types/pg',
+      '@dbos-inc/dbos-sdk',
+      '@statelyai/inspect',
+      '@modelcontextprotocol/sdk',
+    ]) {
       expect(existsSync(join(scratch, 'node_modules', peer)), peer).toBe(false);
     }
     const consumer = join(scratch, 'strict-consumer');
@@ -135,11 +141,11 @@ describe('the packed package', () => {
     await writeFile(
       join(consumer, 'consumer.ts'),
       [
-        "import { createAgent, createPostgresSessionStore } from 'agent-statechart';",
+        "import { connectMcpServers, createAgent, createPostgresSessionStore, serveAgentOverMcp } from 'agent-statechart';",
         "import { toMermaid } from 'agent-statechart/diagram';",
         "import { createStatelyInspector, startInspectorServer } from 'agent-statechart/inspect';",
         "import { startMessagesApiServer } from 'agent-statechart/testing';",
-        'export const used = [createAgent, createPostgresSessionStore, toMermaid];',
+        'export const used = [createAgent, createPostgresSessionStore, toMermaid, connectMcpServers, serveAgentOverMcp];',
         'export const more = [createStatelyInspector, startInspectorServer, startMessagesApiServer];',
         '',
       ].join('\n'),

@@ -1,0 +1,167 @@
+/**
+ * A DBOS worker in this process on a real PostgreSQL, driving sessions through what a turn can
+ * carry besides text: the tools of an MCP server (the stdio test server), a tool answering with
+ * an image, and a turn that ends with a structured answer. One worker for the file: DBOS is one
+ * per process.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type DriveStreamValue,
+  type SessionWorker,
+  startSessionWorker,
+} from '../../src/dbos/index.js';
+import { createToolRegistry, defineTool, type ImageBlock, toolContent } from '../../src/index.js';
+import {
+  type MessagesApiServer,
+  reply,
+  type ScriptedTurn,
+  startMessagesApiServer,
+} from '../../src/testing/index.js';
+import { testLlmClient } from '../support/llmTransport.js';
+import { stdioServerCommand } from '../support/mcp/startMcpHttpServer.js';
+import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
+
+const installation = inject('postgresInstallation');
+
+/** A 1×1 PNG. */
+const pngBlock: ImageBlock = {
+  type: 'image',
+  source: {
+    type: 'base64',
+    media_type: 'image/png',
+    data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  },
+};
+
+const screenshot = defineTool({
+  name: 'screenshot',
+  description: 'Take a screenshot',
+  input: z.object({}),
+  mutating: false,
+  execute: () => toolContent({ type: 'text', text: 'the page' }, pngBlock),
+});
+
+/** Each session's model, by the first words of its input; one turn per request it makes. */
+const SCRIPTS: Record<string, ScriptedTurn[]> = {
+  mcp: [
+    reply([{ type: 'tool_use', name: 'mcp__t__lookup', input: { key: 'k' } }]),
+    reply([{ type: 'tool_use', name: 'mcp__t__add_tool', input: { name: 'greet' } }]),
+    reply([{ type: 'tool_use', name: 'mcp__t__greet', input: {} }]),
+    reply('All done.'),
+  ],
+  look: [reply([{ type: 'tool_use', name: 'screenshot', input: {} }]), reply('A dot.')],
+  answer: [reply([{ type: 'tool_use', name: 'final_answer', input: { verdict: 'approve' } }])],
+};
+
+describe.skipIf(installation === null)('a session worker', () => {
+  let postgres: PostgresServer;
+  let model: MessagesApiServer;
+  let worker: SessionWorker;
+  let directory: string;
+  const served = new Map<string, number>();
+
+  /** The requests of one session, in order. */
+  const requestsOf = (session: string) =>
+    model.requests.filter((request) => {
+      const first = request.body.messages[0]?.content;
+      return typeof first === 'string' && first.startsWith(session);
+    });
+
+  /** Runs one input to the end of its drive; what the drive streamed. */
+  async function drive(sessionId: string, event: Parameters<SessionWorker['send']>[1]) {
+    await worker.createSession(sessionId);
+    const { workflowId } = await worker.send(sessionId, event);
+    const values: DriveStreamValue[] = [];
+    for await (const value of worker.events(workflowId)) values.push(value);
+    return { values, result: await worker.result(workflowId) };
+  }
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'session-worker-'));
+    model = await startMessagesApiServer({
+      script: (request) => {
+        const first = request.messages[0]?.content;
+        const session = typeof first === 'string' ? first.split(' ')[0]! : '';
+        const turn = served.get(session) ?? 0;
+        served.set(session, turn + 1);
+        return SCRIPTS[session]?.[turn] ?? reply('(no more script)');
+      },
+    });
+    postgres = await startPostgres({ installation: installation!, database: 'session_worker' });
+    const tools = createToolRegistry([screenshot]);
+    worker = await startSessionWorker({
+      connectionString: postgres.connectionString,
+      agent: { tools: tools.specs(), permissions: { mode: 'bypassPermissions' } },
+      tools,
+      workspace: directory,
+      llm: testLlmClient({ baseURL: model.baseURL, apiKey: 'test-key' }),
+      mcpServers: { t: { ...stdioServerCommand(), env: { MCP_TEST_LOG: join(directory, 'log') } } },
+    });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await postgres?.stop();
+    await model?.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it("drives a session through an MCP server's tools, and offers a tool it added on the next request", async () => {
+    const { values, result } = await drive('mcp-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'mcp look up k, then add a greeting and use it' },
+    });
+    expect(result).toMatchObject({ state: 'WaitingForUserInput' });
+    const ended = values.flatMap((value) =>
+      value.type === 'toolEnd' ? [[value.call.name, value.outcome.status]] : [],
+    );
+    expect(ended).toEqual([
+      ['mcp__t__lookup', 'success'],
+      ['mcp__t__add_tool', 'success'],
+      ['mcp__t__greet', 'success'],
+    ]);
+    const names = (index: number) =>
+      (requestsOf('mcp')[index]?.body.tools ?? []).map((tool) => tool.name);
+    expect(names(0)).toEqual(expect.arrayContaining(['screenshot', 'mcp__t__lookup']));
+    expect(names(1)).not.toContain('mcp__t__greet');
+    expect(names(2)).toContain('mcp__t__greet');
+    const session = await worker.open('mcp-1');
+    expect(JSON.stringify(session.core.context.messages[2]?.content)).toContain('value of k');
+  });
+
+  it("shows the model a tool's image as an image block", async () => {
+    await drive('look-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'look at the page' },
+    });
+    const [, second] = requestsOf('look');
+    expect(second?.body.messages.at(-1)?.content).toEqual([
+      expect.objectContaining({
+        type: 'tool_result',
+        content: [{ type: 'text', text: 'the page' }, pngBlock],
+      }),
+    ]);
+  });
+
+  it('ends a turn with its structured answer, streamed and stored', async () => {
+    const schema = {
+      type: 'object',
+      properties: { verdict: { type: 'string', enum: ['approve', 'reject'] } },
+      required: ['verdict'],
+    };
+    const { values } = await drive('answer-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'answer whether to approve the change' },
+      output: { schema },
+    });
+    expect(values).toContainEqual({ type: 'output', value: { verdict: 'approve' } });
+    const [first] = requestsOf('answer');
+    expect(first?.body.tools?.map((tool) => tool.name)).toContain('final_answer');
+    const session = await worker.open('answer-1');
+    expect(session.core.context.output?.answer).toEqual({ value: { verdict: 'approve' } });
+  });
+});
