@@ -10,7 +10,8 @@
  * | `GET /agents/:id`                      | its state and the calls awaiting approval      |
  * | `POST /agents/:id/messages`            | sends `{ "text": "…" }` (queued during a turn) |
  * | `GET /agents/:id/events`               | Server-Sent Events (resumes at Last-Event-ID)  |
- * | `POST /agents/:id/approvals/:callId`   | `{ "decision": "allow" \| "deny" }`            |
+ * | `POST /agents/:id/approvals/:callId`   | `{ "decision": "allow", "input"? }` or         |
+ * |                                        | `{ "decision": "deny", "reason"? }`            |
  * | `POST /agents/:id/interrupt`           | cancels the current turn, keeps the agent      |
  * | `DELETE /agents/:id`                   | ends the session, removes it from the store    |
  */
@@ -27,6 +28,7 @@ import {
   type SessionStore,
 } from 'agent-statechart';
 import {
+  approvalOf,
   closeServer,
   HttpError,
   listen,
@@ -231,16 +233,17 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       return sendJson(response, 202, { queued: busy });
     }
     if (action === 'approvals' && callId !== undefined && method === 'POST') {
-      const { decision, remember } = await readJson(request);
-      if (decision !== 'allow' && decision !== 'deny') {
-        throw new HttpError(400, 'send { "decision": "allow" } or { "decision": "deny" }');
-      }
+      const { decision, remember, reason, input } = await readJson(request);
+      const approval = approvalOf(decision, reason, input);
       if (!(await pendingApprovals(id)).includes(callId)) {
         throw new HttpError(409, `tool call '${callId}' is not waiting for approval`);
       }
       const choice = { remember: remember === true };
-      if (decision === 'allow') await host.approve(id, callId, choice);
-      else await host.deny(id, callId, choice);
+      if (approval.decision === 'allow') {
+        await host.approve(id, callId, { ...choice, ...approval.extra });
+      } else {
+        await host.deny(id, callId, { ...choice, ...approval.extra });
+      }
       return sendJson(response, 202, { decision });
     }
     if (action === 'interrupt' && method === 'POST') {

@@ -8,7 +8,7 @@
  * | `POST /sessions`                             | creates a session → `201 { id }`              |
  * | `GET /sessions/:id`                          | its state and the calls awaiting approval     |
  * | `POST /sessions/:id/messages`                | sends `{ "text": "…" }` → `202 { drive }`     |
- * | `POST /sessions/:id/approvals/:callId`       | `{ "decision": "allow" \| "deny" }` → `202`   |
+ * | `POST /sessions/:id/approvals/:callId`       | `{ "decision": "allow", "input"? }` or `{ "decision": "deny", "reason"? }` → `202` |
  * | `GET /sessions/:id/drives/:drive/events`     | Server-Sent Events of one drive, from `Last-Event-ID` |
  *
  * A drive is the work one input sets off, until the session needs input again; its events are
@@ -19,6 +19,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { SessionCore } from 'agent-statechart';
 import { sessionOfDrive, type SessionWorker } from 'agent-statechart/dbos';
 import {
+  approvalOf,
   closeServer,
   HttpError,
   listen,
@@ -117,10 +118,8 @@ export function createWorkerService(worker: SessionWorker): WorkerService {
       return sendJson(response, 202, { drive: workflowId });
     }
     if (action === 'approvals' && detail !== undefined && method === 'POST') {
-      const { decision } = await readJson(request);
-      if (decision !== 'allow' && decision !== 'deny') {
-        throw new HttpError(400, 'send { "decision": "allow" } or { "decision": "deny" }');
-      }
+      const { decision, reason, input } = await readJson(request);
+      const approval = approvalOf(decision, reason, input);
       const { core } = await opened(id);
       const waiting = core.context.toolRuns.some(
         (run) => run.call.id === detail && run.status === 'awaitingApproval',
@@ -129,7 +128,8 @@ export function createWorkerService(worker: SessionWorker): WorkerService {
       const { workflowId } = await worker.send(id, {
         type: 'ToolApproval',
         callId: detail,
-        decision,
+        decision: approval.decision,
+        ...approval.extra,
       });
       return sendJson(response, 202, { drive: workflowId });
     }

@@ -16,6 +16,43 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * An approval's body, checked: `decision`, with a `reason` for a deny (the model reads it) or an
+ * edited `input` for an allow. Anything else is a 400 that says what to send.
+ */
+export function approvalOf(
+  decision: unknown,
+  reason: unknown,
+  input: unknown,
+):
+  | { decision: 'allow'; extra: { input?: Record<string, unknown> } }
+  | { decision: 'deny'; extra: { reason?: string } } {
+  if (decision === 'deny') {
+    if (input !== undefined) throw new HttpError(400, 'a deny runs nothing: send no "input"');
+    if (reason !== undefined && typeof reason !== 'string') {
+      throw new HttpError(400, '"reason" must be text the model reads');
+    }
+    return { decision, extra: reason === undefined ? {} : { reason } };
+  }
+  if (decision === 'allow') {
+    if (reason !== undefined) throw new HttpError(400, '"reason" goes with a deny');
+    if (
+      input !== undefined &&
+      (typeof input !== 'object' || input === null || Array.isArray(input))
+    ) {
+      throw new HttpError(400, '"input" must be the tool\'s input object');
+    }
+    return {
+      decision,
+      extra: input === undefined ? {} : { input: input as Record<string, unknown> },
+    };
+  }
+  throw new HttpError(
+    400,
+    'send { "decision": "allow", "input"?: {…} } or { "decision": "deny", "reason"?: "…" }',
+  );
+}
+
 /** The request's body, a JSON object (`{}` when empty); `HttpError` 400/413 otherwise. */
 export async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];

@@ -318,21 +318,30 @@ export class Agent {
 
   /**
    * Lets a call that waits for approval run; with `remember`, later calls of that tool run too.
+   * With `input`, the call runs with that input instead of the model's (checked against the
+   * tool's schema like the model's), and the model is told it was edited, and how.
    *
    * @example
-   * agent.on('approvalRequest', ({ call }) => agent.approve(call.id));
+   * agent.on('approvalRequest', ({ call }) => {
+   *   if (call.name === 'bash') agent.approve(call.id, { input: { command: 'npm test -- --run' } });
+   *   else agent.approve(call.id);
+   * });
    */
-  approve(callId: string, options: { remember?: boolean } = {}): void {
+  approve(
+    callId: string,
+    options: { remember?: boolean; input?: Record<string, unknown> } = {},
+  ): void {
     this.#dispatchApproval(callId, 'allow', options);
   }
 
   /**
-   * Refuses a call that waits for approval; the model is told it was denied.
+   * Refuses a call that waits for approval; the model is told it was denied, with `reason` when
+   * given, so it can do what was wanted instead.
    *
    * @example
-   * agent.deny(call.id, { remember: true });
+   * agent.deny(call.id, { reason: 'do not touch the lockfile; edit package.json only' });
    */
-  deny(callId: string, options: { remember?: boolean } = {}): void {
+  deny(callId: string, options: { remember?: boolean; reason?: string } = {}): void {
     this.#dispatchApproval(callId, 'deny', options);
   }
 
@@ -536,8 +545,9 @@ export class Agent {
   }
 
   /**
-   * Takes only `remember` from the options, read from a plain-JSON copy of them: spreading them
-   * into the event would let `{ decision: 'deny' }` turn an approval into a denial.
+   * Takes only `remember`, `reason` and `input` from the options, read from a plain-JSON copy of
+   * them: spreading them into the event would let `{ decision: 'deny' }` turn an approval into a
+   * denial. The chart's event check refuses a `reason` with an allow or an `input` with a deny.
    */
   #dispatchApproval(callId: string, decision: 'allow' | 'deny', options: unknown): void {
     const event = { type: 'ToolApproval', callId, decision, options };
@@ -546,15 +556,17 @@ export class Agent {
       return this.#diagnose('MALFORMED_EVENT', `ToolApproval: ${copied.problem}`, event);
     const read = copied.value;
     if (typeof read !== 'object' || read === null || Array.isArray(read)) {
-      const problem = 'ToolApproval: options must be an object { remember? }';
+      const problem = 'ToolApproval: options must be an object { remember?, reason?, input? }';
       return this.#diagnose('MALFORMED_EVENT', problem, event);
     }
-    const { remember } = read as { remember?: unknown };
+    const { remember, reason, input } = read as Record<string, unknown>;
     this.dispatch({
       type: 'ToolApproval',
       callId,
       decision,
       ...(remember === undefined ? {} : { remember: remember as boolean }),
+      ...(reason === undefined ? {} : { reason: reason as string }),
+      ...(input === undefined ? {} : { input: input as Record<string, unknown> }),
     });
   }
 

@@ -268,7 +268,10 @@ export async function runCommand(
       wake = resolveChange;
     });
   const askApproval = (call: ToolCall) =>
-    ask(`allow ${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o / [a]lways `, 'approval');
+    ask(
+      `allow ${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o [why] / [a]lways `,
+      'approval',
+    );
   try {
     // A resumed session may be in the middle of a turn: it finishes before the prompt.
     await untilIdleAnswering(agent, approvals, askApproval, changed);
@@ -394,9 +397,13 @@ async function untilIdleAnswering(
         approvals.length = 0;
         continue;
       }
-      const answer = read.kind === 'line' ? read.text.trim().toLowerCase() : '';
+      const line = read.kind === 'line' ? read.text.trim() : '';
+      const answer = line.toLowerCase();
+      // "n" followed by words: the refusal with a reason the model reads ("n use notes.md").
+      const reason = /^no?\s+(.+)$/i.exec(line)?.[1];
       if (answer === 'y' || answer === 'yes') agent.approve(call.id);
       else if (answer === 'a' || answer === 'always') agent.approve(call.id, { remember: true });
+      else if (reason !== undefined) agent.deny(call.id, { reason });
       else agent.deny(call.id);
       continue;
     }

@@ -32,7 +32,9 @@ const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
   --otel            trace the agent with OpenTelemetry: spans printed as they end, or sent
                     with OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
-Type a message; /mode MODE changes the mode, /mcp lists the MCP servers, /quit ends. Ctrl-C interrupts a turn; twice at the
+Type a message; /mode MODE changes the mode, /mcp lists the MCP servers, /quit ends. Asked to
+approve a call, answer y, a (always), or n with what to do instead ("n edit notes.md instead"),
+which the model reads. Ctrl-C interrupts a turn; twice at the
 prompt it quits.`,
   },
   'mcp-serve': {

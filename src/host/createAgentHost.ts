@@ -75,10 +75,18 @@ export interface AgentHost {
    * `STORE_FAILED`.
    */
   send(sessionId: string, input: string | Message): Promise<void>;
-  /** Answers an approval request of a session. */
-  approve(sessionId: string, callId: string, options?: { remember?: boolean }): Promise<void>;
-  /** Refuses an approval request of a session. */
-  deny(sessionId: string, callId: string, options?: { remember?: boolean }): Promise<void>;
+  /** Answers an approval request of a session (see `Agent.approve`: `remember`, `input`). */
+  approve(
+    sessionId: string,
+    callId: string,
+    options?: { remember?: boolean; input?: Record<string, unknown> },
+  ): Promise<void>;
+  /** Refuses an approval request of a session (see `Agent.deny`: `remember`, `reason`). */
+  deny(
+    sessionId: string,
+    callId: string,
+    options?: { remember?: boolean; reason?: string },
+  ): Promise<void>;
   /** Interrupts a session's running turn. */
   interrupt(sessionId: string): Promise<void>;
   /** Changes a session's permission mode. */

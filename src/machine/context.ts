@@ -87,10 +87,13 @@ export interface TurnOutput {
  * const run: ToolRun = { call: { id: 't1', name: 'bash', input: {} }, status: 'running' };
  */
 export interface ToolRun {
+  /** The call as it runs: the model's, or with the input a person edited (see `edited`). */
   call: ToolCall;
   status: ToolRunStatus;
   outcome?: ToolOutcome;
   progress?: unknown;
+  /** A person approved the call with an input of their own (`ToolApproval.input`). */
+  edited?: true;
 }
 
 /**

@@ -149,7 +149,19 @@ export interface ToolApprovalEvent {
   type: 'ToolApproval';
   callId: string;
   decision: 'allow' | 'deny';
+  /** Apply the decision to later calls of the same tool too (not to an edited input). */
   remember?: boolean;
+  /**
+   * With `deny`: why, in the person's words. The model reads it with the refusal, so it can do
+   * what was wanted instead.
+   */
+  reason?: string;
+  /**
+   * With `allow`: the input to run the call with instead of the model's (a person corrected a
+   * path, narrowed a command). The tool checks it against its schema as it would the model's,
+   * and the model is told the call ran with an edited input, and which.
+   */
+  input?: Record<string, unknown>;
 }
 
 /**

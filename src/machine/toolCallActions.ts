@@ -38,14 +38,23 @@ export const applyApproval: ChartAction = (context, event) => {
   const remembered = event.remember
     ? { ...context.rememberedDecisions, [run.call.name]: event.decision }
     : context.rememberedDecisions;
+  // An edited input replaces the model's for the run; the transcript keeps what the model asked.
+  const call = event.input === undefined ? run.call : { ...run.call, input: event.input };
+  const refusal = `permission denied: the user refused this ${run.call.name} call`;
   const runs =
     event.decision === 'allow'
-      ? updateRun(context.toolRuns, event.callId, { status: 'running' })
+      ? updateRun(context.toolRuns, event.callId, {
+          status: 'running',
+          call,
+          ...(event.input === undefined ? {} : { edited: true as const }),
+        })
       : updateRun(context.toolRuns, event.callId, {
           status: 'done',
-          outcome: errorOutcome(`permission denied: the user refused this ${run.call.name} call`),
+          outcome: errorOutcome(
+            event.reason === undefined ? refusal : `${refusal}: ${event.reason}`,
+          ),
         });
-  const start = event.decision === 'allow' ? [run.call] : [];
+  const start = event.decision === 'allow' ? [call] : [];
   if (!event.remember) return { context: { toolRuns: runs }, start };
   const plan = settleToolRuns({ ...context, toolRuns: runs, rememberedDecisions: remembered });
   return {

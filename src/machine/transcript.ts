@@ -97,8 +97,24 @@ export function toolResultBlock(callId: string, outcome: ToolOutcome): ToolResul
 export function toolResultsMessage(runs: readonly ToolRun[]): Message {
   return {
     role: 'user',
-    content: runs.map((run) => toolResultBlock(run.call.id, run.outcome ?? NO_OUTCOME)),
+    content: runs.map((run) => {
+      const block = toolResultBlock(run.call.id, run.outcome ?? NO_OUTCOME);
+      return run.edited ? withEditNote(block, run.call.input) : block;
+    }),
   };
+}
+
+/**
+ * The result of a call a person approved with an input of their own, saying so first: the model
+ * asked for something else, and must not take the result for what it asked.
+ */
+function withEditNote(block: ToolResultBlock, input: unknown): ToolResultBlock {
+  const note = `The user edited this call's input before it ran; it ran with ${JSON.stringify(input)}.`;
+  const { content } = block;
+  if (typeof content === 'string') {
+    return { ...block, content: content === '' ? note : `${note}\n\n${content}` };
+  }
+  return { ...block, content: [{ type: 'text', text: note }, ...content] };
 }
 
 const NO_OUTCOME: ToolOutcome = {

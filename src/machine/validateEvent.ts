@@ -88,6 +88,16 @@ const checks: Record<AgentEventType, Check> = {
     if (event.decision !== 'allow' && event.decision !== 'deny') {
       return `decision must be 'allow' or 'deny'; got ${describe(event.decision)}`;
     }
+    if (event.reason !== undefined) {
+      if (event.decision !== 'deny') return 'reason goes with a deny; an allow takes none';
+      const wrong = expectString(event.reason, 'reason');
+      if (wrong) return wrong;
+    }
+    if (event.input !== undefined) {
+      if (event.decision !== 'allow') return 'input goes with an allow: a denied call does not run';
+      if (!isPlainObject(event.input))
+        return `input must be an object; got ${describe(event.input)}`;
+    }
     return expectOptionalBoolean(event.remember, 'remember');
   },
   ToolGraceExpired: () => null,

@@ -49,9 +49,17 @@ describe('agent-statechart run', () => {
   it('asks before a mutating tool in default mode and honours a refusal', async () => {
     const { printed } = await run(['run touch made-it.txt', 'n']);
     expect(printed).toContain(
-      'allow bash {"command":"touch made-it.txt"}? [y]es / [n]o / [a]lways',
+      'allow bash {"command":"touch made-it.txt"}? [y]es / [n]o [why] / [a]lways',
     );
     expect(printed).toContain('✗ bash: permission denied: the user refused this bash call');
+    await expect(readFile(join(workspace, 'made-it.txt'))).rejects.toThrow();
+  });
+
+  it('passes the reason of a refusal on to the model', async () => {
+    const { printed } = await run(['run touch made-it.txt', 'n touch made-by-me.txt instead']);
+    expect(printed).toContain(
+      '✗ bash: permission denied: the user refused this bash call: touch made-by-me.txt instead',
+    );
     await expect(readFile(join(workspace, 'made-it.txt'))).rejects.toThrow();
   });
 

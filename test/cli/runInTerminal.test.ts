@@ -42,7 +42,7 @@ describe.concurrent('agent-statechart run in a terminal', () => {
     const run = terminal(['run', '--workspace', workspace], onTestFinished);
     await run.expect('you> ');
     run.type('run touch made-it.txt\n');
-    await run.expect('allow bash {"command":"touch made-it.txt"}? [y]es / [n]o / [a]lways ');
+    await run.expect('allow bash {"command":"touch made-it.txt"}? [y]es / [n]o [why] / [a]lways ');
     run.ctrlC();
     await run.expect('✗ bash: interrupted');
     await run.expect('[WaitingForUserInput]');

@@ -229,10 +229,18 @@ describe('the HTTP service example', () => {
     if (resumed.body === null) throw new Error('no event stream');
     const reader = new EventReader(resumed.body);
     const callId = (request.data.call as { id: string }).id;
-    await post(`/agents/${first}/approvals/${callId}`, { decision: 'deny' });
+    await post(`/agents/${first}/approvals/${callId}`, {
+      decision: 'deny',
+      reason: 'write notes.md instead',
+    });
     const end = await reader.next('toolEnd');
     expect(end.id).toBeGreaterThan(request.id);
-    expect(end.data.outcome).toMatchObject({ status: 'error' });
+    expect(end.data.outcome).toMatchObject({
+      status: 'error',
+      error: {
+        message: expect.stringMatching(/refused this \w+ call: write notes\.md instead$/) as string,
+      },
+    });
     expect(reader.events.every((event) => event.id > request.id)).toBe(true);
     await reader.cancel();
   });
@@ -243,6 +251,11 @@ describe('the HTTP service example', () => {
       [await post(`/agents/${id}/messages`, { text: '' }), 400, /non-empty text/],
       [await post(`/agents/${id}/approvals/toolu_x`, { decision: 'allow' }), 409, /not waiting/],
       [await post(`/agents/${id}/approvals/toolu_x`, { decision: 'maybe' }), 400, /allow/],
+      [
+        await post(`/agents/${id}/approvals/toolu_x`, { decision: 'allow', reason: 'ok' }),
+        400,
+        /"reason" goes with a deny/,
+      ],
       [await post('/agents', { permissionMode: 'yolo' }), 400, /permissionMode must be/],
       [await post('/agents/nope/interrupt'), 404, /no agent 'nope'/],
       [

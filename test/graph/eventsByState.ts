@@ -211,7 +211,7 @@ function toolEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
     if (run.status === 'awaitingApproval') {
       waiting = true;
       events.push({ type: 'ToolApproval', callId, decision: 'allow' });
-      events.push({ type: 'ToolApproval', callId, decision: 'deny' });
+      events.push({ type: 'ToolApproval', callId, decision: 'deny', reason: 'not now' });
       if (fresh) {
         events.push({ type: 'ToolApproval', callId, decision: 'allow', remember: true });
         events.push({ type: 'ToolApproval', callId, decision: 'deny', remember: true });
