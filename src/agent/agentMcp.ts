@@ -73,7 +73,8 @@ export function followMcpServers(servers: McpServers, follower: McpFollower): ()
     if (change.kind === 'down' || change.kind === 'failed') {
       follower.hub.emit('error', { message: change.message, source: 'mcp' });
     }
-    if (change.kind !== 'tools' && change.kind !== 'up') return;
+    // A server that comes back lists its tools again, and says 'tools' only if they changed.
+    if (change.kind !== 'tools') return;
     let registry: ToolRegistry;
     try {
       registry = registryOf(follower.tools, servers);

@@ -338,6 +338,11 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     resolveConfig(config);
     notices.push(...mcpNotices(connectedServers.status()));
   });
+  // An agent that cannot start does not keep the servers it started (their processes) alive.
+  connected?.catch(async () => {
+    stopFollowing();
+    if (mcp?.owned) await servers?.close();
+  });
   const shell = {
     hub,
     inFlight,

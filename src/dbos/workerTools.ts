@@ -50,7 +50,7 @@ export async function workerTools(
   };
   let current = build();
   const stop = servers.onChange(({ kind }) => {
-    if (kind !== 'tools' && kind !== 'up') return;
+    if (kind !== 'tools') return;
     try {
       current = build();
     } catch {

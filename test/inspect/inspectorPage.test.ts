@@ -8,6 +8,7 @@ import { rm, stat } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { createActor } from 'xstate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
 import {
   type Agent,
   type AgentStateName,
@@ -372,4 +373,24 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     expect(shots.timeTravel).toBe('Error');
     for (const path of shots.paths) expect((await stat(path)).size).toBeGreaterThan(50_000);
   }, 60_000);
+
+  it("shows what the requests carry and the turn's structured answer", async () => {
+    const judge = await startAgent(
+      'judge',
+      [reply([{ type: 'tool_use', name: 'final_answer', input: { verdict: 'approve' } }])],
+      {
+        model: 'claude-opus-4-5',
+        maxTokens: 8192,
+        request: { thinking: { type: 'enabled', budget_tokens: 2048 } },
+        output: z.object({ verdict: z.enum(['approve', 'reject']) }),
+      },
+    );
+    await judge.run('Review the change');
+    await page.getByTestId('agent-tab').filter({ hasText: 'judge' }).click();
+    await expect.poll(() => text('facts')).toContain('answer {"verdict":"approve"}');
+    const facts = await text('facts');
+    expect(facts).toContain('model claude-opus-4-5');
+    expect(facts).toContain(`tools ${judge.context.config.tools.length}`);
+    expect(facts).toContain('thinking 2,048 tokens');
+  });
 });

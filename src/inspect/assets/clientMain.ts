@@ -197,6 +197,9 @@ function renderStatus(agent, view) {
       facts.push(['turn', context.turnUsage.calls + ' call' + (context.turnUsage.calls === 1 ? '' : 's') + turnCost]);
     }
     if (context.permissionMode) facts.push(['mode', context.permissionMode]);
+    requestFacts(context.config).forEach(function (fact) { facts.push(fact); });
+    var answer = answerFact(context.output);
+    if (answer) facts.push(answer);
   }
   var factsKey = JSON.stringify(facts);
   if (ui.facts.getAttribute('data-key') !== factsKey) {
@@ -209,6 +212,30 @@ function renderStatus(agent, view) {
   }
   ui.stepTime.textContent = view.step ? clockTime(view.step.time) : '';
   renderRetry(agent, view, context);
+}
+
+/** What the model requests carry: the model, how many tools, thinking and effort when set. */
+function requestFacts(config) {
+  if (!config || typeof config !== 'object') return [];
+  var facts = [];
+  if (typeof config.model === 'string') facts.push(['model', config.model]);
+  if (Array.isArray(config.tools)) facts.push(['tools', config.tools.length]);
+  var fields = config.requestFields || {};
+  var thinking = fields.thinking;
+  if (thinking && thinking.type === 'enabled') facts.push(['thinking', (thinking.budget_tokens || 0).toLocaleString() + ' tokens']);
+  else if (thinking && typeof thinking.type === 'string' && thinking.type !== 'disabled') facts.push(['thinking', thinking.type]);
+  if (fields.output_config && typeof fields.output_config.effort === 'string') facts.push(['effort', fields.output_config.effort]);
+  return facts;
+}
+
+/** The turn's structured answer: given (shortened), or still awaited and how often it was missed. */
+function answerFact(output) {
+  if (!output || typeof output !== 'object') return null;
+  if (output.answer && 'value' in output.answer) {
+    var text = JSON.stringify(output.answer.value);
+    return ['answer', text.length > 80 ? text.slice(0, 79) + '…' : text];
+  }
+  return ['answer', output.misses > 0 ? 'awaited (missed ' + output.misses + ')' : 'awaited'];
 }
 
 function clockTime(time) {
