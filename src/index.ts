@@ -238,6 +238,7 @@ export {
   type LlmRequestFields,
   type LlmTransport,
   type OpenStreamOptions,
+  type OutputOption,
   type LlmTransportChoice,
   type LlmStreamResult,
   noPostToolsHook,

@@ -72,7 +72,9 @@ export {
 export {
   DEFAULT_TOOL_TIMEOUT_MS,
   defineTool,
+  type OutputOption,
   outputSpecOf,
+  zodSchemaOf,
   type Tool,
   type ToolContext,
   type ToolOptions,

@@ -4,7 +4,7 @@
  * `state`, `context` and `snapshot()` read its snapshot and nothing else.
  */
 import type { Actor } from 'xstate';
-import * as z from 'zod';
+import type * as z from 'zod';
 import {
   type AgentContext,
   type AgentDiagnostic,
@@ -28,7 +28,12 @@ import {
   topStateOf,
   toStoredContext,
 } from '../machine/index.js';
-import { type InFlightWork, outputSpecOf } from '../actors/index.js';
+import {
+  type InFlightWork,
+  type OutputOption,
+  outputSpecOf,
+  zodSchemaOf,
+} from '../actors/index.js';
 import type {
   AgentListener,
   AgentNotificationName,
@@ -243,7 +248,8 @@ export class Agent {
 
   /**
    * Runs one turn and resolves with its final answer, in the form `output` asks for (a zod schema
-   * of an object, typed as it parses) or the agent's own `output` option; without either, with
+   * of an object, typed as it parses; or `{ schema, via: 'format' }` for the API's own structured
+   * output, on models that have it) or the agent's own `output` option; without either, with
    * the text of the turn's last response. Waits first for the agent to be idle, so the turn is
    * this message's. Rejects with `NO_OUTPUT` when the turn ended without a valid answer (the
    * model did not give one though asked again, an interrupt, a limit, a failed model call), and
@@ -256,7 +262,7 @@ export class Agent {
    */
   async run<Schema extends z.ZodType>(
     message: string | Message,
-    options: RunOptions & { output: Schema },
+    options: RunOptions & { output: Schema | (Omit<OutputSpec, 'schema'> & { schema: Schema }) },
   ): Promise<z.output<Schema>>;
   async run(
     message: string | Message,
@@ -264,7 +270,7 @@ export class Agent {
   ): Promise<unknown>;
   async run(
     message: string | Message,
-    options: RunOptions & { output?: z.ZodType | OutputSpec } = {},
+    options: RunOptions & { output?: OutputOption } = {},
   ): Promise<unknown> {
     const wait = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
     await this.waitUntilIdle(wait);
@@ -294,8 +300,9 @@ export class Agent {
         `the turn ended without its answer${errors.length > 0 ? `: ${errors.at(-1)}` : ''}`,
       );
     }
-    if (!(options.output instanceof z.ZodType)) return answer.value;
-    const parsed = options.output.safeParse(answer.value);
+    const schema = options.output === undefined ? undefined : zodSchemaOf(options.output);
+    if (schema === undefined) return answer.value;
+    const parsed = schema.safeParse(answer.value);
     if (!parsed.success) {
       throw new AgentStatechartError(
         'NO_OUTPUT',

@@ -5,13 +5,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ClientOptions } from '@anthropic-ai/sdk';
 import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
-import type * as z from 'zod';
 import {
   createBuiltinTools,
   createToolRegistry,
   InFlightWork,
   liveToolRegistry,
   type ActorFailureHandler,
+  type OutputOption,
   outputSpecOf,
   type LlmRequestFields,
   type LlmTransportChoice,
@@ -21,7 +21,6 @@ import {
 } from '../actors/index.js';
 import {
   type AgentConfig,
-  type OutputSpec,
   type AgentEvent,
   type AgentMachine,
   agentMachine,
@@ -75,8 +74,11 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools' | 'request
    * whose input is the answer; an answer that does not match is sent back with what to fix, and
    * a turn that ends without one asks once more, then ends with a `DisplayError`. Read it with
    * `agent.run`, or the `output` notification. One turn's own form: `agent.run(message, { output })`.
+   * `{ schema, via: 'format' }` asks for the answer in the API's own structured-output format
+   * instead (`output_config.format`), for the models that support it: no answer tool, the final
+   * text is the answer.
    */
-  output?: z.ZodType | OutputSpec;
+  output?: OutputOption;
   /**
    * Further fields of every model request, as the Anthropic SDK types them: `thinking`,
    * `output_config` (`effort`), `metadata`, `stop_sequences`, `tool_choice`, `service_tier`, …

@@ -78,6 +78,8 @@ export interface TurnOutput {
   form: ResolvedOutput;
   misses: number;
   answer: { value: unknown } | null;
+  /** Why the latest miss missed, when an answer in the API's format did not parse or match. */
+  missed?: string;
 }
 
 /**

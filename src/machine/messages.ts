@@ -203,6 +203,12 @@ export interface LlmResponse {
    * with the reason. They are not run; the model is told why in their `tool_result`.
    */
   toolInputErrors?: Record<string, string>;
+  /**
+   * For a turn answered in the API's structured-output format (`OutputSpec.via: 'format'`): why
+   * the final text is not the answer (not JSON, or not matching the schema), as the model call's
+   * caller found it.
+   */
+  outputError?: string;
   /** The API's id of the message (`msg_…`). */
   id?: string;
   /** The model that answered. */
@@ -276,7 +282,7 @@ export interface LlmRequest {
    * is in `tools` too): a caller checks that call's input against the schema, and reports a
    * mismatch in the response's `toolInputErrors`, as for any input that fails.
    */
-  output?: { name: string; schema: Record<string, unknown> };
+  output?: { name: string; schema: Record<string, unknown>; via?: 'format' };
 }
 
 /**

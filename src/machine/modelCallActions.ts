@@ -44,7 +44,7 @@ export const recordResponse: ChartAction = (context, event) => {
   );
   const usage = addCall(context.usage, tokens, costUsd);
   const turnUsage = addCall(context.turnUsage, tokens, costUsd);
-  const answer = settleOutputCalls(toolRuns, context.output);
+  const answer = settleOutputCalls(toolRuns, context.output, response);
   return {
     context: {
       ...NOTHING_STREAMED,

@@ -1,11 +1,13 @@
 /**
  * Structured output: the form a turn's final answer takes. The model answers by calling a tool
- * whose input schema is the answer's JSON Schema; the chart ends the turn when that call's input
- * is valid, asks once more when the model ends without it (or gives an answer that does not
- * match), and then gives up with a `DisplayError`.
+ * whose input schema is the answer's JSON Schema (`via: 'tool'`, every model), or with its final
+ * text in the API's own structured-output format (`via: 'format'`, `output_config.format`, for
+ * models that have it); the chart ends the turn when the answer is valid, asks once more when the
+ * model ends without it (or gives an answer that does not match), and then gives up with a
+ * `DisplayError`.
  */
 import type { ToolRun, TurnOutput } from './context.js';
-import type { ToolDefinition } from './messages.js';
+import type { LlmResponse, Message, ToolDefinition } from './messages.js';
 import { TOOL_NAME_PATTERN } from './toolSpecs.js';
 
 /**
@@ -24,6 +26,14 @@ export interface OutputSpec {
   name?: string;
   /** What the tool tells the model. Default: to give the final answer with it, once, at the end. */
   description?: string;
+  /**
+   * How the model gives the answer: `'tool'` (default), by calling the answer's tool, which
+   * every model can; `'format'`, as its final text, which the API constrains to the schema
+   * (`output_config.format` with `type: 'json_schema'`) for the models that support structured
+   * outputs. With `'format'` the request carries no answer tool, and the answer is the final
+   * response's text, parsed as JSON and checked against the schema.
+   */
+  via?: 'tool' | 'format';
 }
 
 /** An {@link OutputSpec} with its defaults filled in. */
@@ -31,6 +41,7 @@ export interface ResolvedOutput {
   name: string;
   description: string;
   schema: Record<string, unknown>;
+  via: 'tool' | 'format';
 }
 
 /** The tool a turn's final answer is given with, when the spec names none. */
@@ -68,6 +79,10 @@ export function outputSpecProblem(spec: unknown, toolNames: readonly string[] = 
   if (description !== undefined && typeof description !== 'string') {
     return 'output.description must be a string';
   }
+  const { via } = spec as Record<string, unknown>;
+  if (via !== undefined && via !== 'tool' && via !== 'format') {
+    return "output.via must be 'tool' (an answer tool, every model) or 'format' (the API's structured output)";
+  }
   return null;
 }
 
@@ -84,6 +99,7 @@ export function resolveOutput(spec: OutputSpec): ResolvedOutput {
       spec.description ??
       'Give your final answer to the user’s request with this tool, once, when the work is done. Its input is the answer.',
     schema: spec.schema,
+    via: spec.via ?? 'tool',
   };
 }
 
@@ -113,8 +129,10 @@ export function outputToolDefinition(output: ResolvedOutput): ToolDefinition {
 export function settleOutputCalls(
   runs: ToolRun[],
   output: TurnOutput | null,
+  response?: LlmResponse,
 ): { runs: ToolRun[]; output: TurnOutput | null } {
   if (output === null) return { runs, output };
+  if (output.form.via === 'format') return settleFormatAnswer(runs, output, response);
   if (runs.length === 0) return { runs, output: { ...output, misses: output.misses + 1 } };
   let answer: { value: unknown } | null = null;
   let missed = false;
@@ -141,4 +159,33 @@ export function settleOutputCalls(
   if (answer !== null) return { runs: settled, output: { ...output, answer } };
   if (missed) return { runs: settled, output: { ...output, misses: output.misses + 1 } };
   return { runs: settled, output };
+}
+
+/**
+ * A response's answer in the API's format: the final text (of a response that calls no tool),
+ * parsed as JSON, unless the model call's caller found it does not match the schema
+ * (`outputError`). A response that calls tools is not the last one yet.
+ */
+function settleFormatAnswer(
+  runs: ToolRun[],
+  output: TurnOutput,
+  response: LlmResponse | undefined,
+): { runs: ToolRun[]; output: TurnOutput } {
+  if (runs.length > 0 || response === undefined) return { runs, output };
+  const missed = (why: string) => ({
+    runs,
+    output: { ...output, misses: output.misses + 1, missed: why },
+  });
+  if (response.outputError !== undefined) return missed(response.outputError);
+  const text = textOf(response.message);
+  try {
+    return { runs, output: { ...output, answer: { value: JSON.parse(text) as unknown } } };
+  } catch {
+    return missed('the final text is not JSON');
+  }
+}
+
+function textOf(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }

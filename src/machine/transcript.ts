@@ -31,7 +31,7 @@ export function buildRequest(
   };
   if (config.system !== undefined) request.system = config.system;
   const form = context.output?.form;
-  if (form === undefined) {
+  if (form === undefined || form.via === 'format') {
     if (config.toolDefinitions.length > 0) request.tools = config.toolDefinitions;
   } else {
     // Last, so the tools before it stay the cached prefix they were.
@@ -39,7 +39,18 @@ export function buildRequest(
     request.output = { name: form.name, schema: form.schema };
   }
   if (typeof context.containerId === 'string') request.container = context.containerId;
-  if (config.requestFields !== undefined) request.fields = config.requestFields;
+  if (form?.via === 'format') {
+    request.output = { name: form.name, schema: form.schema, via: 'format' };
+    // The API's own format, beside what the configuration sets there (the effort).
+    const fields = config.requestFields ?? {};
+    const outputConfig = (fields.output_config ?? {}) as Record<string, unknown>;
+    request.fields = {
+      ...fields,
+      output_config: { ...outputConfig, format: { type: 'json_schema', schema: form.schema } },
+    };
+  } else if (config.requestFields !== undefined) {
+    request.fields = config.requestFields;
+  }
   // Left out, the policy is the default ('auto').
   if (config.promptCache === 'off') request.promptCache = 'off';
   return request;

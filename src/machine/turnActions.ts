@@ -72,15 +72,12 @@ function usd(amount: number): string {
  * is asked once for the answer in the required form.
  */
 export const askForOutput: ChartAction = (context) => {
-  const name = context.output?.form.name ?? '';
-  return {
-    context: {
-      messages: appended(context, {
-        role: 'user',
-        content: `Give your final answer now by calling the ${name} tool, with the answer as its input.`,
-      }),
-    },
-  };
+  const output = context.output;
+  const content =
+    output?.form.via === 'format'
+      ? `Your final answer must be JSON in the required format${output.missed === undefined ? '' : ` (${output.missed})`}. Give it now, and nothing else.`
+      : `Give your final answer now by calling the ${output?.form.name ?? ''} tool, with the answer as its input.`;
+  return { context: { messages: appended(context, { role: 'user', content }) } };
 };
 
 /**

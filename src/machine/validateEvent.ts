@@ -228,6 +228,10 @@ function checkResponse(response: unknown): string | null {
       }
     }
   }
+  if (response.outputError !== undefined) {
+    const wrong = expectString(response.outputError, 'response.outputError');
+    if (wrong !== null) return wrong;
+  }
   if (response.stopDetails !== undefined && response.stopDetails !== null) {
     if (!isObject(response.stopDetails) || typeof response.stopDetails.type !== 'string') {
       return 'response.stopDetails must be an object with a string type, or null';

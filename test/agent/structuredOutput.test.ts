@@ -96,4 +96,73 @@ describe('structured output', () => {
     const agent = await scripted.start([reply('Plain words.')]);
     expect(await agent.run('Say something.', { timeoutMs: 30_000 })).toBe('Plain words.');
   });
+
+  describe("in the API's own format (via: 'format')", () => {
+    it('asks for the format instead of a tool, and takes the final text as the typed answer', async () => {
+      const agent = await scripted.start([
+        reply([{ type: 'tool_use', name: 'look_up', input: { word: 'diff' } }]),
+        reply('{"verdict":"approve","reasons":["looked it up"]}'),
+      ]);
+      const review = await agent.run('Review the change.', {
+        output: { schema: Review, via: 'format' },
+        timeoutMs: 30_000,
+      });
+      // Typed by the zod schema: reasons is a string array.
+      expect(review.reasons.join()).toBe('looked it up');
+      expect(review).toEqual({ verdict: 'approve', reasons: ['looked it up'] });
+      const [first, second] = scripted.server().requests;
+      expect(first?.body.tools?.map((tool) => tool.name)).toEqual(['look_up']);
+      expect(first?.body.output_config).toEqual({
+        format: {
+          type: 'json_schema',
+          schema: expect.objectContaining({
+            type: 'object',
+            required: ['verdict', 'reasons'],
+          }) as unknown,
+        },
+      });
+      expect(second?.body.output_config).toEqual(first?.body.output_config);
+    });
+
+    it('keeps the effort the configuration sets beside the format', async () => {
+      const agent = await scripted.start([reply('{"verdict":"reject","reasons":["no"]}')], {
+        request: { output_config: { effort: 'low' } },
+      });
+      await agent.run('Review.', { output: { schema: Review, via: 'format' }, timeoutMs: 30_000 });
+      const [first] = scripted.server().requests;
+      expect(first?.body.output_config).toMatchObject({
+        effort: 'low',
+        format: { type: 'json_schema' },
+      });
+    });
+
+    it('asks once more, saying why, when the final text does not match; then takes the answer', async () => {
+      const agent = await scripted.start([
+        reply('{"verdict":"maybe","reasons":[]}'),
+        reply('{"verdict":"reject","reasons":["unclear"]}'),
+      ]);
+      const review = await agent.run('Review.', {
+        output: { schema: Review, via: 'format' },
+        timeoutMs: 30_000,
+      });
+      expect(review.verdict).toBe('reject');
+      const [, second] = scripted.server().requests;
+      const asked = lastMessageOf(second?.body);
+      expect(asked).toMatch(
+        /^Your final answer must be JSON in the required format \(it does not match the schema:\n- verdict: /,
+      );
+    });
+
+    it('rejects with NO_OUTPUT when the final text is not JSON twice', async () => {
+      const agent = await scripted.start([reply('Looks fine to me.'), reply('Still fine.')]);
+      const error = await agent
+        .run('Review.', { output: { schema: Review, via: 'format' }, timeoutMs: 30_000 })
+        .catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(AgentStatechartError);
+      expect((error as AgentStatechartError).code).toBe('NO_OUTPUT');
+      expect(lastMessageOf(scripted.server().requests[1]?.body)).toContain(
+        '(the final text is not JSON)',
+      );
+    });
+  });
 });

@@ -206,3 +206,55 @@ describe('structured output in pure mode', () => {
     ).toThrow("output.name 'final_answer' is one of the agent's tools");
   });
 });
+
+describe("structured output in the API's own format", () => {
+  const form: OutputSpec = { schema, via: 'format' };
+
+  it('sends the format, not an answer tool, and takes a final JSON text as the answer', () => {
+    const agent = new AgentCore({
+      tools: [{ name: 'look', mutating: false, inputSchema: { type: 'object' } }],
+      request: { output_config: { effort: 'high' } },
+    });
+    const [send] = agent.handleEvent(inputWithForm('Review', form));
+    expect(send).toMatchObject({ type: 'SendLlmRequest' });
+    const request = (send as Extract<AgentAction, { type: 'SendLlmRequest' }>).request;
+    expect(request.tools?.map((tool) => tool.name)).toEqual(['look']);
+    expect(request.fields).toEqual({
+      output_config: { effort: 'high', format: { type: 'json_schema', schema } },
+    });
+    expect(request.output).toEqual({ name: 'final_answer', schema, via: 'format' });
+    const actions = agent.handleEvent(respond([{ type: 'text', text: '{"verdict":"approve"}' }]));
+    expect(actions).toContainEqual({ type: 'OutputGiven', output: { verdict: 'approve' } });
+    expect(agent.state).toBe('WaitingForUserInput');
+    // The configuration's own fields are not changed by the turn's format.
+    expect(agent.context.config.requestFields).toEqual({ output_config: { effort: 'high' } });
+  });
+
+  it('asks again, saying why, when the caller found the text does not match; then gives up', () => {
+    const agent = new AgentCore({});
+    agent.handleEvent(inputWithForm('Review', form));
+    const mismatch: AgentEvent = {
+      type: 'LlmCompleted',
+      response: {
+        message: { role: 'assistant', content: [{ type: 'text', text: '{"verdict":"maybe"}' }] },
+        stopReason: 'end_turn',
+        outputError: 'it does not match the schema:\n- verdict: Invalid option',
+      },
+    };
+    expect(typesOf(agent.handleEvent(mismatch))).toContain('SendLlmRequest');
+    expect(agent.context.messages.at(-1)?.content).toBe(
+      'Your final answer must be JSON in the required format (it does not match the schema:\n- verdict: Invalid option). Give it now, and nothing else.',
+    );
+    const second = agent.handleEvent(respond([{ type: 'text', text: 'not JSON' }]));
+    expect(typesOf(second)).toContain('DisplayError');
+    expect(typesOf(second)).not.toContain('OutputGiven');
+    expect(agent.state).toBe('WaitingForUserInput');
+  });
+
+  it('refuses a form whose via is neither tool nor format', () => {
+    const diagnostics: AgentDiagnostic[] = [];
+    const agent = new AgentCore({}, { onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
+    expect(agent.handleEvent(inputWithForm('x', { schema, via: 'json' as never }))).toEqual([]);
+    expect(diagnostics.at(-1)?.message).toMatch(/output\.via must be 'tool' .* or 'format'/);
+  });
+});

@@ -26,6 +26,7 @@ export function checkOutputAnswer<Response extends LlmResponse>(
   output: LlmRequest['output'],
 ): Response {
   if (output === undefined) return response;
+  if (output.via === 'format') return checkFormatAnswer(response, output.schema);
   const calls = toolCallsOf(response.message).filter(
     (call) => call.name === output.name && response.toolInputErrors?.[call.id] === undefined,
   );
@@ -52,6 +53,46 @@ export function checkOutputAnswer<Response extends LlmResponse>(
   }
   if (Object.keys(errors).length === 0) return response;
   return { ...response, toolInputErrors: { ...response.toolInputErrors, ...errors } };
+}
+
+/**
+ * The final text of a turn answered in the API's format, parsed and checked against the schema:
+ * the API constrains it, and a reply cut short (`max_tokens`) or refused still is not the answer.
+ * A response that calls tools is not the final one.
+ */
+function checkFormatAnswer<Response extends LlmResponse>(
+  response: Response,
+  jsonSchema: Record<string, unknown>,
+): Response {
+  if (toolCallsOf(response.message).length > 0) return response;
+  const { content } = response.message;
+  const text =
+    typeof content === 'string'
+      ? content
+      : content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ...response, outputError: 'the final text is not JSON' };
+  }
+  let schema: z.ZodType;
+  try {
+    schema = z.fromJSONSchema(jsonSchema);
+  } catch (error) {
+    return {
+      ...response,
+      outputError: `the answer's schema cannot be checked (${errorMessage(error)})`,
+    };
+  }
+  const checked = schema.safeParse(value);
+  if (checked.success) return response;
+  return {
+    ...response,
+    outputError: ['it does not match the schema:', ...formatIssueLines(checked.error.issues)].join(
+      '\n',
+    ),
+  };
 }
 
 function withErrors<Response extends LlmResponse>(

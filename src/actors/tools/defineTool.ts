@@ -183,6 +183,17 @@ export function defineTool<Schema extends z.ZodType>(options: ToolOptions<Schema
 }
 
 /**
+ * A turn's answer as `createAgent` and `agent.run` take it: a zod schema of an object, the
+ * chart's {@link OutputSpec} (a JSON Schema), or a spec whose schema is a zod one (to set `via`,
+ * `name` or `description` too).
+ *
+ * @example
+ * const output: OutputOption = { schema: z.object({ verdict: z.enum(['approve', 'reject']) }), via: 'format' };
+ */
+export type OutputOption<Schema extends z.ZodType = z.ZodType> =
+  Schema | OutputSpec | (Omit<OutputSpec, 'schema'> & { schema: Schema });
+
+/**
  * The chart's {@link OutputSpec} of a turn's answer: a zod schema of an object becomes its JSON
  * Schema (as a tool's input does), a spec is taken as it is.
  *
@@ -190,9 +201,24 @@ export function defineTool<Schema extends z.ZodType>(options: ToolOptions<Schema
  * outputSpecOf(z.object({ verdict: z.enum(['approve', 'reject']) }));
  * // { schema: { type: 'object', properties: { verdict: { type: 'string', enum: [...] } }, required: ['verdict'] } }
  */
-export function outputSpecOf(output: z.ZodType | OutputSpec): OutputSpec {
-  if (!(output instanceof z.ZodType)) return output;
-  return { schema: toInputSchema('final_answer', output) };
+export function outputSpecOf(output: OutputOption): OutputSpec {
+  if (output instanceof z.ZodType) return { schema: toInputSchema('final_answer', output) };
+  if (output.schema instanceof z.ZodType) {
+    return { ...output, schema: toInputSchema(output.name ?? 'final_answer', output.schema) };
+  }
+  return output as OutputSpec;
+}
+
+/**
+ * The zod schema an {@link OutputOption} gives, to parse the answer with; `undefined` for a JSON
+ * Schema.
+ *
+ * @example
+ * zodSchemaOf({ schema: z.object({ ok: z.boolean() }), via: 'format' }); // the z.object
+ */
+export function zodSchemaOf(output: OutputOption): z.ZodType | undefined {
+  if (output instanceof z.ZodType) return output;
+  return output.schema instanceof z.ZodType ? output.schema : undefined;
 }
 
 function toInputSchema(name: string, input: z.ZodType): ToolDefinition['input_schema'] {
