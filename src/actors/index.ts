@@ -71,6 +71,7 @@ export {
 } from './tools/createToolRegistry.js';
 export {
   DEFAULT_TOOL_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
   defineTool,
   type OutputOption,
   outputSpecOf,

@@ -22,6 +22,7 @@ import {
   copyPlainJson,
   describeStateValue,
   errorMessage,
+  messageText,
   type Message,
   type OutputSpec,
   type PermissionMode,
@@ -63,9 +64,7 @@ function userMessage(message: string | Message): Message {
 function lastResponseText(messages: readonly Message[]): string {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
-    if (message.role !== 'assistant') continue;
-    if (typeof message.content === 'string') return message.content;
-    return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+    if (message.role === 'assistant') return messageText(message);
   }
   return '';
 }

@@ -3,7 +3,7 @@
  * connected them), their tools joined to the agent's, kept current as servers change, and
  * reported when a server goes down.
  */
-import { createToolRegistry, type Tool, type ToolRegistry } from '../actors/index.js';
+import type { Tool, ToolRegistry } from '../actors/index.js';
 import type { AgentEvent } from '../machine/index.js';
 import {
   checkMcpServers,
@@ -77,7 +77,7 @@ export function followMcpServers(servers: McpServers, follower: McpFollower): ()
     if (change.kind !== 'tools') return;
     let registry: ToolRegistry;
     try {
-      registry = registryOf(follower.tools, servers);
+      registry = servers.registryWith(follower.tools);
     } catch (error) {
       follower.hub.emit('error', {
         message: `the MCP server '${change.server}' changed its tools, and they could not be taken: ${error instanceof Error ? error.message : String(error)}`,
@@ -88,14 +88,4 @@ export function followMcpServers(servers: McpServers, follower: McpFollower): ()
     follower.replace(registry);
     follower.dispatch({ type: 'SetTools', tools: registry.specs() });
   });
-}
-
-/**
- * The agent's own tools, then every server's.
- *
- * @example
- * const registry = registryOf(createBuiltinTools(), servers);
- */
-export function registryOf(tools: readonly Tool[], servers: McpServers | undefined): ToolRegistry {
-  return createToolRegistry(servers === undefined ? tools : [...tools, ...servers.tools()]);
 }

@@ -50,7 +50,7 @@ import {
 import type { McpServerConfig, McpServers } from '../mcp/index.js';
 import { Agent, type AgentParts } from './agent.js';
 import { type AgentActors, agentActors, checkAgentActors } from './agentActors.js';
-import { agentMcp, followMcpServers, registryOf } from './agentMcp.js';
+import { agentMcp, followMcpServers } from './agentMcp.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
 import { attachInspector, type InspectorOption } from './inspectorOption.js';
 import { microstepNotifier } from './microstepNotifications.js';
@@ -335,7 +335,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
       dispatch: (event) => running.agent?.dispatch(event),
       hub,
     });
-    registry = registryOf(tools, connectedServers);
+    registry = connectedServers.registryWith(tools);
     config = { ...config, tools: registry.specs() };
     resolveConfig(config);
     notices.push(...mcpNotices(connectedServers.status()));

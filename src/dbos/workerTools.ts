@@ -4,7 +4,7 @@
  * its session with the config of that moment (a session stores no config), so a changed tool
  * list reaches the next model request of every session without an event in its log.
  */
-import { createToolRegistry, liveToolRegistry, type ToolRegistry } from '../actors/index.js';
+import { liveToolRegistry, type ToolRegistry } from '../actors/index.js';
 import type { AgentConfig } from '../machine/index.js';
 import { connectMcpServers, type McpServerConfig, McpServers } from '../mcp/index.js';
 
@@ -42,11 +42,11 @@ export async function workerTools(
   const owned = !(mcpServers instanceof McpServers);
   const servers = owned ? await connectMcpServers(mcpServers, { cwd }) : mcpServers;
   const build = () => {
-    const mcp = createToolRegistry(servers.tools());
-    return {
-      registry: createToolRegistry([...tools.tools, ...mcp.tools]),
-      config: { ...agent, tools: [...(agent.tools ?? []), ...mcp.specs()] },
-    };
+    const registry = servers.registryWith(tools.tools);
+    // The servers' tools come after the caller's in the registry; the config names the caller's
+    // as it gave them.
+    const mcpSpecs = registry.specs().slice(tools.tools.length);
+    return { registry, config: { ...agent, tools: [...(agent.tools ?? []), ...mcpSpecs] } };
   };
   let current = build();
   const stop = servers.onChange(({ kind }) => {

@@ -105,6 +105,7 @@ export {
   type ToolResultContent,
   type ImageBlock,
   IMAGE_MEDIA_TYPES,
+  messageText,
   type ImageMediaType,
   type DocumentBlock,
   type ToolUseBlock,

@@ -334,3 +334,18 @@ export interface ToolDefinition {
   description?: string;
   input_schema: { type: 'object'; [key: string]: unknown };
 }
+
+/**
+ * The text of a message: its text blocks joined, other blocks left out.
+ *
+ * @example
+ * messageText({ role: 'assistant', content: [{ type: 'text', text: 'Hi' }, { type: 'tool_use', id: 't1', name: 'ls', input: {} }] }); // 'Hi'
+ */
+export function messageText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  let text = '';
+  for (const block of message.content) {
+    if (block.type === 'text' && typeof block.text === 'string') text += block.text;
+  }
+  return text;
+}

@@ -7,7 +7,7 @@
  * `DisplayError`.
  */
 import type { ToolRun, TurnOutput } from './context.js';
-import type { LlmResponse, Message, ToolDefinition } from './messages.js';
+import { type LlmResponse, messageText, type ToolDefinition } from './messages.js';
 import { TOOL_NAME_PATTERN } from './toolSpecs.js';
 
 /**
@@ -177,15 +177,10 @@ function settleFormatAnswer(
     output: { ...output, misses: output.misses + 1, missed: why },
   });
   if (response.outputError !== undefined) return missed(response.outputError);
-  const text = textOf(response.message);
+  const text = messageText(response.message);
   try {
     return { runs, output: { ...output, answer: { value: JSON.parse(text) as unknown } } };
   } catch {
     return missed('the final text is not JSON');
   }
-}
-
-function textOf(message: Message): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }

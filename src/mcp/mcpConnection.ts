@@ -5,7 +5,7 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import { PACKAGE_VERSION } from '../persistence/index.js';
-import type { Tool, ToolContext } from '../actors/index.js';
+import { MAX_TIMEOUT_MS, type Tool, type ToolContext } from '../actors/index.js';
 import type { McpSdk } from './loadMcpSdk.js';
 import type { McpServerConfig } from './mcpServerConfig.js';
 import { type InputValidator, mcpTool, type McpListedTool } from './mcpTool.js';
@@ -28,8 +28,6 @@ const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 /** Failures in a row (to start, or right after starting) before a server is given up on. */
 const MAX_FAILURES_IN_A_ROW = 6;
-/** The SDK's own request timeout is set out of the way: the tool call's timeout decides. */
-const NO_SDK_TIMEOUT_MS = 2_147_483_647;
 /** How much of a stdio server's standard error is kept to say why it went away. */
 const STDERR_TAIL_CHARS = 2_000;
 
@@ -262,7 +260,8 @@ export class McpConnection {
     try {
       const result = await client.callTool({ name, arguments: input }, undefined, {
         signal: ctx.signal,
-        timeout: NO_SDK_TIMEOUT_MS,
+        // The SDK's own request timeout is set out of the way: the tool call's timeout decides.
+        timeout: MAX_TIMEOUT_MS,
         onprogress: (progress) => ctx.reportProgress(progress),
       });
       // A call that changed the server's tools (it says so before it answers) ends once the new

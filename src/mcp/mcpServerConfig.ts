@@ -2,6 +2,7 @@
  * How an agent reaches its MCP servers: the same `mcpServers` shape Claude Code's `.mcp.json`
  * uses, checked before anything starts.
  */
+import { MAX_TIMEOUT_MS } from '../actors/index.js';
 import { AgentStatechartError } from '../machine/index.js';
 
 /**
@@ -172,9 +173,6 @@ function checkToolSettings(where: string, settings: unknown): void {
   }
   checkDuration(`${where}.timeoutMs`, settings.timeoutMs);
 }
-
-/** setTimeout overflows beyond this and fires at once. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 function checkDuration(where: string, value: unknown): void {
   if (value === undefined) return;

@@ -1,7 +1,7 @@
 /**
  * The MCP servers an agent (or a host's many agents) takes tools from, connected together.
  */
-import type { Tool } from '../actors/index.js';
+import { createToolRegistry, type Tool, type ToolRegistry } from '../actors/index.js';
 import { loadMcpSdk } from './loadMcpSdk.js';
 import { McpConnection } from './mcpConnection.js';
 import type { McpServerChange, McpServerStatus } from './mcpServerStatus.js';
@@ -90,6 +90,17 @@ export class McpServers {
   /** Every server's tools, in the order the servers were given. */
   tools(): Tool[] {
     return this.#connections.flatMap((connection) => connection.tools());
+  }
+
+  /**
+   * A registry of `own` tools followed by every server's, as they are now. Throws
+   * `DUPLICATE_TOOL` if one of `own` has a server tool's name.
+   *
+   * @example
+   * const registry = servers.registryWith(createBuiltinTools());
+   */
+  registryWith(own: readonly Tool[]): ToolRegistry {
+    return createToolRegistry([...own, ...this.tools()]);
   }
 
   /**

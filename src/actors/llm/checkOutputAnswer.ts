@@ -8,6 +8,7 @@ import {
   errorMessage,
   type LlmRequest,
   type LlmResponse,
+  messageText,
   type ToolCall,
   toolCallsOf,
 } from '../../machine/index.js';
@@ -31,16 +32,8 @@ export function checkOutputAnswer<Response extends LlmResponse>(
     (call) => call.name === output.name && response.toolInputErrors?.[call.id] === undefined,
   );
   if (calls.length === 0) return response;
-  let schema: z.ZodType;
-  try {
-    schema = z.fromJSONSchema(output.schema);
-  } catch (error) {
-    return withErrors(
-      response,
-      calls,
-      `the answer's schema cannot be checked (${errorMessage(error)})`,
-    );
-  }
+  const schema = compiled(output.schema);
+  if (typeof schema === 'string') return withErrors(response, calls, schema);
   const errors: Record<string, string> = {};
   for (const call of calls) {
     const checked = schema.safeParse(call.input);
@@ -65,26 +58,14 @@ function checkFormatAnswer<Response extends LlmResponse>(
   jsonSchema: Record<string, unknown>,
 ): Response {
   if (toolCallsOf(response.message).length > 0) return response;
-  const { content } = response.message;
-  const text =
-    typeof content === 'string'
-      ? content
-      : content.map((block) => (block.type === 'text' ? block.text : '')).join('');
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(messageText(response.message));
   } catch {
     return { ...response, outputError: 'the final text is not JSON' };
   }
-  let schema: z.ZodType;
-  try {
-    schema = z.fromJSONSchema(jsonSchema);
-  } catch (error) {
-    return {
-      ...response,
-      outputError: `the answer's schema cannot be checked (${errorMessage(error)})`,
-    };
-  }
+  const schema = compiled(jsonSchema);
+  if (typeof schema === 'string') return { ...response, outputError: schema };
   const checked = schema.safeParse(value);
   if (checked.success) return response;
   return {
@@ -93,6 +74,15 @@ function checkFormatAnswer<Response extends LlmResponse>(
       '\n',
     ),
   };
+}
+
+/** The answer's JSON Schema as a zod schema to check with, or why it cannot be one. */
+function compiled(jsonSchema: Record<string, unknown>): z.ZodType | string {
+  try {
+    return z.fromJSONSchema(jsonSchema);
+  } catch (error) {
+    return `the answer's schema cannot be checked (${errorMessage(error)})`;
+  }
 }
 
 function withErrors<Response extends LlmResponse>(

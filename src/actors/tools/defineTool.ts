@@ -16,8 +16,14 @@ import type { SandboxStatus } from './sandbox/sandboxStatus.js';
  */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
-/** setTimeout overflows beyond this and fires at once, so longer timeouts are refused. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
+/**
+ * The longest timeout a tool call may have: `setTimeout` overflows beyond it and fires at once,
+ * so longer timeouts are refused.
+ *
+ * @example
+ * Math.min(requestedMs, MAX_TIMEOUT_MS);
+ */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * What a running tool gets besides its input.

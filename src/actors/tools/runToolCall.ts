@@ -8,12 +8,9 @@ import {
   type ToolResultContent,
 } from '../../machine/index.js';
 import type { ToolRegistry } from './createToolRegistry.js';
-import type { ToolContext } from './defineTool.js';
+import { MAX_TIMEOUT_MS, type ToolContext } from './defineTool.js';
 import { formatInputIssues } from './formatInputIssues.js';
 import { contentOf } from './toolContent.js';
-
-/** setTimeout overflows beyond this and fires at once. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * How to run one tool call.
