@@ -12,6 +12,8 @@ export const POSTGRES_TEST_FILES = [
   'test/support/postgresServer.test.ts',
   'test/persistence/postgresSessionStore.test.ts',
   'test/examples/httpWorkers.test.ts',
+  'test/dbos/sessionClient.test.ts',
+  'test/dbos/sessionWorker.test.ts',
 ];
 
 /** The same for `npm run test:workers` (vitest.workers.config.ts). */
