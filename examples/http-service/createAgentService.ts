@@ -7,11 +7,13 @@
  * | method and path                        | does                                           |
  * | -------------------------------------- | ---------------------------------------------- |
  * | `POST /agents`                         | creates an agent in its own workspace → `201`  |
- * | `GET /agents/:id`                      | its state and the calls awaiting approval      |
+ * | `GET /agents/:id`                      | its state, calls awaiting approval, questions  |
  * | `POST /agents/:id/messages`            | sends `{ "text": "…" }` (queued during a turn) |
  * | `GET /agents/:id/events`               | Server-Sent Events (resumes at Last-Event-ID)  |
  * | `POST /agents/:id/approvals/:callId`   | `{ "decision": "allow", "input"? }` or         |
  * |                                        | `{ "decision": "deny", "reason"? }`            |
+ * | `POST /agents/:id/answers/:callId`     | `{ "answers": ["…", ["…", "…"]] }`: one per    |
+ * |                                        | question the model asked (`question` events)   |
  * | `POST /agents/:id/interrupt`           | cancels the current turn, keeps the agent      |
  * | `DELETE /agents/:id`                   | ends the session, removes it from the store    |
  */
@@ -28,6 +30,7 @@ import {
   type SessionStore,
 } from 'agent-statechart';
 import {
+  answersOf,
   approvalOf,
   closeServer,
   HttpError,
@@ -57,6 +60,12 @@ export interface AgentServiceOptions {
   anthropic?: { baseURL?: string; apiKey?: string };
   /** Permission mode of new agents unless the request names one. Default `default`. */
   permissionMode?: PermissionMode;
+  /**
+   * Let the model ask the user questions (the `ask_user` tool): each is a `question` event, and
+   * the turn waits for `POST /agents/:id/answers/:callId`. Default true: the service's clients
+   * answer approvals already; turn it off where nobody would answer.
+   */
+  askUser?: boolean;
   /** More `createAgent` options for every agent (model, system prompt, retry scale, …). */
   agentOptions?: Omit<
     CreateAgentOptions,
@@ -92,6 +101,7 @@ const FORWARDED: AgentNotificationName[] = [
   'toolStart',
   'toolEnd',
   'approvalRequest',
+  'question',
   'retry',
   'error',
   'commit',
@@ -117,6 +127,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     store,
     idleMs,
     permissions: { mode: options.permissionMode ?? 'default' },
+    askUser: options.askUser ?? options.agentOptions?.askUser ?? true,
     ...(options.anthropic === undefined ? {} : { anthropic: options.anthropic }),
     // A session's workspace follows from its id, so a session loaded after a restart finds it.
     sessionOptions: (id) => ({ workspace: join(workspaceRoot, id) }),
@@ -204,6 +215,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
         state: agent.state,
         messages: agent.context.messages.length,
         pendingApprovals: await pendingApprovals(id),
+        pendingQuestions: agent.questions(),
       });
     }
     if (action === undefined && method === 'DELETE') {
@@ -245,6 +257,15 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
         await host.deny(id, callId, { ...choice, ...approval.extra });
       }
       return sendJson(response, 202, { decision });
+    }
+    if (action === 'answers' && callId !== undefined && method === 'POST') {
+      const body = await readJson(request);
+      const asked = (await host.agent(id)).questions().find((open) => open.callId === callId);
+      if (asked === undefined) {
+        throw new HttpError(409, `tool call '${callId}' is not waiting for answers`);
+      }
+      await host.answer(id, callId, answersOf(body.answers, asked.questions));
+      return sendJson(response, 202, { callId });
     }
     if (action === 'interrupt' && method === 'POST') {
       await host.interrupt(id);

@@ -6,9 +6,10 @@
  * | method and path                              | does                                          |
  * | -------------------------------------------- | --------------------------------------------- |
  * | `POST /sessions`                             | creates a session → `201 { id }`              |
- * | `GET /sessions/:id`                          | its state and the calls awaiting approval     |
+ * | `GET /sessions/:id`                          | its state, calls awaiting approval, questions |
  * | `POST /sessions/:id/messages`                | sends `{ "text": "…" }` → `202 { drive }`     |
  * | `POST /sessions/:id/approvals/:callId`       | `{ "decision": "allow", "input"? }` or `{ "decision": "deny", "reason"? }` → `202` |
+ * | `POST /sessions/:id/answers/:callId`         | `{ "answers": ["…", ["…", "…"]] }`, one per question → `202 { drive }` |
  * | `GET /sessions/:id/drives/:drive/events`     | Server-Sent Events of one drive, from `Last-Event-ID` |
  *
  * A drive is the work one input sets off, until the session needs input again; its events are
@@ -16,9 +17,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { SessionCore } from 'agent-statechart';
+import type { AgentCore, QuestionsAsked, SessionCore, UserQuestion } from 'agent-statechart';
 import { sessionOfDrive, type SessionWorker } from 'agent-statechart/dbos';
 import {
+  answersOf,
   approvalOf,
   closeServer,
   HttpError,
@@ -43,6 +45,19 @@ export interface WorkerService {
   listen(port?: number, host?: string): Promise<string>;
   /** Stops the server (the worker is the caller's to stop). */
   close(): Promise<void>;
+}
+
+/**
+ * The questions of a session's `ask_user` calls still waiting for answers. (A call waits only
+ * once the chart found its questions well formed, so its input holds them as asked.)
+ */
+function openQuestions(core: AgentCore): QuestionsAsked[] {
+  return core.context.toolRuns
+    .filter((run) => run.status === 'awaitingAnswer')
+    .map((run) => ({
+      callId: run.call.id,
+      questions: (run.call.input as { questions: UserQuestion[] }).questions,
+    }));
 }
 
 /**
@@ -103,6 +118,7 @@ export function createWorkerService(worker: SessionWorker): WorkerService {
         pendingApprovals: core.context.toolRuns
           .filter((run) => run.status === 'awaitingApproval')
           .map((run) => run.call.id),
+        pendingQuestions: openQuestions(core),
       });
     }
     if (action === 'messages' && method === 'POST') {
@@ -130,6 +146,20 @@ export function createWorkerService(worker: SessionWorker): WorkerService {
         callId: detail,
         decision: approval.decision,
         ...approval.extra,
+      });
+      return sendJson(response, 202, { drive: workflowId });
+    }
+    if (action === 'answers' && detail !== undefined && method === 'POST') {
+      const body = await readJson(request);
+      const { core } = await opened(id);
+      const asked = openQuestions(core).find((open) => open.callId === detail);
+      if (asked === undefined) {
+        throw new HttpError(409, `tool call '${detail}' is not waiting for answers`);
+      }
+      const { workflowId } = await worker.send(id, {
+        type: 'UserAnswer',
+        callId: detail,
+        answers: answersOf(body.answers, asked.questions),
       });
       return sendJson(response, 202, { drive: workflowId });
     }

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answersProblem, type UserAnswers, type UserQuestion } from 'agent-statechart';
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -51,6 +52,26 @@ export function approvalOf(
     400,
     'send { "decision": "allow", "input"?: {…} } or { "decision": "deny", "reason"?: "…" }',
   );
+}
+
+/**
+ * An answer's body, checked against the questions it answers: `answers`, one per question in
+ * order — a choice's label or the user's own words, an array of them for a multi-select
+ * question, `""` for none. Anything else is a 400 that says what to send.
+ */
+export function answersOf(answers: unknown, questions: readonly UserQuestion[]): UserAnswers {
+  const count = `${questions.length} answer${questions.length === 1 ? '' : 's'}`;
+  const expected = `send { "answers": [...] } with ${count}, one per question in order: a choice's label or your own words, an array of them where several may be picked, "" for none`;
+  const isText = (value: unknown) => typeof value === 'string';
+  if (
+    !Array.isArray(answers) ||
+    !answers.every((answer) => isText(answer) || (Array.isArray(answer) && answer.every(isText)))
+  ) {
+    throw new HttpError(400, expected);
+  }
+  const problem = answersProblem(questions, answers);
+  if (problem !== null) throw new HttpError(400, `${problem}: ${expected}`);
+  return answers;
 }
 
 /** The request's body, a JSON object (`{}` when empty); `HttpError` 400/413 otherwise. */

@@ -24,7 +24,8 @@ const workspaceRoot = resolve(process.env.WORKSPACE_ROOT ?? './agent-workspaces'
 const tools = createToolRegistry(createBuiltinTools());
 const worker = await startSessionWorker({
   connectionString,
-  agent: { tools: tools.specs(), permissions: { mode: 'default' } },
+  // The model may ask the user questions: clients answer them at /sessions/:id/answers/:callId.
+  agent: { tools: tools.specs(), permissions: { mode: 'default' }, askUser: true },
   tools,
   workspace: (sessionId) => {
     const workspace = join(workspaceRoot, sessionId);

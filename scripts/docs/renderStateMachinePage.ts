@@ -3,7 +3,7 @@
  * `agentMachine` itself, so the page cannot describe a chart that no longer exists.
  */
 import { agentMachine } from '../../src/machine/agentMachine.js';
-import { toGraph } from '../../src/diagram/toGraph.js';
+import { type GraphState, toGraph } from '../../src/diagram/toGraph.js';
 import { toMermaid } from '../../src/diagram/toMermaid.js';
 import { toSvg } from '../../src/diagram/toSvg.js';
 import { toTransitionTable } from '../../src/diagram/toTransitionTable.js';
@@ -18,7 +18,9 @@ import { toTransitionTable } from '../../src/diagram/toTransitionTable.js';
 export async function renderStateMachinePage(): Promise<Map<string, string>> {
   const graph = toGraph(agentMachine);
   const always = graph.transitions.filter((transition) => transition.trigger === 'always').length;
-  const nested = graph.root.children.flatMap((state) => state.children);
+  const descendants = (state: GraphState): GraphState[] =>
+    state.children.flatMap((child) => [child, ...descendants(child)]);
+  const nested = graph.root.children.flatMap(descendants);
   const page = `<!-- Generated from src/machine/agentMachine.ts by scripts/generateDocs.ts; do not edit: run \`npx tsx scripts/generateDocs.ts\`. -->
 
 # The state machine
@@ -55,6 +57,11 @@ or from code: \`toMermaid(machine)\`, \`toDot(machine)\`, \`await toSvg(machine)
   \`WaitingForUserInput\` is \`Ready\` (input starts a turn) or \`SettlingCancelledCalls\` (after an
   interrupt, the tool calls it aborted report how they ended, within the grace period; input is
   queued).
+- A state drawn with **dashed regions** runs them at once: while \`ExecutingTools\` runs the
+  tool calls of a response, its region \`Approvals\` is \`Waiting\` as long as a call waits for a
+  \`ToolApproval\`, and \`Questions\` is \`Waiting\` as long as an \`ask_user\` call waits for
+  the user's \`UserAnswer\`; each is \`Idle\` otherwise. \`ExecutingTools\` is left once every call
+  has its outcome, wherever its regions stand.
 - The filled dot marks the initial state; a double border marks the final state.
 
 ## Diagram (Mermaid)

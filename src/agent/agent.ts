@@ -24,10 +24,13 @@ import {
   errorMessage,
   messageText,
   type Message,
+  openQuestionsOf,
   type OutputSpec,
   type PermissionMode,
+  type QuestionsAsked,
   topStateOf,
   toStoredContext,
+  type UserAnswers,
 } from '../machine/index.js';
 import {
   type InFlightWork,
@@ -40,6 +43,7 @@ import type {
   AgentNotificationName,
   NotificationHub,
 } from './agentNotifications.js';
+import { answerRefusal } from './answerRefusal.js';
 import type { SandboxStatus } from '../actors/index.js';
 import type { InspectorServer } from '../inspect/index.js';
 import type { McpServerStatus, McpServers } from '../mcp/index.js';
@@ -352,6 +356,42 @@ export class Agent {
   }
 
   /**
+   * Answers the questions of an `ask_user` call (a `question` notification; the agent needs
+   * `askUser: true`): one answer per question, in the order asked — a choice's label or words of
+   * the user's own, an array of them for a `multiSelect` question, `''` for no answer. The
+   * answers are the call's result, which the model reads; once every call of the response has
+   * its result, the turn goes on. Nothing is thrown: answers that are not strings (or arrays of
+   * them) are a `MALFORMED_EVENT` diagnostic, and a call that is not waiting for answers, or a
+   * wrong number of answers, an `EVENT_NOT_ACCEPTED` diagnostic that says which; either way
+   * nothing changes, and the question still waits.
+   *
+   * @example
+   * agent.on('question', ({ callId, questions }) => {
+   *   // [{ header: 'Database', question: 'Which one?', options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }] },
+   *   //  { header: 'Features', question: 'Which to build first?', options: […], multiSelect: true }]
+   *   agent.answer(callId, ['SQLite', ['Search', 'Export']]);
+   * });
+   */
+  answer(callId: string, answers: UserAnswers): void {
+    this.dispatch({ type: 'UserAnswer', callId, answers });
+  }
+
+  /**
+   * The questions of `ask_user` calls still waiting for answers, by call, in the order the model
+   * asked them: what `question` notifications said and `answer` has not settled yet (for showing
+   * them to someone who arrives late). Empty while the agent is not ready.
+   *
+   * @example
+   * for (const { callId, questions } of agent.questions()) {
+   *   console.log(callId, questions.map((question) => question.question).join(' / '));
+   * }
+   */
+  questions(): QuestionsAsked[] {
+    if (this.#parts === undefined) return [];
+    return openQuestionsOf(this.#parts.actor.getSnapshot().context.toolRuns);
+  }
+
+  /**
    * Changes the permission mode; calls waiting for approval are re-checked.
    *
    * @example
@@ -406,7 +446,15 @@ export class Agent {
       );
     }
     const refusal = admit(snapshot, plain);
-    if (refusal !== null) return this.#diagnose(refusal.code, refusal.message, event);
+    if (refusal !== null) {
+      // The chart only says no to an answer; the sentence says whether it was the call or the
+      // number of answers.
+      const message =
+        refusal.code === 'EVENT_NOT_ACCEPTED' && plain.type === 'UserAnswer'
+          ? answerRefusal(snapshot.context.toolRuns, plain)
+          : refusal.message;
+      return this.#diagnose(refusal.code, message, event);
+    }
     this.#parts.actor.send(plain);
   }
 

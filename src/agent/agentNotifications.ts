@@ -11,6 +11,7 @@ import {
   type AgentStateName,
   errorMessage,
   type LlmCallEnding,
+  type QuestionsAsked,
   type ToolCall,
   type ToolOutcome,
   type ToolRun,
@@ -51,6 +52,12 @@ export interface AgentNotifications {
   toolEnd: { call: ToolCall; outcome: ToolOutcome };
   /** A tool call waits for `approve` or `deny`. */
   approvalRequest: { call: ToolCall };
+  /**
+   * The model asked the user questions (an `ask_user` call, with `askUser` on): the turn waits
+   * for `answer(callId, answers)`, one answer per question in order. Said again when a stored
+   * session with questions still open is resumed.
+   */
+  question: QuestionsAsked;
   /** The turn ended with its final answer in the form it asked for (see `output`). */
   output: { value: unknown };
   /** The top-level state changed. */
@@ -146,6 +153,8 @@ export function notificationsOfAction(action: AgentAction, announce: Announce): 
       return;
     case 'RequestApproval':
       return announce('approvalRequest', { call: action.call });
+    case 'AskUser':
+      return announce('question', { callId: action.callId, questions: action.questions });
     case 'OutputGiven':
       return announce('output', { value: action.output });
     case 'ScheduleRetry':

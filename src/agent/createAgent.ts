@@ -86,6 +86,23 @@ export interface CreateAgentOptions extends Omit<AgentConfig, 'tools' | 'request
    * `container`) have options of their own and are refused here.
    */
   request?: LlmRequestFields;
+  /**
+   * Offer the model the built-in `ask_user` tool, with which it puts one to four questions to
+   * the user (each under a short header, with choices where it has some, several of which may be
+   * picked where it says `multiSelect`) when it needs a decision or a fact only the user has.
+   * Each call is a `question` notification; the turn waits until `agent.answer(callId, answers)`
+   * gives its answers, which the model reads as the call's result (`agent.questions()` lists
+   * those still open). An interrupt or a shutdown answers an open question for the model as not
+   * answered. No permission applies: the call runs nothing.
+   *
+   * Default false: an agent with nobody to answer — a service, a batch job — would wait for
+   * good, so turn it on only where someone reads `question` and answers.
+   *
+   * @example
+   * const agent = createAgent({ askUser: true });
+   * agent.on('question', ({ callId, questions }) => agent.answer(callId, questions.map(() => '')));
+   */
+  askUser?: boolean;
   /** Root the tools work in (default: the current directory). */
   workspace?: string;
   /**
@@ -455,6 +472,7 @@ const PASSED_CONFIG_KEYS = [
   'pricing',
   'request',
   'promptCache',
+  'askUser',
 ] as const satisfies ReadonlyArray<keyof AgentConfig>;
 
 // A field added to the chart's config and not listed above fails to compile here, rather than be

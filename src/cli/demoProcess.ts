@@ -9,7 +9,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Agent, createAgent } from '../agent/index.js';
 import { createBuiltinTools, type Tool } from '../actors/index.js';
-import { type AgentStateName, errorMessage, type Message } from '../machine/index.js';
+import { type AgentStateName, errorMessage, type Message, topStateOf } from '../machine/index.js';
 import { createSqliteSessionStore } from '../persistence/index.js';
 import { describeResume, watchResume } from './describeResume.js';
 
@@ -117,7 +117,7 @@ async function main(settings: DemoProcessSettings): Promise<void> {
     print(`${settings.label} (pid ${process.pid}) opens the session`);
   } else {
     print(
-      `${settings.label} (pid ${process.pid}) opens the stored session: it stopped in ${resume.before.value}`,
+      `${settings.label} (pid ${process.pid}) opens the stored session: it stopped in ${topStateOf(resume.before.value)}`,
     );
     for (const item of describeResume(resume)) print(`  ${item.kind.padEnd(12)} ${item.text}`);
   }

@@ -8,8 +8,10 @@ import {
   type AgentContext,
   type AgentStateName,
   isMutatingTool,
+  openQuestionsOf,
   type ResumeEvent,
   type ToolCall,
+  type UserQuestion,
 } from '../machine/index.js';
 
 /** The part of a chart snapshot a description reads. */
@@ -36,7 +38,8 @@ export interface ObservedResume {
  * - `sent again`: the model call in flight, sent again (its partial text dropped);
  * - `re-run`: a tool call run again, with why that is safe;
  * - `interrupted`: a tool call the model is told may or may not have taken effect;
- * - `asked again`: an approval that was pending;
+ * - `asked again`: an approval that was pending, or questions of the model (`ask_user`) that were
+ *   waiting for answers;
  * - `hook re-run`, `backoff`, `queued`: the post-tools hook, a retry's backoff, queued input.
  *
  * @example
@@ -121,6 +124,14 @@ export function describeResume({ before, resume, after }: ObservedResume): Resum
     const call = describeCall(run.call);
     if (run.status === 'awaitingApproval') {
       items.push({ kind: 'asked again', text: `${call} waits for approval again` });
+    } else if (run.status === 'awaitingAnswer') {
+      // Its input is the questions, said in words rather than as JSON.
+      for (const { questions } of openQuestionsOf([run])) {
+        items.push({
+          kind: 'asked again',
+          text: `${run.call.name} waits for answers to: ${describeQuestions(questions)}`,
+        });
+      }
     } else if (now?.status === 'running') {
       const reason =
         started !== undefined && !started.includes(run.call.id)
@@ -147,4 +158,14 @@ export function describeResume({ before, resume, after }: ObservedResume): Resum
 /** A tool call as one line: its name and input. */
 export function describeCall(call: ToolCall): string {
   return `${call.name} ${JSON.stringify(call.input)}`;
+}
+
+/**
+ * Questions the model asked, on one line: each under its header.
+ *
+ * @example
+ * describeQuestions([{ header: 'Colour', question: 'Which colour?' }]); // '[Colour] Which colour?'
+ */
+export function describeQuestions(questions: readonly UserQuestion[]): string {
+  return questions.map(({ header, question }) => `[${header}] ${question}`).join(' · ');
 }

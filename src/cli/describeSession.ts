@@ -96,6 +96,8 @@ function describeEvent(event: AgentEvent): string {
       }`;
     case 'ToolApproval':
       return `${event.callId} ${event.decision}${event.remember ? ' (remembered)' : ''}`;
+    case 'UserAnswer':
+      return `${event.callId} ${clip(JSON.stringify(event.answers))}`;
     case 'PostToolsHookCompleted':
       if (event.error !== undefined) return `failed: ${clip(event.error)}`;
       return event.actionTaken ? 'committed' : 'nothing to do';

@@ -1,7 +1,8 @@
 /**
  * A scripted stand-in for Claude, for `agent-statechart run` without an API key. It reads the
  * last message and answers with the tool call a few plain commands ask for, so the whole loop —
- * tools, approvals, auto-commit — can be tried offline against the local Messages API server.
+ * tools, approvals, questions to the user, auto-commit — can be tried offline against the local
+ * Messages API server.
  */
 import {
   type MessagesRequestBody,
@@ -13,7 +14,7 @@ import {
 const HELP =
   'I am the offline scripted model (set ANTHROPIC_API_KEY to talk to Claude). I understand: ' +
   '"list files", "read <path>", "write <path> <text>", "replace <old> with <new> in <path>", ' +
-  '"run <command>".';
+  '"run <command>", "ask <question>? [<choice> | <choice> …]".';
 
 /**
  * Answers one Messages API request (a `ScriptFunction` for `startMessagesApiServer`).
@@ -51,6 +52,18 @@ function toolCallFor(text: string): ToolUse | null {
   }
   match = /^run\s+([\s\S]+)$/i.exec(text);
   if (match) return tool('bash', { command: match[1] });
+  // "ask Which database? PostgreSQL | SQLite": the question, with the choices after it if any.
+  match = /^ask\s+([^?]+\?)\s*([\s\S]*)$/i.exec(text);
+  if (match) {
+    const choices = match[2]!
+      .split('|')
+      .map((choice) => choice.trim())
+      .filter((choice) => choice !== '')
+      .slice(0, 6);
+    const question: Record<string, unknown> = { header: 'Question', question: match[1] };
+    if (choices.length >= 2) question.options = choices.map((label) => ({ label }));
+    return tool('ask_user', { questions: [question] });
+  }
   return null;
 }
 

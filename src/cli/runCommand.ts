@@ -1,23 +1,28 @@
 /**
  * `agent-statechart run`: an interactive terminal agent. It talks to Claude when
  * `ANTHROPIC_API_KEY` is set and to the offline scripted model otherwise; it streams text, shows
- * tool calls with their status and the current state, and asks before tools that need approval.
- * Piped input works too: each line is a message, and an approval takes the next line as answer.
+ * tool calls with their status and the current state, asks before tools that need approval, and
+ * puts the model's own questions (the `ask_user` tool) to the user, one at a time, with numbered
+ * choices. Piped input works too: each line is a message, and an approval or a question takes
+ * the next line as its answer.
  *
- * Ctrl-C interrupts a running turn; at an approval question it also withdraws the question (the
- * call is answered as interrupted), so the next line typed is a message again, not an answer. At
- * the idle prompt it says how to quit, and a second Ctrl-C there quits.
+ * Ctrl-C interrupts a running turn; at an approval or a question it also withdraws the question
+ * (the call is answered as interrupted), so the next line typed is a message again, not an
+ * answer. At the idle prompt it says how to quit, and a second Ctrl-C there quits. Input that
+ * ends at a question leaves the question open: a stored session asks it again when resumed.
  */
 import { resolve } from 'node:path';
 import { type Agent, createAgent } from '../agent/index.js';
 import { resolveWorkspaceRoot } from '../actors/index.js';
 import {
-  type AgentStatechartError,
   atRest,
   errorMessage,
   PERMISSION_MODES,
   type PermissionMode,
+  type QuestionsAsked,
   type ToolCall,
+  topStateOf,
+  type UserAnswers,
 } from '../machine/index.js';
 import { checkSessionId, type SessionStore } from '../persistence/index.js';
 import { startMessagesApiServer } from '../testing/index.js';
@@ -27,7 +32,8 @@ import { describeResume, type ObservedResume, watchResume } from './describeResu
 import { offlineModel } from './offlineModel.js';
 import { startCliTracing } from './cliTracing.js';
 import { parseFlags } from './parseFlags.js';
-import { cliSessionMetadata } from './sessionConfig.js';
+import { answerOfLine, showQuestion } from './questionPrompt.js';
+import { cliSessionMetadata, sessionAsksUser } from './sessionConfig.js';
 import { describeUsage } from './describeSession.js';
 import { showProgress } from './showProgress.js';
 import { openSessionStore } from './workspaceSessionStore.js';
@@ -178,29 +184,45 @@ export async function runCommand(
   const tracing = options.otel ? await startCliTracing(io.env, write) : undefined;
   // A mode given on the command line wins; a resumed session otherwise keeps its own.
   const mode = options.mode ?? (session?.existed ? undefined : DEFAULT_RUN_MODE);
+  // Someone is at the terminal to answer the model's questions. A session created before `run`
+  // offered the question tool goes on without it: its log is read back with the chart it had.
+  const askUser = session?.askUser ?? true;
   const agent = createAgent({
     workspace: options.workspace,
+    askUser,
     ...(mode === undefined ? {} : { permissions: { mode } }),
     ...(options.model ? { model: options.model } : {}),
     ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
     ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
     ...(tracing ? { telemetry: { tracer: tracing.tracer } } : {}),
     ...(mcpServers === undefined ? {} : { mcpServers }),
-    ...(server ? { anthropic: { baseURL: server.baseURL, apiKey: 'offline' } } : {}),
+    anthropic: server
+      ? { baseURL: server.baseURL, apiKey: 'offline' }
+      : {
+          apiKey: io.env.ANTHROPIC_API_KEY,
+          ...(io.env.ANTHROPIC_BASE_URL ? { baseURL: io.env.ANTHROPIC_BASE_URL } : {}),
+        },
     ...(session
       ? {
           store: session.store,
           sessionId: session.id,
-          sessionMetadata: cliSessionMetadata(options.workspace, mode ?? DEFAULT_RUN_MODE),
+          sessionMetadata: cliSessionMetadata(options.workspace, mode ?? DEFAULT_RUN_MODE, {
+            askUser,
+          }),
           inspect: resumed.observer,
         }
       : {}),
   });
-  // Listening before the session opens: a resumed session asks again for pending approvals.
-  const approvals: ToolCall[] = [];
+  // Listening before the session opens: a resumed session asks again for pending approvals and
+  // for the answers to open questions.
+  const waiting: Waiting[] = [];
   let wake: () => void = () => undefined;
   agent.on('approvalRequest', ({ call }) => {
-    approvals.push(call);
+    waiting.push({ kind: 'approval', call });
+    wake();
+  });
+  agent.on('question', (asked) => {
+    waiting.push({ kind: 'question', asked });
     wake();
   });
   agent.on('state', () => wake());
@@ -232,9 +254,12 @@ export async function runCommand(
 
   const reader = new LineReader(io.input);
   // What the user is being asked right now decides what Ctrl-C means.
-  let asking: 'message' | 'approval' | 'nothing' = 'nothing';
+  let asking: 'message' | 'approval' | 'question' | 'nothing' = 'nothing';
   let quitOnCtrlC = false;
-  const ask = async (prompt: string, what: 'message' | 'approval'): Promise<LineRead> => {
+  const ask = async (
+    prompt: string,
+    what: 'message' | 'approval' | 'question',
+  ): Promise<LineRead> => {
     write(prompt);
     asking = what;
     try {
@@ -254,7 +279,7 @@ export async function runCommand(
       quitOnCtrlC = true;
       return;
     }
-    if (asking === 'approval') reader.cancel();
+    if (asking === 'approval' || asking === 'question') reader.cancel();
     if (agent.state !== 'WaitingForUserInput') {
       write('\n  interrupted by Ctrl-C\n');
       agent.interrupt();
@@ -267,14 +292,18 @@ export async function runCommand(
     new Promise<void>((resolveChange) => {
       wake = resolveChange;
     });
-  const askApproval = (call: ToolCall) =>
-    ask(
-      `allow ${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o [why] / [a]lways `,
-      'approval',
-    );
+  const prompts: Prompts = {
+    approval: (call) =>
+      ask(
+        `allow ${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o [why] / [a]lways `,
+        'approval',
+      ),
+    question: (text) => ask(text, 'question'),
+    write,
+  };
   try {
     // A resumed session may be in the middle of a turn: it finishes before the prompt.
-    await untilIdleAnswering(agent, approvals, askApproval, changed);
+    if ((await untilIdleAnswering(agent, waiting, prompts, changed)) === 'ended') return 0;
     for (;;) {
       const read = await ask('\nyou> ', 'message');
       if (read.kind !== 'line') break;
@@ -292,7 +321,7 @@ export async function runCommand(
         continue;
       }
       agent.send(read.text);
-      await untilIdleAnswering(agent, approvals, askApproval, changed);
+      if ((await untilIdleAnswering(agent, waiting, prompts, changed)) === 'ended') break;
       write(describeTurnUsage(agent));
     }
   } finally {
@@ -307,25 +336,25 @@ export async function runCommand(
   return 0;
 }
 
-/** The session `run --session` keeps: its store, and whether it existed before. */
+/**
+ * The session `run --session` keeps: its store, whether it existed before, and whether its model
+ * may ask the user questions (a new one may; one created before `run` offered the tool may not).
+ */
 interface RunSession {
   id: string;
   store: SessionStore;
   path: string;
   existed: boolean;
+  askUser: boolean;
 }
 
 async function openRunSession(options: RunOptions): Promise<RunSession> {
   const id = options.session!;
   const { store, path } = openSessionStore(options);
-  const existed = await store.entries(id, { limit: 1 }).then(
-    () => true,
-    (error: unknown) => {
-      if ((error as AgentStatechartError).code === 'SESSION_NOT_FOUND') return false;
-      throw error;
-    },
-  );
-  return { id, store, path, existed };
+  // Its header says how it was created; the agent opens it again from the store.
+  const header = (await store.load(id))?.header;
+  const existed = header !== undefined;
+  return { id, store, path, existed, askUser: !existed || sessionAsksUser(header.metadata) };
 }
 
 /** What the session is: new, or resumed — and then what the resume did. */
@@ -342,7 +371,7 @@ function describeRunSession(
   if (resumed === undefined) {
     lines.push('  it was at rest: nothing was in flight');
   } else {
-    lines.push(`  it stopped in ${resumed.before.value}; resuming it:`);
+    lines.push(`  it stopped in ${topStateOf(resumed.before.value)}; resuming it:`);
     for (const item of describeResume(resumed))
       lines.push(`  ${item.kind.padEnd(12)} ${item.text}`);
   }
@@ -369,6 +398,16 @@ function changeMode(agent: Agent, requested: string | undefined): string {
     : `the mode could not be changed now; it is still ${mode}`;
 }
 
+/** What waits for the person at the terminal: a call's approval, or the model's questions. */
+type Waiting = { kind: 'approval'; call: ToolCall } | { kind: 'question'; asked: QuestionsAsked };
+
+/** How the turn loop asks: an approval, one line of a question, and what it prints. */
+interface Prompts {
+  approval: (call: ToolCall) => Promise<LineRead>;
+  question: (prompt: string) => Promise<LineRead>;
+  write: (text: string) => void;
+}
+
 function awaitsApproval(agent: Agent, callId: string): boolean {
   return agent.context.toolRuns.some(
     (run) => run.call.id === callId && run.status === 'awaitingApproval',
@@ -377,37 +416,83 @@ function awaitsApproval(agent: Agent, callId: string): boolean {
 
 /**
  * Waits for the turn to end, and for every call it interrupted to report how it ended, asking
- * the user about each tool call that needs approval. A cancelled question (Ctrl-C, which also
- * interrupts the turn) withdraws the others too: the interrupt answers every open call.
+ * the user about each tool call that needs approval and each question the model asks. A
+ * cancelled question (Ctrl-C, which also interrupts the turn) withdraws the others too: the
+ * interrupt answers every open call. Returns `ended` when the input ended at a question, which
+ * stays open (the caller quits).
  */
 async function untilIdleAnswering(
   agent: Agent,
-  approvals: ToolCall[],
-  askApproval: (call: ToolCall) => Promise<LineRead>,
+  waiting: Waiting[],
+  prompts: Prompts,
   changed: () => Promise<void>,
-): Promise<void> {
+): Promise<'idle' | 'ended'> {
   for (;;) {
-    const call = approvals.shift();
-    if (call !== undefined) {
+    const next = waiting.shift();
+    if (next?.kind === 'approval') {
       // A question the agent no longer asks (a mode change, or another answer, let the call run
       // or refused it) is not put to the user.
-      if (!awaitsApproval(agent, call.id)) continue;
-      const read = await askApproval(call);
+      if (!awaitsApproval(agent, next.call.id)) continue;
+      const read = await prompts.approval(next.call);
       if (read.kind === 'cancelled') {
-        approvals.length = 0;
+        waiting.length = 0;
         continue;
       }
-      const line = read.kind === 'line' ? read.text.trim() : '';
-      const answer = line.toLowerCase();
-      // "n" followed by words: the refusal with a reason the model reads ("n use notes.md").
-      const reason = /^no?\s+(.+)$/i.exec(line)?.[1];
-      if (answer === 'y' || answer === 'yes') agent.approve(call.id);
-      else if (answer === 'a' || answer === 'always') agent.approve(call.id, { remember: true });
-      else if (reason !== undefined) agent.deny(call.id, { reason });
-      else agent.deny(call.id);
+      answerApproval(agent, next.call, read.kind === 'line' ? read.text.trim() : '');
       continue;
     }
-    if (agent.state === 'ShuttingDown' || atRest(agent.state, agent.context)) return;
+    if (next?.kind === 'question') {
+      // Asked again (a resume) or settled meanwhile (an interrupt): asked once, while open.
+      const open = agent.questions().some((asked) => asked.callId === next.asked.callId);
+      if (!open) continue;
+      const answered = await askQuestions(next.asked, prompts);
+      if (answered === 'cancelled') {
+        waiting.length = 0;
+        continue;
+      }
+      if (answered === 'ended') return 'ended';
+      agent.answer(next.asked.callId, answered);
+      continue;
+    }
+    if (agent.state === 'ShuttingDown' || atRest(agent.state, agent.context)) return 'idle';
     await changed();
   }
+}
+
+/** Approves or refuses a call from the line typed: y, a(lways), or n with an optional reason. */
+function answerApproval(agent: Agent, call: ToolCall, line: string): void {
+  const answer = line.toLowerCase();
+  // "n" followed by words: the refusal with a reason the model reads ("n use notes.md").
+  const reason = /^no?\s+(.+)$/i.exec(line)?.[1];
+  if (answer === 'y' || answer === 'yes') agent.approve(call.id);
+  else if (answer === 'a' || answer === 'always') agent.approve(call.id, { remember: true });
+  else if (reason !== undefined) agent.deny(call.id, { reason });
+  else agent.deny(call.id);
+}
+
+/**
+ * Puts an `ask_user` call's questions to the user one at a time and reads a line for each (a
+ * line that picks no choice is asked again); `cancelled` on Ctrl-C, `ended` when the input ends.
+ */
+async function askQuestions(
+  asked: QuestionsAsked,
+  prompts: Prompts,
+): Promise<UserAnswers | 'cancelled' | 'ended'> {
+  const answers: UserAnswers = [];
+  const count = asked.questions.length;
+  for (const [index, question] of asked.questions.entries()) {
+    prompts.write(showQuestion(question, { index, count }));
+    for (;;) {
+      const read = await prompts.question('answer> ');
+      if (read.kind === 'end') return 'ended';
+      if (read.kind === 'cancelled') return 'cancelled';
+      const answer = answerOfLine(question, read.text);
+      if ('answer' in answer) {
+        answers.push(answer.answer);
+        break;
+      }
+      prompts.write(`  (${answer.problem})\n`);
+    }
+  }
+  return answers;
 }

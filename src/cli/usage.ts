@@ -34,8 +34,9 @@ const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
 
 Type a message; /mode MODE changes the mode, /mcp lists the MCP servers, /quit ends. Asked to
 approve a call, answer y, a (always), or n with what to do instead ("n edit notes.md instead"),
-which the model reads. Ctrl-C interrupts a turn; twice at the
-prompt it quits.`,
+which the model reads. Asked a question by the model, answer with a choice's number (several,
+comma-separated, where it says so), your own words, or an empty line for none. Ctrl-C
+interrupts a turn, and withdraws a question; twice at the prompt it quits.`,
   },
   'mcp-serve': {
     synopsis: ['mcp-serve [--workspace DIR] [--mode MODE] [--model NAME] [--mcp-config FILE]'],

@@ -34,6 +34,8 @@ import {
   type AgentStateName,
   type CompletedToolInfo,
   errorMessage,
+  openQuestionsOf,
+  type QuestionsAsked,
   type ToolCall,
 } from '../machine/index.js';
 import { type PostgresSessionStore, SessionCore, type SessionStore } from '../persistence/index.js';
@@ -42,22 +44,33 @@ import { claimWhileAlive } from './executorLiveness.js';
 import type { SessionInbox } from './sessionInbox.js';
 
 /**
- * What one drive of a session returns.
+ * What one drive of a session returns: the state it rests in, and what it waits for from a
+ * person, if anything. Both lists come from the session's log, so the drive that rests after a
+ * failover names every call and question still open, whichever worker first asked them.
  *
  * @example
- * if (result.awaitingApproval.length > 0) await client.send(id, { type: 'ToolApproval', callId, decision: 'allow' });
+ * const result = await client.result(workflowId);
+ * for (const call of result.awaitingApproval) {
+ *   await client.send(id, { type: 'ToolApproval', callId: call.id, decision: 'allow' });
+ * }
+ * for (const { callId, questions } of result.awaitingAnswer) {
+ *   await client.send(id, { type: 'UserAnswer', callId, answers: questions.map(() => 'yes') });
+ * }
  */
 export interface DriveResult {
   state: AgentStateName;
   /** Calls waiting for `ToolApproval`. */
   awaitingApproval: ToolCall[];
+  /** `ask_user` calls whose questions wait for a `UserAnswer` (chart config `askUser: true`). */
+  awaitingAnswer: QuestionsAsked[];
 }
 
 /**
  * A value of the event stream a drive writes (DBOS stream `events`): the agent's own
  * notifications (`llmStart`, `text`, `llmEnd`, `usage`, `toolStart`, `toolEnd`, `approvalRequest`,
- * `retry`, `error`), made by the same map as an agent's handle makes them, and `idle` when the
- * drive rests (with the calls waiting for approval). `llmStart` also names the worker that makes
+ * `question`, `retry`, `error`), made by the same map as an agent's handle makes them, and `idle`
+ * when the drive rests (with the calls waiting for approval and the questions waiting for
+ * answers: the {@link DriveResult}). `llmStart` also names the worker that makes
  * the call. A client rebuilds the stored text of each model call from them: the text after an
  * `llmStart` is in the transcript when an `llmEnd` for the same `transcriptIndex` says
  * `completed` or `interrupted`; text whose call starts again (a new `llmStart`: a retry, or
@@ -70,7 +83,12 @@ export interface DriveResult {
 export type DriveStreamValue =
   | Exclude<AgentNotification, { type: 'llmStart' }>
   | (Extract<AgentNotification, { type: 'llmStart' }> & { executor: string })
-  | { type: 'idle'; state: AgentStateName; awaitingApproval: ToolCall[] };
+  | {
+      type: 'idle';
+      state: AgentStateName;
+      awaitingApproval: ToolCall[];
+      awaitingAnswer: QuestionsAsked[];
+    };
 
 /** The DBOS calls the driver makes (the `DBOS` class fits). */
 export interface DriverEngine {
@@ -194,7 +212,7 @@ async function advance(
   if (!execution.restated) {
     // What a dead worker may have recorded and not lived to say is said again: how the latest
     // model call ended (a client takes each call's end once). The calls waiting for approval
-    // are in the `idle` that ends every drive.
+    // and the questions waiting for answers are in the `idle` that ends every drive.
     await chart.restate();
     execution.restated = true;
   }
@@ -211,6 +229,7 @@ async function advance(
           awaitingApproval: session.core.context.toolRuns
             .filter((run) => run.status === 'awaitingApproval')
             .map((run) => run.call),
+          awaitingAnswer: openQuestionsOf(session.core.context.toolRuns),
         },
       };
     }
@@ -306,6 +325,12 @@ async function advance(
   }
 }
 
+/** The actions a `Resume` emits again for what still waits for a person. */
+const ASKED_AGAIN_ON_RESUME: ReadonlySet<AgentAction['type']> = new Set([
+  'RequestApproval',
+  'AskUser',
+]);
+
 type Effect = Extract<
   AgentAction,
   { type: 'SendLlmRequest' | 'ExecuteTools' | 'RunPostToolsHook' | 'ScheduleRetry' }
@@ -314,9 +339,10 @@ type Effect = Extract<
 /**
  * The session's chart as a step feeds it: each event recorded, and what came of it streamed to
  * clients in the agent's notification vocabulary. What happened (a call's end, a tool's outcome,
- * an error, a call that now waits for approval) is said when the chart takes the event that made
- * it; what a step does (a model call's attempt, a tool call, a backoff) is said by the step as
- * it does it. A `Resume` restates what the chart was doing, so only what it changes is said.
+ * an error, a call that now waits for approval, questions put to the user) is said when the chart
+ * takes the event that made it; what a step does (a model call's attempt, a tool call, a backoff)
+ * is said by the step as it does it. A `Resume` restates what the chart was doing, so only what it
+ * changes is said.
  * The first step a drive's execution runs says again what a dead worker may have recorded and
  * not lived to say.
  */
@@ -355,7 +381,11 @@ class StreamedChart {
     this.#cancelledCallsPending = false;
     this.#tracer?.event(event);
     for (const action of actions) {
-      if (!(restating && action.type === 'RequestApproval')) this.#tracer?.action(action);
+      // Every step opens the session with a Resume, which asks again for every approval and
+      // answer still awaited: they were said when first asked, and the drive's `idle` says
+      // them all again.
+      const askedAgain = restating && ASKED_AGAIN_ON_RESUME.has(action.type);
+      if (!askedAgain) this.#tracer?.action(action);
       if (action.type === 'Cancel' && action.graceMs !== undefined) {
         this.#cancelledCallsPending = true;
       }
@@ -363,7 +393,7 @@ class StreamedChart {
         effect ??= action;
         continue;
       }
-      if (restating && action.type === 'RequestApproval') continue;
+      if (askedAgain) continue;
       notificationsOfAction(action, this.#push(notifications));
     }
     for (const notification of notifications) await this.#stream(notification);

@@ -59,7 +59,13 @@ export interface SessionWorkerOptions {
   schema?: string;
   /** DBOS's application name; every worker of one service uses the same. Default `agent-statechart`. */
   applicationName?: string;
-  /** The chart's configuration (tools' specs, permissions, model, …). */
+  /**
+   * The chart's configuration (tools' specs, permissions, model, …), the same for every worker
+   * of a service. `askUser: true` offers the model the built-in `ask_user` tool: a drive that
+   * reaches its questions streams them (`question`) and rests with them in its result's
+   * `awaitingAnswer`, and a `UserAnswer` sent to the session, through any worker or client,
+   * answers them.
+   */
   agent: AgentConfig;
   /** The tools the chart's calls run. */
   tools: ToolRegistry;

@@ -64,7 +64,9 @@ function writeChildren(
   lines: string[],
   indent: string,
 ): void {
-  for (const child of parent.children) {
+  for (const [index, child] of parent.children.entries()) {
+    // Mermaid separates the regions of a parallel state, which run at once, with `--`.
+    if (parent.kind === 'parallel' && index > 0) lines.push(`${indent}--`);
     const id = idOf(ids, child.path);
     if (id !== child.key) lines.push(`${indent}state "${escapeText(child.key)}" as ${id}`);
     if (child.kind === 'history') {

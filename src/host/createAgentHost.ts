@@ -17,6 +17,7 @@ import {
   errorMessage,
   type Message,
   type PermissionMode,
+  type UserAnswers,
 } from '../machine/index.js';
 import { connectMcpServers, McpServers } from '../mcp/index.js';
 import type { SessionStore } from '../persistence/index.js';
@@ -87,6 +88,17 @@ export interface AgentHost {
     callId: string,
     options?: { remember?: boolean; reason?: string },
   ): Promise<void>;
+  /**
+   * Answers the questions of a session's `ask_user` call (a `question` notification; see
+   * `Agent.answer`): one answer per question, in order. Resolves once the answer is stored. An
+   * answer the session does not take changes nothing and is a `diagnostic` notification, as on
+   * the agent.
+   *
+   * @example
+   * host.on('question', ({ sessionId, callId, questions }) => ask(sessionId, callId, questions));
+   * await host.answer('alice-1', 'toolu_01', ['SQLite', ['Search', 'Export']]);
+   */
+  answer(sessionId: string, callId: string, answers: UserAnswers): Promise<void>;
   /** Interrupts a session's running turn. */
   interrupt(sessionId: string): Promise<void>;
   /** Changes a session's permission mode. */
@@ -260,6 +272,11 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
       withAgent(sessionId, (agent) => agent.approve(callId, approval)),
     deny: (sessionId, callId, denial) =>
       withAgent(sessionId, (agent) => agent.deny(callId, denial)),
+    answer: (sessionId, callId, answers) =>
+      withAgent(sessionId, async (agent) => {
+        agent.answer(callId, answers);
+        await agent.recorded();
+      }),
     interrupt: (sessionId) => withAgent(sessionId, (agent) => agent.interrupt()),
     setPermissionMode: (sessionId, mode) =>
       withAgent(sessionId, (agent) => agent.setPermissionMode(mode)),

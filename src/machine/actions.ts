@@ -3,6 +3,7 @@
  * returns these; in actor mode the invoked actors do the work and the agent emits the same
  * objects for listeners.
  */
+import type { UserQuestion } from './askUser.js';
 import type { LlmRequest, Message, ToolCall } from './messages.js';
 import type { TokenUsage, UsageTotals } from './usage.js';
 
@@ -41,6 +42,7 @@ export interface CompletedToolInfo {
  * - `Shutdown`: the agent stopped; queued input was discarded;
  * - `ScheduleRetry`: wait `delayMs`, then send `RetryTimeoutFired`;
  * - `RequestApproval`: a call waits for a `ToolApproval`;
+ * - `AskUser`: an `ask_user` call's questions wait for the user's `UserAnswer`;
  * - `OutputGiven`: the turn ends with its answer in the form it asked for (see `OutputSpec`);
  * - `Cancel`: abort this in-flight work.
  *
@@ -68,6 +70,7 @@ export type AgentAction =
   | { type: 'Shutdown'; discardedInput: Message[] }
   | { type: 'ScheduleRetry'; delayMs: number; attempt: number }
   | { type: 'RequestApproval'; call: ToolCall }
+  | { type: 'AskUser'; callId: string; questions: UserQuestion[] }
   | { type: 'OutputGiven'; output: unknown }
   | {
       type: 'Cancel';

@@ -12,7 +12,7 @@ import { type AgentAction } from './actions.js';
 import { type AgentConfig } from './config.js';
 import { type AgentEvent } from './events.js';
 import { type Message } from './messages.js';
-import { toolsSettling } from './guards.js';
+import { approvalsWaiting, questionsWaiting, toolsSettling } from './guards.js';
 import {
   AGENT_STATE_NAMES,
   type AgentStateName,
@@ -150,9 +150,19 @@ export function restoreMachineSnapshot(
 /**
  * Where inside its top-level state a stored agent stands. A snapshot stores only the top-level
  * name: the nested state follows from the context (calls an interrupt aborted and not yet
- * settled mean `WaitingForUserInput.SettlingCancelledCalls`).
+ * settled mean `WaitingForUserInput.SettlingCancelledCalls`; a call waiting for approval,
+ * `ExecutingTools`' `Approvals.Waiting`).
  */
 function stateValueOf(state: AgentStateName, context: AgentContext): AgentStateValue {
+  if (state === 'ExecutingTools') {
+    const region = (waiting: boolean) => (waiting ? 'Waiting' : 'Idle');
+    return {
+      ExecutingTools: {
+        Approvals: region(approvalsWaiting(context)),
+        Questions: region(questionsWaiting(context)),
+      },
+    };
+  }
   if (state !== 'WaitingForUserInput') return state;
   return { WaitingForUserInput: toolsSettling(context) ? 'SettlingCancelledCalls' : 'Ready' };
 }

@@ -151,7 +151,12 @@ export const agentMachine = chart
           { target: 'WaitingForUserInput', actions: ['reportStopReason', 'endOutputTurn'] },
         ],
       },
+      // The calls of one response, run in parallel; beside them, in regions of their own, the
+      // waits for a person: approvals and the questions of `ask_user` calls. A wait is entered
+      // when a call starts waiting and left when none does; the state itself is left once
+      // every call has its outcome, whatever the regions stand at.
       ExecutingTools: {
+        type: 'parallel',
         entry: 'startToolCalls',
         always: [
           {
@@ -174,7 +179,6 @@ export const agentMachine = chart
         on: {
           ToolCompleted: { guard: 'isRunningToolCall', actions: 'recordToolOutcome' },
           ToolProgress: { guard: 'isRunningToolCall', actions: 'recordToolProgress' },
-          ToolApproval: { guard: 'isAwaitingApproval', actions: 'applyApproval' },
           SetPermissionMode: { actions: ['setPermissionMode', 'recheckApprovals'] },
           Interrupt: [
             {
@@ -186,6 +190,32 @@ export const agentMachine = chart
           ],
           ShutdownRequested: { target: 'ShuttingDown', actions: 'shutDownToolCalls' },
           Resume: { actions: 'resumeToolCalls' },
+        },
+        states: {
+          Approvals: {
+            initial: 'Idle',
+            states: {
+              Idle: { always: { guard: 'approvalsWaiting', target: 'Waiting' } },
+              Waiting: {
+                always: { guard: not('approvalsWaiting'), target: 'Idle' },
+                on: {
+                  ToolApproval: { guard: 'isAwaitingApproval', actions: 'applyApproval' },
+                },
+              },
+            },
+          },
+          Questions: {
+            initial: 'Idle',
+            states: {
+              Idle: { always: { guard: 'questionsWaiting', target: 'Waiting' } },
+              Waiting: {
+                always: { guard: not('questionsWaiting'), target: 'Idle' },
+                on: {
+                  UserAnswer: { guard: 'answersOpenQuestions', actions: 'applyAnswer' },
+                },
+              },
+            },
+          },
         },
       },
       PostToolsHook: {

@@ -4,6 +4,7 @@
  * it takes, at `createAgent` and `new AgentCore`, before anything runs.
  */
 import { AgentStatechartError } from './agentStatechartError.js';
+import { ASK_USER_TOOL } from './askUser.js';
 import { type AgentConfig, PERMISSION_MODES } from './config.js';
 import type { PromptCachePolicy } from './messages.js';
 import { outputSpecProblem } from './outputSpec.js';
@@ -49,11 +50,14 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
     refuse('promptCache', `one of ${PROMPT_CACHE_POLICIES.join(', ')}`, config.promptCache);
   }
   const { permissions, retry, tools } = config;
+  if (config.askUser !== undefined && typeof config.askUser !== 'boolean') {
+    refuse('askUser', 'a boolean', config.askUser);
+  }
   if (config.output !== undefined) {
-    const problem = outputSpecProblem(
-      config.output,
-      (tools ?? []).map((tool) => tool.name),
-    );
+    const problem = outputSpecProblem(config.output, [
+      ...(tools ?? []).map((tool) => tool.name),
+      ...(config.askUser === true ? [ASK_USER_TOOL] : []),
+    ]);
     if (problem !== null) throw new AgentStatechartError('INVALID_CONFIG', problem);
   }
   if (permissions !== undefined) {
@@ -140,6 +144,12 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
         );
       }
       names.add(name);
+    }
+    if (config.askUser === true && names.has(ASK_USER_TOOL)) {
+      throw new AgentStatechartError(
+        'DUPLICATE_TOOL',
+        `tool '${ASK_USER_TOOL}' is the built-in question tool when askUser is on; name yours otherwise, or leave askUser off`,
+      );
     }
   }
   return { maxRetries, maxTokens, toolGraceMs, request };

@@ -126,6 +126,14 @@ export interface AgentConfig {
   promptCache?: PromptCachePolicy;
   /** Tools the model may call. */
   tools?: ToolSpec[];
+  /**
+   * Offer the model the built-in `ask_user` tool, with which it puts one to four questions to the
+   * user (each with a short header, and choices where it has some) and waits for a `UserAnswer`;
+   * the answers are the call's result. The call runs nothing, so no permission applies to it.
+   * Default false: turn it on where someone answers (`createAgent`'s `question` notification,
+   * pure mode's `AskUser` action).
+   */
+  askUser?: boolean;
   retry?: RetryConfig;
   /** Permission modes and rules. Without them every tool runs (`createAgent`: `acceptEdits`). */
   permissions?: PermissionConfig;

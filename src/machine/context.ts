@@ -1,6 +1,6 @@
 import { AgentStatechartError } from './agentStatechartError.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
-import { toToolDefinitions } from './toolSpecs.js';
+import { offeredToolDefinitions } from './toolSpecs.js';
 import { checkConfig } from './checkConfig.js';
 import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
 import { answerOpenToolUses } from './transcript.js';
@@ -35,6 +35,8 @@ export interface ResolvedConfig {
   requestFields: Readonly<Record<string, unknown>> | undefined;
   promptCache: PromptCachePolicy;
   tools: ToolSpec[];
+  /** The built-in `ask_user` tool is offered. */
+  askUser: boolean;
   /** The tools as sent to the API (computed once, shared by every request). */
   toolDefinitions: ToolDefinition[];
   backoff: BackoffSettings;
@@ -57,6 +59,7 @@ export interface ResolvedConfig {
  *
  * - `pending`: known, not yet checked against the permissions;
  * - `awaitingApproval`: waiting for a `ToolApproval`;
+ * - `awaitingAnswer`: an `ask_user` call waiting for the user's `UserAnswer`;
  * - `running`: handed to the caller (`ExecuteTools`) or to a tool actor;
  * - `cancelling`: an interrupt aborted it; waiting (within the grace period) to learn how it
  *   actually ended;
@@ -65,7 +68,8 @@ export interface ResolvedConfig {
  * @example
  * const status: ToolRunStatus = 'awaitingApproval';
  */
-export type ToolRunStatus = 'pending' | 'awaitingApproval' | 'running' | 'cancelling' | 'done';
+export type ToolRunStatus =
+  'pending' | 'awaitingApproval' | 'awaitingAnswer' | 'running' | 'cancelling' | 'done';
 
 /**
  * A turn's structured answer: the form it must take, the responses that missed it (no answer, or
@@ -207,7 +211,8 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     requestFields: request,
     promptCache: config.promptCache ?? 'auto',
     tools,
-    toolDefinitions: toToolDefinitions(tools),
+    askUser: config.askUser === true,
+    toolDefinitions: offeredToolDefinitions(tools, config.askUser === true),
     backoff: {
       baseDelayMs: retry.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,
       factor: retry.factor ?? DEFAULT_BACKOFF.factor,

@@ -3,6 +3,7 @@
  * agent), one of the chart's invoked actors, or the store a session is restored from.
  */
 import type { AgentActorName } from './actorNames.js';
+import type { UserAnswers } from './askUser.js';
 import type { PermissionMode, ToolSpec } from './config.js';
 import type { LlmError, LlmResponse, Message, ToolOutcome } from './messages.js';
 import type { OutputSpec } from './outputSpec.js';
@@ -165,6 +166,20 @@ export interface ToolApprovalEvent {
 }
 
 /**
+ * The user's answers to the questions of an `ask_user` call (an `AskUser` action), one per
+ * question in the order asked: a choice's label or free text, several for a multi-select
+ * question, `''` for no answer. They become the call's result.
+ *
+ * @example
+ * const event: UserAnswerEvent = { type: 'UserAnswer', callId: 'toolu_1', answers: ['PostgreSQL', ['Search', 'Export']] };
+ */
+export interface UserAnswerEvent {
+  type: 'UserAnswer';
+  callId: string;
+  answers: UserAnswers;
+}
+
+/**
  * Change the permission mode, at any time. Calls already waiting for approval are re-checked.
  *
  * @example
@@ -252,6 +267,7 @@ export type AgentEvent =
   | ShutdownRequestedEvent
   | InterruptEvent
   | ToolApprovalEvent
+  | UserAnswerEvent
   | SetPermissionModeEvent
   | SetToolsEvent
   | ToolGraceExpiredEvent
@@ -303,6 +319,7 @@ export const EVENT_TRAITS: Readonly<Record<AgentEventType, EventTraits>> = {
   ShutdownRequested: { origin: 'caller' },
   Interrupt: { origin: 'caller' },
   ToolApproval: { origin: 'caller' },
+  UserAnswer: { origin: 'caller' },
   SetPermissionMode: { origin: 'caller' },
   SetTools: { origin: 'caller' },
   ToolGraceExpired: { origin: 'toolGraceTimer' },

@@ -2,6 +2,7 @@
  * The chart's guards: small, named, pure predicates. The machine refers to them by name, so the
  * diagrams and the generated tests show `LlmError [retryableError && attemptsLeft]`.
  */
+import { answersProblem, questionsOf } from './askUser.js';
 import type { AgentContext } from './context.js';
 import { OUTPUT_REPAIRS } from './outputSpec.js';
 import { isMutatingTool } from './toolSpecs.js';
@@ -220,6 +221,44 @@ export function isAwaitingApproval(
   return context.toolRuns.some(
     (run) => run.call.id === event.callId && run.status === 'awaitingApproval',
   );
+}
+
+/**
+ * Some call of the response waits for a person's approval.
+ *
+ * @example
+ * approvalsWaiting(core.context); // true while a bash call waits in the default mode
+ */
+export function approvalsWaiting(context: Pick<AgentContext, 'toolRuns'>): boolean {
+  return context.toolRuns.some((run) => run.status === 'awaitingApproval');
+}
+
+/**
+ * Some `ask_user` call of the response waits for the user's answers.
+ *
+ * @example
+ * questionsWaiting(core.context); // true until every question call is answered
+ */
+export function questionsWaiting(context: Pick<AgentContext, 'toolRuns'>): boolean {
+  return context.toolRuns.some((run) => run.status === 'awaitingAnswer');
+}
+
+/**
+ * The answers answer an `ask_user` call that waits for them, one per question (a multi-select
+ * question may take several choices).
+ *
+ * @example
+ * answersOpenQuestions(core.context, { type: 'UserAnswer', callId: 't1', answers: ['SQLite'] });
+ */
+export function answersOpenQuestions(
+  context: Pick<AgentContext, 'toolRuns'>,
+  event: AgentEvent,
+): boolean {
+  if (event.type !== 'UserAnswer') return false;
+  const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
+  if (run?.status !== 'awaitingAnswer') return false;
+  const read = questionsOf(run.call.input);
+  return 'questions' in read && answersProblem(read.questions, event.answers) === null;
 }
 
 /**

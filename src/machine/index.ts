@@ -17,6 +17,7 @@ export {
 } from './actorInputs.js';
 export { type AgentDiagnosticCode, admit, type Refusal } from './admission.js';
 export { AGENT_STATECHART_FOLDER } from './agentStatechartFolder.js';
+export { ASK_USER_TOOL, answersProblem, type UserAnswers, type UserQuestion } from './askUser.js';
 export {
   AgentCore,
   type AgentCoreOptions,
@@ -77,6 +78,7 @@ export {
   type ToolCompletedEvent,
   type ToolGraceExpiredEvent,
   type ToolProgressEvent,
+  type UserAnswerEvent,
   type UserInputEvent,
 } from './events.js';
 export { allToolsDone, atRest, budgetSpent, limitReached, turnLimitReached } from './guards.js';
@@ -117,11 +119,13 @@ export {
   type AgentStateName,
   type AgentStateValue,
   describeStateValue,
+  EXECUTING_REGIONS,
+  type RegionState,
   topStateOf,
   WAITING_SUBSTATES,
 } from './stateNames.js';
 export { compactStream, StreamBuffer, type StreamedEvent } from './streamCompaction.js';
-export { errorOutcome } from './toolRuns.js';
+export { errorOutcome, openQuestionsOf, type QuestionsAsked } from './toolRuns.js';
 export { matchesToolRule } from './toolRules.js';
 export { isMutatingTool, TOOL_NAME_PATTERN } from './toolSpecs.js';
 export {

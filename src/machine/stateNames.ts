@@ -30,15 +30,27 @@ export type AgentStateName = (typeof AGENT_STATE_NAMES)[number];
 export const WAITING_SUBSTATES = ['Ready', 'SettlingCancelledCalls'] as const;
 
 /**
+ * The regions of `ExecutingTools`, beside the calls it runs: each waits for a person or not.
+ * `Approvals` waits while a call needs a `ToolApproval`; `Questions`, while an `ask_user` call
+ * needs a `UserAnswer`.
+ */
+export const EXECUTING_REGIONS = ['Approvals', 'Questions'] as const;
+
+/** Where a region of `ExecutingTools` stands: nothing to wait for, or waiting. */
+export type RegionState = 'Idle' | 'Waiting';
+
+/**
  * Where the chart is, as XState's `snapshot.value` says it: a top-level name, or a top-level name
- * with the state nested inside it.
+ * with the state nested inside it (for `ExecutingTools`, its regions' states).
  *
  * @example
  * const settling: AgentStateValue = { WaitingForUserInput: 'SettlingCancelledCalls' };
+ * const asking: AgentStateValue = { ExecutingTools: { Approvals: 'Idle', Questions: 'Waiting' } };
  */
 export type AgentStateValue =
-  | Exclude<AgentStateName, 'WaitingForUserInput'>
-  | { WaitingForUserInput: (typeof WAITING_SUBSTATES)[number] };
+  | Exclude<AgentStateName, 'WaitingForUserInput' | 'ExecutingTools'>
+  | { WaitingForUserInput: (typeof WAITING_SUBSTATES)[number] }
+  | { ExecutingTools: Record<(typeof EXECUTING_REGIONS)[number], RegionState> };
 
 /**
  * The top-level state of a state value.
@@ -51,13 +63,18 @@ export function topStateOf(value: AgentStateValue | AgentStateName): AgentStateN
 }
 
 /**
- * A state value as one readable path, for messages and logs.
+ * A state value as readable paths, for messages and logs: one path, or, for a state with
+ * regions, the state with each region's path.
  *
  * @example
  * describeStateValue({ WaitingForUserInput: 'SettlingCancelledCalls' }); // 'WaitingForUserInput.SettlingCancelledCalls'
+ * describeStateValue({ ExecutingTools: { Approvals: 'Idle', Questions: 'Waiting' } });
+ * // 'ExecutingTools (Approvals.Idle, Questions.Waiting)'
  */
 export function describeStateValue(value: AgentStateValue | AgentStateName): string {
   if (typeof value === 'string') return value;
-  const [top, inner] = Object.entries(value)[0] as [string, string];
-  return `${top}.${inner}`;
+  const [top, inner] = Object.entries(value)[0] as [string, string | Record<string, string>];
+  if (typeof inner === 'string') return `${top}.${inner}`;
+  const regions = Object.entries(inner).map(([region, state]) => `${region}.${state}`);
+  return `${top} (${regions.join(', ')})`;
 }

@@ -10,6 +10,7 @@ import {
   errorOutcome,
   expireCancelledRuns,
   interruptRuns,
+  openQuestionsOf,
   openRunIds,
   resumeRuns,
   runIdsWithStatus,
@@ -19,14 +20,33 @@ import {
   updateRun,
 } from './toolRuns.js';
 import { toolResultsMessage } from './transcript.js';
+import { answerText, questionsOf } from './askUser.js';
 
-/** On entering `ExecutingTools`: allowed calls start, refused ones are answered, the rest ask. */
+/**
+ * On entering `ExecutingTools`: allowed calls start, refused ones are answered, the rest ask;
+ * `ask_user` calls put their questions to the user.
+ */
 export const startToolCalls: ChartAction = (context) => {
   const plan = settleToolRuns(context);
   return {
     context: { toolRuns: plan.runs },
     start: plan.start,
-    emit: plan.ask.map((call) => ({ type: 'RequestApproval' as const, call })),
+    emit: [
+      ...plan.ask.map((call) => ({ type: 'RequestApproval' as const, call })),
+      ...plan.questions.map((asked) => ({ type: 'AskUser' as const, ...asked })),
+    ],
+  };
+};
+
+/** The user answered an `ask_user` call: the answers, under their questions, are its result. */
+export const applyAnswer: ChartAction = (context, event) => {
+  assertEvent(event, 'UserAnswer');
+  const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
+  const read = run === undefined ? undefined : questionsOf(run.call.input);
+  if (read === undefined || 'problem' in read) return {};
+  const outcome = { status: 'success' as const, output: answerText(read.questions, event.answers) };
+  return {
+    context: { toolRuns: updateRun(context.toolRuns, event.callId, { status: 'done', outcome }) },
   };
 };
 
@@ -158,9 +178,12 @@ export const resumeToolCalls: ChartAction = (context, event) => {
     stop: openRunIds(context.toolRuns),
     context: { toolRuns: runs },
     start,
-    emit: runs
-      .filter((run) => run.status === 'awaitingApproval')
-      .map((run) => ({ type: 'RequestApproval' as const, call: run.call })),
+    emit: [
+      ...runs
+        .filter((run) => run.status === 'awaitingApproval')
+        .map((run) => ({ type: 'RequestApproval' as const, call: run.call })),
+      ...openQuestionsOf(runs).map((asked) => ({ type: 'AskUser' as const, ...asked })),
+    ],
   };
 };
 

@@ -7,21 +7,34 @@ import type { AgentContext, ToolRun } from './context.js';
 import { decidePermission } from './permissions.js';
 import { isMutatingTool, isRerunnableTool } from './toolSpecs.js';
 import { toolCallsOf } from './transcript.js';
+import { ASK_USER_TOOL, questionsOf, type UserQuestion } from './askUser.js';
 import type { CompletedToolInfo } from './actions.js';
 import type { ToolSpec } from './config.js';
 import type { LlmResponse, ToolCall, ToolOutcome } from './messages.js';
 
 /**
- * What a permission pass decided: the new runs, the calls to start now and the calls that now
- * wait for a person.
+ * What a permission pass decided: the new runs, the calls to start now, the calls that now wait
+ * for a person's approval, and the `ask_user` calls whose questions now wait for answers.
  *
  * @example
- * const { runs, start, ask } = settleToolRuns(core.context);
+ * const { runs, start, ask, questions } = settleToolRuns(core.context);
  */
 export interface ToolRunPlan {
   runs: ToolRun[];
   start: ToolCall[];
   ask: ToolCall[];
+  questions: QuestionsAsked[];
+}
+
+/**
+ * The questions of one `ask_user` call, as the chart puts them to the user.
+ *
+ * @example
+ * const asked: QuestionsAsked = { callId: 'toolu_1', questions: [{ header: 'Database', question: 'Which one?' }] };
+ */
+export interface QuestionsAsked {
+  callId: string;
+  questions: UserQuestion[];
 }
 
 /**
@@ -42,8 +55,10 @@ export function toolRunsOf(response: LlmResponse): ToolRun[] {
 
 /**
  * Checks every `pending` and `awaitingApproval` call against the permissions: allowed calls
- * start, refused calls are done with the reason, the rest wait for approval. Run on entering
- * `ExecutingTools` and again whenever the mode or a remembered decision changes.
+ * start, refused calls are done with the reason, the rest wait for approval. A pending `ask_user`
+ * call (when the tool is on) needs no permission: its questions wait for answers, or, when they
+ * are malformed, it is answered with what is wrong. Run on entering `ExecutingTools` and again
+ * whenever the mode or a remembered decision changes.
  *
  * @example
  * const plan = settleToolRuns(context);
@@ -54,7 +69,16 @@ export function settleToolRuns(
 ): ToolRunPlan {
   const start: ToolCall[] = [];
   const ask: ToolCall[] = [];
+  const questions: QuestionsAsked[] = [];
   const runs = context.toolRuns.map((run): ToolRun => {
+    if (run.status === 'pending' && isQuestionCall(run.call, context.config)) {
+      const read = questionsOf(run.call.input);
+      if ('problem' in read) {
+        return { ...run, status: 'done', outcome: errorOutcome(`invalid input: ${read.problem}`) };
+      }
+      questions.push({ callId: run.call.id, questions: read.questions });
+      return { ...run, status: 'awaitingAnswer' };
+    }
     if (run.status !== 'pending' && run.status !== 'awaitingApproval') return run;
     const decision = decidePermission(run.call.name, context);
     if (decision.kind === 'allow') {
@@ -67,7 +91,37 @@ export function settleToolRuns(
     if (run.status === 'pending') ask.push(run.call);
     return { ...run, status: 'awaitingApproval' };
   });
-  return { runs, start, ask };
+  return { runs, start, ask, questions };
+}
+
+/**
+ * The call is the built-in `ask_user` tool's, which the chart answers itself.
+ *
+ * @example
+ * isQuestionCall(call, context.config); // true for an ask_user call with askUser on
+ */
+export function isQuestionCall(
+  call: ToolCall,
+  config: Pick<AgentContext['config'], 'askUser'>,
+): boolean {
+  return config.askUser && call.name === ASK_USER_TOOL;
+}
+
+/**
+ * The questions still waiting for answers, by call, in call order (for asking again after a
+ * restart, or showing them).
+ *
+ * @example
+ * openQuestionsOf(core.context.toolRuns); // [{ callId: 'toolu_1', questions: [...] }]
+ */
+export function openQuestionsOf(runs: readonly ToolRun[]): QuestionsAsked[] {
+  const open: QuestionsAsked[] = [];
+  for (const run of runs) {
+    if (run.status !== 'awaitingAnswer') continue;
+    const read = questionsOf(run.call.input);
+    if ('questions' in read) open.push({ callId: run.call.id, questions: read.questions });
+  }
+  return open;
 }
 
 /**
@@ -110,11 +164,14 @@ export function closeOpenRuns(runs: readonly ToolRun[], outcome: ToolOutcome): T
  */
 export const ENDING_TEXT = {
   interruptedBeforeRun: 'interrupted: the user interrupted the turn before this tool call ran',
+  interruptedUnanswered:
+    'interrupted: the user interrupted the turn without answering these questions',
   interruptedUnknown:
     'interrupted: the user interrupted the turn before this tool call finished; it may or may not have taken effect',
   interruptedReadOnly: 'interrupted: the user interrupted the turn before this tool call finished',
   interruptedStopped: 'interrupted: the user interrupted the turn and the call stopped',
   shutDownBeforeRun: 'cancelled: the agent shut down before this tool call ran',
+  shutDownUnanswered: 'cancelled: the agent shut down before the user answered these questions',
   shutDownUnknown:
     'cancelled: the agent shut down before this tool call finished; it may or may not have taken effect',
   shutDownReadOnly: 'cancelled: the agent shut down before this tool call finished',
@@ -139,6 +196,9 @@ export function interruptRuns(
 ): ToolRun[] {
   return runs.map((run): ToolRun => {
     if (run.status === 'done' || run.status === 'cancelling') return run;
+    if (run.status === 'awaitingAnswer') {
+      return { ...run, status: 'done', outcome: errorOutcome(ENDING_TEXT.interruptedUnanswered) };
+    }
     if (run.status !== 'running') {
       return { ...run, status: 'done', outcome: errorOutcome(ENDING_TEXT.interruptedBeforeRun) };
     }
@@ -195,11 +255,14 @@ export function shutDownRuns(runs: readonly ToolRun[], specs: readonly ToolSpec[
   return runs.map((run): ToolRun => {
     if (run.status === 'done') return run;
     const started = run.status === 'running' || run.status === 'cancelling';
-    const text = !started
-      ? ENDING_TEXT.shutDownBeforeRun
-      : isMutatingTool(run.call.name, specs)
-        ? ENDING_TEXT.shutDownUnknown
-        : ENDING_TEXT.shutDownReadOnly;
+    const text =
+      run.status === 'awaitingAnswer'
+        ? ENDING_TEXT.shutDownUnanswered
+        : !started
+          ? ENDING_TEXT.shutDownBeforeRun
+          : isMutatingTool(run.call.name, specs)
+            ? ENDING_TEXT.shutDownUnknown
+            : ENDING_TEXT.shutDownReadOnly;
     return { ...run, status: 'done', outcome: errorOutcome(text) };
   });
 }

@@ -1,12 +1,7 @@
+import { ASK_USER_DEFINITION } from './askUser.js';
 import type { ToolSpec } from './config.js';
 import type { ToolDefinition } from './messages.js';
 
-/**
- * Tools Loom treats as mutating when no spec says otherwise.
- *
- * @example
- * DEFAULT_MUTATING_TOOLS.has('bash'); // true
- */
 /**
  * The Messages API's rule for tool names: 1 to 64 letters, digits, `_` or `-`.
  *
@@ -15,6 +10,12 @@ import type { ToolDefinition } from './messages.js';
  */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/**
+ * Tools Loom treats as mutating when no spec says otherwise.
+ *
+ * @example
+ * DEFAULT_MUTATING_TOOLS.has('bash'); // true
+ */
 export const DEFAULT_MUTATING_TOOLS: ReadonlySet<string> = new Set([
   'edit_file',
   'write_file',
@@ -85,6 +86,22 @@ export function toToolDefinitions(specs: readonly ToolSpec[]): ToolDefinition[] 
     if (spec.description !== undefined) definition.description = spec.description;
     definitions.push(definition);
   }
+  return definitions;
+}
+
+/**
+ * The tool definitions a request offers: the specs', and the built-in `ask_user` tool after them
+ * when it is on.
+ *
+ * @example
+ * offeredToolDefinitions(config.tools, true).at(-1)?.name; // 'ask_user'
+ */
+export function offeredToolDefinitions(
+  specs: readonly ToolSpec[],
+  askUser: boolean,
+): ToolDefinition[] {
+  const definitions = toToolDefinitions(specs);
+  if (askUser) definitions.push(ASK_USER_DEFINITION);
   return definitions;
 }
 

@@ -7,7 +7,7 @@ import { appended, type ChartAction } from './chartStep.js';
 import type { AgentContext } from './context.js';
 import { budgetSpent } from './guards.js';
 import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
-import { toToolDefinitions } from './toolSpecs.js';
+import { offeredToolDefinitions } from './toolSpecs.js';
 import { NO_USAGE } from './usage.js';
 
 /** The user's input starts a turn. */
@@ -138,7 +138,7 @@ export const setTools: ChartAction = (context, event) => {
   const config = {
     ...context.config,
     tools: event.tools,
-    toolDefinitions: toToolDefinitions(event.tools),
+    toolDefinitions: offeredToolDefinitions(event.tools, context.config.askUser),
   };
   return { context: { config } };
 };

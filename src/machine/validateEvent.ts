@@ -100,6 +100,17 @@ const checks: Record<AgentEventType, Check> = {
     }
     return expectOptionalBoolean(event.remember, 'remember');
   },
+  UserAnswer: (event) => {
+    const problem = expectString(event.callId, 'callId');
+    if (problem) return problem;
+    const { answers } = event;
+    const isAnswer = (answer: unknown) =>
+      typeof answer === 'string' ||
+      (Array.isArray(answer) && answer.every((part) => typeof part === 'string'));
+    return Array.isArray(answers) && answers.every(isAnswer)
+      ? null
+      : 'answers must be an array with one answer per question: a string, or an array of strings';
+  },
   ToolGraceExpired: () => null,
   Resume: (event) => {
     const ids = event.startedToolCallIds;

@@ -75,6 +75,7 @@ export async function startSession(
     toolEnd: [],
     mcp: [],
     approvalRequest: [],
+    question: [],
     output: [],
     state: [],
     retry: [],

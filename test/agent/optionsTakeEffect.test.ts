@@ -18,6 +18,7 @@ import {
   type Message,
   type PermissionMode,
 } from '../../src/index.js';
+import { ASK_USER_DEFINITION } from '../../src/machine/askUser.js';
 import { resolveConfig } from '../../src/machine/index.js';
 import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
 import { useTempStore } from '../support/tempStore.js';
@@ -101,6 +102,7 @@ describe("the chart's config given to createAgent", () => {
       pricing: { 'my-model': { input: 1, output: 2, cacheWrite: 3, cacheRead: 4 } },
       request: { metadata: { user_id: 'u-1' } },
       promptCache: 'off' as const,
+      askUser: true,
       output: { schema: { type: 'object', properties: { answer: { type: 'string' } } } },
     } satisfies Required<Omit<AgentConfig, 'tools'>>;
     const agent = agentWith(config);
@@ -108,7 +110,7 @@ describe("the chart's config given to createAgent", () => {
     expect(agent.context.config).toEqual({
       ...resolveConfig(config),
       tools: [],
-      toolDefinitions: [],
+      toolDefinitions: [ASK_USER_DEFINITION],
     });
     expect(agent.context.permissionMode).toBe('plan');
   });

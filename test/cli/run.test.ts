@@ -5,10 +5,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseRunOptions, runCommand } from '../../src/cli/runCommand.js';
+import { parseRunOptions } from '../../src/cli/runCommand.js';
+import { runPiped } from './pipedRun.js';
 
 const exec = promisify(execFile);
 let workspace: string;
@@ -16,14 +16,7 @@ let workspace: string;
 async function run(lines: string[], argv: string[] = [], env: NodeJS.ProcessEnv = {}) {
   workspace = await mkdtemp(join(tmpdir(), 'run-cli-'));
   await exec('git', ['init', '-q'], { cwd: workspace });
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let printed = '';
-  output.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-  const done = runCommand(['--workspace', workspace, ...argv], { input, output, env });
-  input.end(lines.map((line) => `${line}\n`).join(''));
-  const code = await done;
-  return { code, printed };
+  return runPiped(workspace, lines, argv, env);
 }
 
 afterEach(async () => {

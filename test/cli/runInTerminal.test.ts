@@ -1,6 +1,7 @@
 /**
  * `agent-statechart run` in a real terminal (a pty), driven with keystrokes: Ctrl-C at an
- * approval question, at the idle prompt, and a workspace that does not exist.
+ * approval question, at the model's own question, at the idle prompt, and a workspace that does
+ * not exist.
  */
 import { execFile } from 'node:child_process';
 import { access, mkdtemp, rm } from 'node:fs/promises';
@@ -55,6 +56,30 @@ describe.concurrent('agent-statechart run in a terminal', () => {
     expect(await run.exited).toBe(0);
     await expect(access(join(workspace, 'made-it.txt'))).rejects.toThrow();
     expect(run.output).not.toContain('✓ bash');
+  });
+
+  it('withdraws the model’s question on Ctrl-C: the call is answered as interrupted and the next line is a message, not the answer', async ({
+    onTestFinished,
+  }) => {
+    const workspace = await gitWorkspace(onTestFinished);
+    const run = terminal(['run', '--workspace', workspace], onTestFinished);
+    await run.expect('you> ');
+    run.type('ask Which database? PostgreSQL | SQLite\n');
+    await run.expect('  ? [Question] Which database?\n    1. PostgreSQL\n    2. SQLite\n');
+    await run.expect('answer> ');
+    run.ctrlC();
+    await run.expect(
+      '✗ ask_user: interrupted: the user interrupted the turn without answering these questions',
+    );
+    await run.expect('[WaitingForUserInput]');
+    await run.expect('you> ');
+    // Taken as the answer, this "2" would pick SQLite.
+    run.type('2\n');
+    await run.expect('offline model> I am the offline scripted model');
+    await run.expect('you> ');
+    run.type('/quit\n');
+    expect(await run.exited).toBe(0);
+    expect(run.output).not.toContain('→ SQLite');
   });
 
   it('on Ctrl-C during a command, says how the command ended before it prompts again', async ({

@@ -1,7 +1,8 @@
 /**
  * Stored sessions on the command line, each command a real process: `run --session NAME` keeps
  * the session in the workspace's git-ignored store and resumes it — after a quit, and after the
- * process was killed with SIGKILL while a tool ran — and `sessions list | show | rm` read it.
+ * process was killed with SIGKILL while a tool ran — and `sessions list | show | rm` read it,
+ * saying what a session waits for (the model's questions among it).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
-import { findTranscriptViolations } from '../../src/index.js';
+import { findTranscriptViolations, SessionCore } from '../../src/index.js';
 import { cliChartConfig } from '../../src/cli/sessionConfig.js';
 import { openSession } from '../../src/persistence/openSession.js';
 import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
@@ -176,6 +177,83 @@ describe.concurrent('agent-statechart run --session', { timeout: 90_000 }, () =>
     expect(shown.stdout).toContain('usage by turn (2 turns with model calls)');
     expect(shown.stdout).toMatch(/^ {4}1 {2}2 calls · /m);
     expect(shown.stdout).toMatch(/^ {4}2 {2}2 calls · /m);
+  });
+
+  it("says which of the model's questions a stored session waits for answers to, and logs the answers", async ({
+    onTestFinished,
+  }) => {
+    const directory = await mkdtemp(join(tmpdir(), 'cli-sessions-questions-'));
+    onTestFinished(() => rm(directory, { recursive: true, force: true }));
+    const path = join(directory, 'sessions.db');
+    const metadata = {
+      createdBy: 'agent-statechart',
+      workspace: directory,
+      mode: 'default',
+      askUser: true,
+    };
+    const open = async () => {
+      const store = createSqliteSessionStore({ path });
+      const session = await SessionCore.open(store, 'asking', {
+        config: cliChartConfig(metadata),
+        metadata,
+      });
+      return { store, session };
+    };
+    const first = await open();
+    await first.session.handleEvent({
+      type: 'UserInput',
+      message: { role: 'user', content: 'paint the button' },
+    });
+    await first.session.handleEvent({
+      type: 'LlmCompleted',
+      response: {
+        message: {
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool_use',
+              id: 'toolu_q1',
+              name: 'ask_user',
+              input: {
+                questions: [
+                  {
+                    header: 'Colour',
+                    question: 'Which colour?',
+                    options: [{ label: 'red' }, { label: 'blue' }],
+                  },
+                  { header: 'Size', question: 'How big should it be?' },
+                ],
+              },
+            },
+          ],
+        },
+        stopReason: 'tool_use',
+        model: 'claude-haiku-4-5-20251001',
+        usage: { input_tokens: 10, output_tokens: 5 },
+      },
+    });
+    await first.store.close();
+
+    const waiting = await runCli(['sessions', 'show', 'asking', '--store', path]);
+    expect(waiting.code, waiting.stderr).toBe(0);
+    expect(waiting.stdout).toContain('  state     ExecutingTools');
+    expect(waiting.stdout).toContain(
+      '    asked again  ask_user waits for answers to: [Colour] Which colour? · [Size] How big should it be?',
+    );
+
+    const second = await open();
+    await second.session.handleEvent({
+      type: 'UserAnswer',
+      callId: 'toolu_q1',
+      answers: ['blue', 'small'],
+    });
+    await second.store.close();
+    const answered = await runCli(['sessions', 'show', 'asking', '--store', path]);
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(answered.stdout).not.toContain('waits for answers');
+    expect(answered.stdout).toMatch(
+      /^ +\d+ {2}\+\d+\.\d{3} s {2}UserAnswer {2}toolu_q1 \["blue","small"\]$/m,
+    );
   });
 
   it('refuses a bad session name and --store without --session, before starting anything', async () => {

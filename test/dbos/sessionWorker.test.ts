@@ -1,8 +1,9 @@
 /**
  * A DBOS worker in this process on a real PostgreSQL, driving sessions through what a turn can
  * carry besides text: the tools of an MCP server (the stdio test server), a tool answering with
- * an image, and a turn that ends with a structured answer. One worker for the file: DBOS is one
- * per process.
+ * an image, a turn that ends with a structured answer, and questions the model puts to the user
+ * (`ask_user`), answered through another client. One worker for the file: DBOS is one per
+ * process.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import {
+  connectSessionClient,
   type DriveStreamValue,
   type SessionWorker,
   startSessionWorker,
@@ -45,6 +47,12 @@ const screenshot = defineTool({
   execute: () => toolContent({ type: 'text', text: 'the page' }, pngBlock),
 });
 
+const colourQuestion = {
+  header: 'Colour',
+  question: 'Which colour should the button be?',
+  options: [{ label: 'red' }, { label: 'blue', description: 'the brand colour' }],
+};
+
 /** Each session's model, by the first words of its input; one turn per request it makes. */
 const SCRIPTS: Record<string, ScriptedTurn[]> = {
   mcp: [
@@ -55,6 +63,13 @@ const SCRIPTS: Record<string, ScriptedTurn[]> = {
   ],
   look: [reply([{ type: 'tool_use', name: 'screenshot', input: {} }]), reply('A dot.')],
   answer: [reply([{ type: 'tool_use', name: 'final_answer', input: { verdict: 'approve' } }])],
+  ask: [
+    reply([
+      { type: 'text', text: 'One thing first.' },
+      { type: 'tool_use', name: 'ask_user', input: { questions: [colourQuestion] } },
+    ]),
+    reply('Blue it is.'),
+  ],
 };
 
 describe.skipIf(installation === null)('a session worker', () => {
@@ -95,7 +110,7 @@ describe.skipIf(installation === null)('a session worker', () => {
     const tools = createToolRegistry([screenshot]);
     worker = await startSessionWorker({
       connectionString: postgres.connectionString,
-      agent: { tools: tools.specs(), permissions: { mode: 'bypassPermissions' } },
+      agent: { tools: tools.specs(), permissions: { mode: 'bypassPermissions' }, askUser: true },
       tools,
       workspace: directory,
       llm: testLlmClient({ baseURL: model.baseURL, apiKey: 'test-key' }),
@@ -163,5 +178,61 @@ describe.skipIf(installation === null)('a session worker', () => {
     expect(first?.body.tools?.map((tool) => tool.name)).toContain('final_answer');
     const session = await worker.open('answer-1');
     expect(session.core.context.output?.answer).toEqual({ value: { verdict: 'approve' } });
+  });
+
+  it("streams the model's questions, rests with them open, and goes on with the answer another client sends", async () => {
+    const asked = await drive('ask-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'ask which colour the button should be' },
+    });
+    expect(requestsOf('ask')[0]?.body.tools?.map((tool) => tool.name)).toContain('ask_user');
+    const question = asked.values.find((value) => value.type === 'question');
+    expect(question).toEqual({
+      type: 'question',
+      callId: expect.any(String) as unknown,
+      questions: [colourQuestion],
+    });
+    const callId = (question as Extract<DriveStreamValue, { type: 'question' }>).callId;
+    // The chart answers the call itself: no tool runs, and the drive rests waiting.
+    expect(asked.values.map((value) => value.type)).not.toContain('toolStart');
+    const open = { callId, questions: [colourQuestion] };
+    expect(asked.result).toEqual({
+      state: 'ExecutingTools',
+      awaitingApproval: [],
+      awaitingAnswer: [open],
+    });
+    expect(asked.values.at(-1)).toEqual({ type: 'idle', ...asked.result });
+
+    // Any process may answer: a client of its own, not the worker that asked.
+    const client = await connectSessionClient({ connectionString: postgres.connectionString });
+    const sent = await client
+      .send('ask-1', { type: 'UserAnswer', callId, answers: ['blue'] })
+      .finally(() => client.close());
+    const values: DriveStreamValue[] = [];
+    for await (const value of worker.events(sent.workflowId)) values.push(value);
+    expect(values).toContainEqual({
+      type: 'toolEnd',
+      call: expect.objectContaining({ id: callId, name: 'ask_user' }) as unknown,
+      outcome: expect.objectContaining({ status: 'success' }) as unknown,
+    });
+    expect(values.at(-1)).toEqual({
+      type: 'idle',
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+    });
+    const [, second] = requestsOf('ask');
+    expect(second?.body.messages.at(-1)?.content).toEqual([
+      expect.objectContaining({
+        type: 'tool_result',
+        tool_use_id: callId,
+        content: 'The user answered:\n[Colour] Which colour should the button be?\n→ blue',
+      }),
+    ]);
+    const session = await worker.open('ask-1');
+    expect(session.core.context.messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Blue it is.' }],
+    });
   });
 });

@@ -25,7 +25,7 @@ describe('toDot', () => {
 
   it('dashes eventless transitions and double-borders the final state', () => {
     expect(dot).toContain(
-      '"ProcessingLlmResponse" -> "ExecutingTools" [label="always [hasToolCalls]", style=dashed];',
+      '"ProcessingLlmResponse" -> "ExecutingTools" [label="always [hasToolCalls]", lhead="cluster_ExecutingTools", style=dashed];',
     );
     expect(dot).toMatch(/"ShuttingDown" \[label=.*peripheries=2/);
     expect(dot).toContain('"(any state)" -> "ShuttingDown" [label="ShutdownRequested"];');

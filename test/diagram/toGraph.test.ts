@@ -36,7 +36,14 @@ describe('toGraph', () => {
       const states = statesByPath(graph);
       expect(
         descendants(graph.root).flatMap((state) => (state.initial ? [state.path] : [])),
-      ).toEqual(['WaitingForUserInput', 'WaitingForUserInput.Ready']);
+      ).toEqual([
+        'WaitingForUserInput',
+        'WaitingForUserInput.Ready',
+        'ExecutingTools.Approvals.Idle',
+        'ExecutingTools.Questions.Idle',
+      ]);
+      // The regions of ExecutingTools are both active: neither is its initial state.
+      expect(states.get('ExecutingTools')?.kind).toBe('parallel');
       expect(states.get('ShuttingDown')?.kind).toBe('final');
     });
 
@@ -60,6 +67,10 @@ describe('toGraph', () => {
         ],
         ['ExecutingTools', 'always [allToolsDone && limitReached] / answerToolCalls, stopAtLimit'],
         ['ExecutingTools', 'always [allToolsDone] / answerToolCalls'],
+        ['ExecutingTools.Approvals.Idle', 'always [approvalsWaiting]'],
+        ['ExecutingTools.Approvals.Waiting', 'always [!approvalsWaiting]'],
+        ['ExecutingTools.Questions.Idle', 'always [questionsWaiting]'],
+        ['ExecutingTools.Questions.Waiting', 'always [!questionsWaiting]'],
       ]);
     });
 

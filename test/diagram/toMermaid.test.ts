@@ -34,6 +34,15 @@ describe('toMermaid', () => {
     );
   });
 
+  it('separates the regions of a parallel state, which run at once, with --', () => {
+    expect(text).toMatch(
+      /\n {4}state Approvals \{\n[^]*?\n {4}\}\n {4}--\n {4}state Questions \{\n/,
+    );
+    expect(text).toContain(
+      '      ExecutingTools_Questions_Waiting : UserAnswer [answersOpenQuestions] / applyAnswer\n',
+    );
+  });
+
   it('draws the transient edges out of ProcessingLlmResponse', () => {
     expect(text).toContain('  ProcessingLlmResponse --> ExecutingTools : always [hasToolCalls]\n');
     expect(text).toContain(

@@ -7,7 +7,16 @@ import { nestedMachine } from './fixtures/nestedMachine.js';
 import { AGENT_STATE_NAMES } from '../../src/index.js';
 
 /** Where the agent machine nests states: the two inside WaitingForUserInput. */
-const NESTED = ['WaitingForUserInput.Ready', 'WaitingForUserInput.SettlingCancelledCalls'];
+const NESTED = [
+  'WaitingForUserInput.Ready',
+  'WaitingForUserInput.SettlingCancelledCalls',
+  'ExecutingTools.Approvals',
+  'ExecutingTools.Approvals.Idle',
+  'ExecutingTools.Approvals.Waiting',
+  'ExecutingTools.Questions',
+  'ExecutingTools.Questions.Idle',
+  'ExecutingTools.Questions.Waiting',
+];
 
 describe('toSvg', () => {
   it('gives every state a <g data-state> and every transition a <g data-event>', async () => {
@@ -20,8 +29,9 @@ describe('toSvg', () => {
     expect(svg).toContain('data-event="ShutdownRequested"');
     expect(svg).toContain('data-event="PostToolsHookCompleted"');
     // Eventless transitions have the empty event type, as XState's own transitions do: the two
-    // of Ready for queued input, leaving SettlingCancelledCalls, and eight of the top-level states.
-    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(11);
+    // of Ready for queued input, leaving SettlingCancelledCalls, eight of the top-level states,
+    // and into and out of each wait of ExecutingTools' two regions.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(15);
     expect(svg).toContain('class="final-border"');
     expect(svg).toContain('<g class="initial" data-initial-of="">');
   });
@@ -68,14 +78,15 @@ describe('layoutMachine', () => {
       expect(node.x + node.width).toBeLessThanOrEqual(layout.width);
       expect(node.y + node.height).toBeLessThanOrEqual(layout.height);
     }
-    const waiting = layout.nodes.find((node) => node.id === stateId('WaitingForUserInput'));
     for (const path of NESTED) {
+      const parentPath = path.slice(0, path.lastIndexOf('.'));
+      const parent = layout.nodes.find((node) => node.id === stateId(parentPath));
       const nested = layout.nodes.find((node) => node.id === stateId(path));
-      if (!waiting || !nested) throw new Error(`missing ${path}`);
-      expect(nested.x).toBeGreaterThan(waiting.x);
-      expect(nested.y).toBeGreaterThan(waiting.y + waiting.headerHeight - 1);
-      expect(nested.x + nested.width).toBeLessThan(waiting.x + waiting.width);
-      expect(nested.y + nested.height).toBeLessThan(waiting.y + waiting.height);
+      if (!parent || !nested) throw new Error(`missing ${path} or its parent`);
+      expect(nested.x).toBeGreaterThan(parent.x);
+      expect(nested.y).toBeGreaterThan(parent.y + parent.headerHeight - 1);
+      expect(nested.x + nested.width).toBeLessThan(parent.x + parent.width);
+      expect(nested.y + nested.height).toBeLessThan(parent.y + parent.height);
     }
     for (const a of layout.nodes) {
       for (const b of layout.nodes) {

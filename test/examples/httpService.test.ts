@@ -245,6 +245,110 @@ describe('the HTTP service example', () => {
     await reader.cancel();
   });
 
+  it('streams the model’s questions and takes their answers, refusing answers that do not fit', async () => {
+    const model = await startMessagesApiServer({
+      script: [
+        reply([
+          {
+            type: 'tool_use',
+            id: 'toolu_plan',
+            name: 'ask_user',
+            input: {
+              questions: [
+                {
+                  header: 'Database',
+                  question: 'Which database?',
+                  options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }],
+                },
+                {
+                  header: 'Features',
+                  question: 'Which features first?',
+                  options: [{ label: 'Search' }, { label: 'Export' }],
+                  multiSelect: true,
+                },
+              ],
+            },
+          },
+        ]),
+        reply('SQLite, with search and export.'),
+      ],
+    });
+    const asking = createAgentService({
+      workspaceRoot,
+      store,
+      anthropic: { baseURL: model.baseURL, apiKey: 'test-key' },
+      agentOptions: { autoCommit: false },
+    });
+    const serviceUrl = baseUrl;
+    try {
+      baseUrl = await asking.listen();
+      const { id } = (await (await post('/agents')).json()) as { id: string };
+      const stream = await events(id);
+      await post(`/agents/${id}/messages`, { text: 'Plan the service' });
+      const asked = await stream.next('question');
+      expect(asked.data).toMatchObject({
+        callId: 'toolu_plan',
+        questions: [{ header: 'Database' }, { header: 'Features', multiSelect: true }],
+      });
+      const status = (await (await fetch(`${baseUrl}/agents/${id}`)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(status).toMatchObject({
+        state: 'ExecutingTools',
+        pendingApprovals: [],
+        pendingQuestions: [asked.data],
+      });
+
+      const mistakes: [Response, number, RegExp][] = [
+        [
+          await post(`/agents/${id}/answers/toolu_plan`, { answers: ['SQLite'] }),
+          400,
+          /with 2 answers, one per question in order/,
+        ],
+        [
+          await post(`/agents/${id}/answers/toolu_plan`, {
+            answers: [['SQLite', 'PostgreSQL'], []],
+          }),
+          400,
+          /picks several choices, but question 1 takes one/,
+        ],
+        [await post(`/agents/${id}/answers/toolu_plan`, { answers: 'SQLite' }), 400, /"answers"/],
+        [
+          await post(`/agents/${id}/answers/toolu_other`, { answers: ['a', 'b'] }),
+          409,
+          /not waiting/,
+        ],
+      ];
+      for (const [response, code, message] of mistakes) {
+        expect(response.status).toBe(code);
+        expect(((await response.json()) as { error: string }).error).toMatch(message);
+      }
+
+      const answered = await post(`/agents/${id}/answers/toolu_plan`, {
+        answers: ['SQLite', ['Search', 'Export']],
+      });
+      expect(answered.status).toBe(202);
+      expect((await stream.next('toolEnd')).data).toMatchObject({
+        call: { id: 'toolu_plan', name: 'ask_user' },
+        outcome: { status: 'success' },
+      });
+      await stream.next('turnEnd');
+      await stream.cancel();
+      expect(model.requests[1]?.body.messages.at(-1)?.content).toEqual([
+        expect.objectContaining({
+          tool_use_id: 'toolu_plan',
+          content:
+            'The user answered:\n[Database] Which database?\n→ SQLite\n[Features] Which features first?\n→ Search, Export',
+        }),
+      ]);
+    } finally {
+      baseUrl = serviceUrl;
+      await asking.close();
+      await model.close();
+    }
+  });
+
   it('answers mistakes with a status and a message that says what to do', async () => {
     const { id } = (await (await post('/agents')).json()) as { id: string };
     const cases: [Response, number, RegExp][] = [
@@ -255,6 +359,11 @@ describe('the HTTP service example', () => {
         await post(`/agents/${id}/approvals/toolu_x`, { decision: 'allow', reason: 'ok' }),
         400,
         /"reason" goes with a deny/,
+      ],
+      [
+        await post(`/agents/${id}/answers/toolu_x`, { answers: ['yes'] }),
+        409,
+        /not waiting for answers/,
       ],
       [await post('/agents', { permissionMode: 'yolo' }), 400, /permissionMode must be/],
       [await post('/agents/nope/interrupt'), 404, /no agent 'nope'/],
@@ -334,6 +443,7 @@ describe('the HTTP service example, restarted', () => {
         state: 'ExecutingTools',
         messages: 2,
         pendingApprovals: [callId],
+        pendingQuestions: [],
       });
       // The client reconnects where it was: the resumed session asks again, under a newer id.
       const resumed = await fetch(`${baseUrl}/agents/${id}/events`, {

@@ -1,7 +1,8 @@
 /**
  * The HTTP service example as two worker processes on one PostgreSQL: a session created on one,
  * its input sent to the other, its event stream read from one and resumed on the other with
- * `Last-Event-ID`, its approval given on either; the tool's file is where the session works.
+ * `Last-Event-ID`, its approval given on either; the tool's file is where the session works. A
+ * question the model asks is on the stream, and its answer is taken on any worker.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -76,8 +77,28 @@ describe.skipIf(installation === null)('the HTTP service as several workers', ()
     root = await mkdtemp(join(tmpdir(), 'http-workers-'));
     model = await startMessagesApiServer({
       eventDelayMs: 2,
-      script: (request) =>
-        request.messages.length === 1
+      script: (request) => {
+        // A session told to plan is asked a question first; any other writes a file.
+        if (request.messages[0]?.content === 'Plan the service') {
+          return request.messages.length === 1
+            ? reply([
+                {
+                  type: 'tool_use',
+                  name: 'ask_user',
+                  input: {
+                    questions: [
+                      {
+                        header: 'Database',
+                        question: 'Which database?',
+                        options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }],
+                      },
+                    ],
+                  },
+                },
+              ])
+            : reply('Noted.');
+        }
+        return request.messages.length === 1
           ? reply([
               { type: 'text', text: 'Writing the file.' },
               {
@@ -86,7 +107,8 @@ describe.skipIf(installation === null)('the HTTP service as several workers', ()
                 input: { path: 'hello.txt', content: 'hi\n' },
               },
             ])
-          : reply('Done.'),
+          : reply('Done.');
+      },
     });
     // The first worker builds the schemas, the second starts beside it.
     for (let index = 0; index < 2; index++) {
@@ -183,6 +205,56 @@ describe.skipIf(installation === null)('the HTTP service as several workers', ()
     });
     // A drive of another session is not this session's to read.
     expect((await fetch(`${a}/sessions/other/drives/${String(drive)}/events`)).status).toBe(404);
+  }, 60_000);
+
+  it('streams the model’s question, and takes its answer on any worker', async () => {
+    const [a, b] = urls as [string, string];
+    const { id } = await post(`${a}/sessions`, {});
+    const { drive } = await post(`${a}/sessions/${String(id)}/messages`, {
+      text: 'Plan the service',
+    });
+    const asked = await readEvents(`${b}/sessions/${String(id)}/drives/${String(drive)}/events`);
+    // The stream's values carry their own type; the question is the rest.
+    const { type, ...question } = asked.find((event) => event.type === 'question')!.data as {
+      type: string;
+      callId: string;
+      questions: unknown[];
+    };
+    expect(type).toBe('question');
+    expect(question).toMatchObject({
+      questions: [{ header: 'Database', question: 'Which database?' }],
+    });
+    expect(asked.at(-1)).toMatchObject({
+      type: 'idle',
+      data: { state: 'ExecutingTools', awaitingAnswer: [question] },
+    });
+    expect(await (await fetch(`${b}/sessions/${String(id)}`)).json()).toMatchObject({
+      pendingApprovals: [],
+      pendingQuestions: [question],
+    });
+    const wrong = await fetch(`${a}/sessions/${String(id)}/answers/${question.callId}`, {
+      method: 'POST',
+      body: JSON.stringify({ answers: ['SQLite', 'PostgreSQL'] }),
+    });
+    expect(wrong.status).toBe(400);
+
+    const answered = await post(`${b}/sessions/${String(id)}/answers/${question.callId}`, {
+      answers: ['SQLite'],
+    });
+    const after = await readEvents(
+      `${a}/sessions/${String(id)}/drives/${String(answered.drive)}/events`,
+    );
+    expect(after.find((event) => event.type === 'toolEnd')?.data).toMatchObject({
+      call: { id: question.callId, name: 'ask_user' },
+      outcome: { status: 'success', output: expect.stringContaining('→ SQLite') as string },
+    });
+    expect(after.at(-1)).toMatchObject({ type: 'idle', data: { state: 'WaitingForUserInput' } });
+    const resent = model.requests.find(
+      (request) =>
+        request.body.messages[0]?.content === 'Plan the service' &&
+        request.body.messages.length === 3,
+    );
+    expect(JSON.stringify(resent?.body.messages.at(-1))).toContain('→ SQLite');
   }, 60_000);
 
   it('runs no query on a connection busy with another (pg warns of it, and pg 9 refuses it)', () => {

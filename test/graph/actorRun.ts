@@ -24,6 +24,7 @@ import {
   type AgentStateValue,
 } from '../../src/index.js';
 import { AGENT_ACTOR_NAMES, describeStateValue } from '../../src/machine/index.js';
+import { placeOf } from './stateKey.js';
 import { stateName } from './coverage.js';
 import type { PathRun, RunView, StepResult } from './pathRun.js';
 import { crashedActorId, isActorCrash, type PathEvent, toChartEvent } from './pathEvents.js';
@@ -313,7 +314,7 @@ function sortById<T extends { id: string }>(calls: T[]): T[] {
 
 /** The ids of the children a state should have running. */
 function inFlight(value: AgentStateValue, context: AgentContext): string[] {
-  switch (describeStateValue(value)) {
+  switch (placeOf(value)) {
     case 'CallingLlm':
       return ['llm'];
     case 'ExecutingTools':

@@ -19,7 +19,7 @@ import type {
   PermissionMode,
   ToolOutcome,
 } from '../../src/index.js';
-import { describeStateValue } from '../../src/machine/index.js';
+import { placeOf } from './stateKey.js';
 import {
   type ActorCrashEvent,
   INPUT_TEXT,
@@ -85,8 +85,7 @@ function chartEvents(state: WalkState, variant: GraphVariant): PathEvent[] {
     whileBusy.push(shutdown);
   }
 
-  const value = describeStateValue(state.value);
-  switch (value) {
+  switch (placeOf(state.value)) {
     case 'WaitingForUserInput.SettlingCancelledCalls': {
       // After an interrupt: the aborted calls report how they ended, or the grace period ends
       // (or its timer crashes); input typed meanwhile waits (once is enough to show it).
@@ -207,6 +206,9 @@ function toolEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
         events.push({ type: 'ToolProgress', callId, progress: 'halfway' });
         events.push(crash('tool', callId));
       }
+    }
+    if (run.status === 'awaitingAnswer') {
+      events.push({ type: 'UserAnswer', callId, answers: ['In place'] });
     }
     if (run.status === 'awaitingApproval') {
       waiting = true;

@@ -11,6 +11,17 @@ import type {
 } from '../../src/index.js';
 import { newCallId } from './pathEvents.js';
 
+/** An `ask_user` call's questions: one, with choices. */
+export const QUESTION_INPUT = {
+  questions: [
+    {
+      header: 'Approach',
+      question: 'Edit the file in place, or write a new one?',
+      options: [{ label: 'In place' }, { label: 'New file' }],
+    },
+  ],
+};
+
 function reply(
   text: string | null,
   toolNames: readonly string[],
@@ -19,7 +30,15 @@ function reply(
   const content: ContentBlock[] = [];
   if (text !== null) content.push({ type: 'text', text });
   toolNames.forEach((name, index) => {
-    content.push({ type: 'tool_use', id: newCallId(index), name, input: { path: 'notes.txt' } });
+    // `ask_bad` stands for an `ask_user` call whose questions are malformed.
+    const input =
+      name === 'ask_user'
+        ? QUESTION_INPUT
+        : name === 'ask_bad'
+          ? { questions: [] }
+          : { path: 'notes.txt' };
+    const called = name === 'ask_bad' ? 'ask_user' : name;
+    content.push({ type: 'tool_use', id: newCallId(index), name: called, input });
   });
   const response: LlmResponse = {
     message: { role: 'assistant', content },
@@ -55,6 +74,9 @@ export const replies = {
     invalidInput: true,
     invalidAt: 1,
   }),
+  question: reply('One question first.', ['ask_user']),
+  questionAndEdit: reply(null, ['ask_user', 'edit_file']),
+  malformedQuestion: reply(null, ['ask_bad']),
 } as const satisfies Record<string, AgentEvent>;
 
 const llmError = (error: LlmError): AgentEvent => ({ type: 'LlmError', error });

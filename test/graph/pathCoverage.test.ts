@@ -42,6 +42,18 @@ describe('paths generated from the chart', () => {
       'WaitingForUserInput.Ready SetPermissionMode',
       'WaitingForUserInput.Ready SetTools',
     ];
+    // Each wait of ExecutingTools, alone and both at once, takes its answer and every way out.
+    const region = (approvals: string, questions: string) =>
+      `ExecutingTools (Approvals.${approvals}, Questions.${questions})`;
+    for (const [where, answers] of [
+      [region('Waiting', 'Idle'), ['ToolApproval']],
+      [region('Idle', 'Waiting'), ['UserAnswer']],
+      [region('Waiting', 'Waiting'), ['ToolApproval', 'UserAnswer']],
+    ] as const) {
+      for (const event of [...answers, 'Interrupt', 'ShutdownRequested', 'Resume', 'UserInput']) {
+        expected.push(`${where} ${event}`);
+      }
+    }
     expect(expected.filter((taken) => !check.recorder.taken.has(taken))).toEqual([]);
   });
 

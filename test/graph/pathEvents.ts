@@ -134,6 +134,8 @@ export function describeEvent(event: PathEvent): string {
       return `ToolProgress(${event.callId})`;
     case 'ToolApproval':
       return `ToolApproval(${event.callId} ${event.decision}${event.remember ? ' remember' : ''})`;
+    case 'UserAnswer':
+      return `UserAnswer(${event.callId})`;
     case 'SetPermissionMode':
       return `SetPermissionMode(${event.mode})`;
     case 'SetTools':

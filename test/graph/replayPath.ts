@@ -14,6 +14,7 @@ import {
   agentMachine,
 } from '../../src/index.js';
 import { describeStateValue, topStateOf } from '../../src/machine/index.js';
+import { placeOf } from './stateKey.js';
 import { ActorRun } from './actorRun.js';
 import type { GeneratedPath } from './chartWalk.js';
 import { CoreRun } from './coreRun.js';
@@ -226,7 +227,7 @@ function restoreProblems(final: RunView, path: GeneratedPath): string[] {
 
 /** Whether the actor a crash names is running where the agent stands. */
 function crashTargetRuns(event: ActorCrashEvent, view: RunView): boolean {
-  const state = describeStateValue(view.state);
+  const state = placeOf(view.state);
   const runs = (status: string) =>
     view.context.toolRuns.some((run) => run.call.id === event.callId && run.status === status);
   switch (event.actor) {

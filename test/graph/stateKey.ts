@@ -17,13 +17,32 @@
  *   keeps, and whether a fragment opens or extends a call);
  * - in `ExecutingTools`, and in `WaitingForUserInput` while an interrupt waits for aborted calls,
  *   each run's tool, status and outcome (`allToolsDone`, `anyMutatingToolSucceeded`,
- *   `isRunningToolCall`, `isAwaitingApproval`, `toolsSettling`, `isCancellingToolCall`).
+ *   `isRunningToolCall`, `isAwaitingApproval`, `approvalsWaiting`, `questionsWaiting`,
+ *   `answersOpenQuestions`, `toolsSettling`, `isCancellingToolCall`).
  *
  * Left out on purpose: the messages, usage, the response counter, the jitter state and the text
  * itself, which change what the chart says but never which transition it takes.
  */
-import { budgetSpent, describeStateValue, turnLimitReached } from '../../src/machine/index.js';
+import {
+  type AgentStateValue,
+  budgetSpent,
+  describeStateValue,
+  topStateOf,
+  turnLimitReached,
+} from '../../src/machine/index.js';
 import type { WalkState } from './eventsByState.js';
+
+/**
+ * Where the chart stands, as the walk tells places apart: the nested state's path, except in
+ * `ExecutingTools`, whose regions follow from the tool runs (which the key and the events read
+ * anyway).
+ *
+ * @example
+ * placeOf({ ExecutingTools: { Approvals: 'Waiting', Questions: 'Idle' } }); // 'ExecutingTools'
+ */
+export function placeOf(value: AgentStateValue): string {
+  return topStateOf(value) === 'ExecutingTools' ? 'ExecutingTools' : describeStateValue(value);
+}
 
 /** A snapshot as the key needs it (machine snapshots and runner views both fit). */
 export interface KeyedState extends WalkState {
@@ -64,7 +83,10 @@ export function stateKey(snapshot: KeyedState): string {
     key.streamedCalls = context.streamingToolCalls.length;
   }
   // Runs matter while tools run, and after an interrupt until the aborted ones are answered.
-  if (value === 'ExecutingTools' || context.toolRuns.some((run) => run.status === 'cancelling')) {
+  if (
+    placeOf(snapshot.value) === 'ExecutingTools' ||
+    context.toolRuns.some((run) => run.status === 'cancelling')
+  ) {
     key.runs = context.toolRuns.map(
       (run) => `${run.call.name}:${run.status}${run.outcome ? `:${run.outcome.status}` : ''}`,
     );

@@ -97,8 +97,11 @@ describe('the generated suite, on a chart whose interrupts never wait for the ca
   }, 60_000);
 
   it('reports the nested state SettlingCancelledCalls and the transitions into and out of it uncovered', () => {
+    // The waits for a person are uncovered too: the open variant asks nothing of anyone.
     expect(check.coverage.states.missing).toEqual([
       'agent.WaitingForUserInput.SettlingCancelledCalls',
+      'agent.ExecutingTools.Approvals.Waiting',
+      'agent.ExecutingTools.Questions.Waiting',
     ]);
     expect(check.coverage.transitions.missing).toEqual(
       expect.arrayContaining([

@@ -126,9 +126,29 @@ export const outputVariant: GraphVariant = {
   busyEventsOnlyWhenFresh: true,
 };
 
+/**
+ * Asking the user, beside approvals: a question alone, a question while an edit waits for
+ * approval (both waits at once, in the default mode), and questions the chart refuses as
+ * malformed.
+ */
+export const questionsVariant: GraphVariant = {
+  name: 'questions',
+  config: {
+    maxRetries: 2,
+    tools: READ_AND_EDIT,
+    permissions: { mode: 'default' },
+    askUser: true,
+  },
+  replies: [replies.text, replies.question, replies.questionAndEdit, replies.malformedQuestion],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: true,
+};
+
 export const graphVariants: readonly GraphVariant[] = [
   openVariant,
   permissionsVariant,
   limitsVariant,
   outputVariant,
+  questionsVariant,
 ];

@@ -96,7 +96,11 @@ describe('createStatelyInspector', () => {
       .filter((m) => m.type === '@xstate.snapshot')
       .map((m) => m.snapshot?.value);
     expect(values).toEqual(
-      expect.arrayContaining(['CallingLlm', 'ExecutingTools', 'ShuttingDown']),
+      expect.arrayContaining([
+        'CallingLlm',
+        { ExecutingTools: { Approvals: 'Idle', Questions: 'Idle' } },
+        'ShuttingDown',
+      ]),
     );
 
     const all = raw.join('\n');

@@ -80,8 +80,9 @@ describe('InspectionRecorder', () => {
       ['LlmTextDelta', 'CallingLlm'],
       ['LlmTextDelta', 'CallingLlm'],
       ['LlmCompleted', 'ProcessingLlmResponse'],
-      ['↳', 'ExecutingTools'],
-      ['ToolCompleted', 'ExecutingTools'],
+      // ExecutingTools is a parallel state: its regions say what waits for a person (nothing here).
+      ['↳', 'ExecutingTools (Approvals.Idle, Questions.Idle)'],
+      ['ToolCompleted', 'ExecutingTools (Approvals.Idle, Questions.Idle)'],
       ['↳', 'PostToolsHook'],
       ['PostToolsHookCompleted', 'CallingLlm'],
       ['LlmCompleted', 'ProcessingLlmResponse'],

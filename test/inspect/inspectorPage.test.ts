@@ -50,6 +50,24 @@ const NOTES_SCRIPT: Script = [
   reply(FINAL_ANSWER),
 ];
 
+/** What the model asks in the ask_user test: a choice, and several to pick from. */
+const QUESTIONS = [
+  {
+    header: 'Database',
+    question: 'Which database should the service use?',
+    options: [
+      { label: 'PostgreSQL', description: 'Managed, shared' },
+      { label: 'SQLite', description: 'One file, embedded' },
+    ],
+  },
+  {
+    header: 'Features',
+    question: 'Which features come first?',
+    options: [{ label: 'Search' }, { label: 'Export' }, { label: 'Sharing' }],
+    multiSelect: true,
+  },
+];
+
 /** `null` when no Chromium was found: the tests are skipped (see test/support/chromiumSetup.ts). */
 const chromiumPath = inject('chromiumPath');
 let browser: Browser;
@@ -99,6 +117,19 @@ const text = async (testId: string) => (await page.getByTestId(testId).textConte
 const viewedState = () => page.locator('body').getAttribute('data-view-state');
 /** The page's view of `{ WaitingForUserInput: 'Ready' }`: every state the value is in. */
 const READY = 'WaitingForUserInput WaitingForUserInput.Ready';
+/** The states of the parallel `ExecutingTools`: the state, then each region and its state. */
+function executing(approvals: 'Idle' | 'Waiting', questions: 'Idle' | 'Waiting'): string {
+  return [
+    'ExecutingTools',
+    'ExecutingTools.Approvals',
+    `ExecutingTools.Approvals.${approvals}`,
+    'ExecutingTools.Questions',
+    `ExecutingTools.Questions.${questions}`,
+  ].join(' ');
+}
+/** Whether the chart lights the state at `path` (`data-state`). */
+const isLit = async (path: string) =>
+  /\bis-active\b/.test((await page.locator(`[data-state="${path}"]`).getAttribute('class')) ?? '');
 describe.runIf(chromiumPath)('the inspector page', () => {
   it('loads offline, with every request on its own server, and draws the seven states', async () => {
     const foreign: string[] = [];
@@ -167,8 +198,15 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     let matched = 0;
     for (const state of lit) if (state === expected[matched]) matched += 1;
     expect(matched, `lit in order: ${lit.join(' → ')}`).toBe(expected.length);
-    // WaitingForUserInput lights with the state inside it where input is taken.
-    expect(new Set(lit)).toEqual(new Set([...SEVEN_STATES, 'WaitingForUserInput.Ready']));
+    // WaitingForUserInput lights with the state inside it where input is taken, ExecutingTools
+    // with its regions, neither waiting for a person.
+    expect(new Set(lit)).toEqual(
+      new Set([
+        ...SEVEN_STATES,
+        'WaitingForUserInput.Ready',
+        ...executing('Idle', 'Idle').split(' '),
+      ]),
+    );
   });
 
   it('logs every event with its payload, and shows the conversation with the tool call', async () => {
@@ -230,7 +268,7 @@ describe.runIf(chromiumPath)('the inspector page', () => {
 
     // The step that entered ExecutingTools: the call is running.
     await (await findLogRow(page, '→ ExecutingTools'))?.click();
-    await expect.poll(() => viewedState()).toBe('ExecutingTools');
+    await expect.poll(() => viewedState()).toBe(executing('Idle', 'Idle'));
     await expect
       .poll(() => page.locator('[data-tool-call]').getAttribute('data-status'))
       .toBe('running');
@@ -263,10 +301,12 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     const tabs = page.getByTestId('agent-tab');
     await expect.poll(() => tabs.count()).toBe(2);
     await tabs.filter({ hasText: 'reviewer' }).click();
-    await expect.poll(() => viewedState()).toBe('ExecutingTools');
+    await expect.poll(() => viewedState()).toBe(executing('Waiting', 'Idle'));
     const card = page.locator(`[data-tool-call="${callId}"]`);
     await expect.poll(() => card.getAttribute('data-status')).toBe('awaitingApproval');
     expect(await card.locator('.chip').textContent()).toBe('awaiting approval');
+    expect(await text('state-name')).toBe('ExecutingTools (Approvals.Waiting, Questions.Idle)');
+    expect(await text('facts')).toContain('waiting for approval of write_file');
     await screenshot(page, 'awaiting-approval');
 
     reviewer.deny(callId);
@@ -392,5 +432,90 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     expect(facts).toContain('model claude-opus-4-5');
     expect(facts).toContain(`tools ${judge.context.config.tools.length}`);
     expect(facts).toContain('thinking 2,048 tokens');
+  });
+
+  it('lights Questions.Waiting beside Approvals.Idle while an ask_user call waits, and shows the questions, then the answers', async () => {
+    const asker = await startAgent(
+      'asker',
+      [
+        reply([
+          { type: 'text', text: 'Two things first.' },
+          { type: 'tool_use', name: 'ask_user', input: { questions: QUESTIONS } },
+        ]),
+        reply('SQLite it is; search and export come first.'),
+      ],
+      { askUser: true },
+    );
+    const asked = new Promise<string>((resolve) =>
+      asker.on('question', ({ callId }) => resolve(callId)),
+    );
+    asker.send('Plan the service');
+    const callId = await asked;
+
+    await page.getByTestId('agent-tab').filter({ hasText: 'asker' }).click();
+    await expect.poll(() => viewedState()).toBe(executing('Idle', 'Waiting'));
+    for (const path of [
+      'ExecutingTools',
+      'ExecutingTools.Approvals.Idle',
+      'ExecutingTools.Questions.Waiting',
+    ]) {
+      await expect.poll(() => isLit(path), { message: path }).toBe(true);
+    }
+    expect(await isLit('ExecutingTools.Questions.Idle')).toBe(false);
+    expect(await isLit('ExecutingTools.Approvals.Waiting')).toBe(false);
+    expect(await text('state-name')).toBe('ExecutingTools (Approvals.Idle, Questions.Waiting)');
+    expect(await text('facts')).toContain('waiting for answers on Database, Features');
+    // The log and the tab name only the region that left Idle; the status line names both.
+    expect(
+      await page.getByTestId('agent-tab').filter({ hasText: 'asker' }).textContent(),
+    ).toContain('ExecutingTools (Questions.Waiting)');
+    expect(await findLogRow(page, '→ ExecutingTools (Questions.Waiting)')).toBeDefined();
+
+    // The call's card: the questions under their headers, with the choices offered.
+    const card = page.locator(`[data-tool-call="${callId}"]`);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('awaitingAnswer');
+    expect(await card.locator('.chip').textContent()).toBe('awaiting answer');
+    const questions = card.getByTestId('questions').locator('.question');
+    expect(await questions.count()).toBe(2);
+    expect(await questions.locator('.question-header').allTextContents()).toEqual([
+      'Database',
+      'Features',
+    ]);
+    expect(await questions.first().locator('.question-text').textContent()).toBe(
+      'Which database should the service use?',
+    );
+    expect(await questions.first().locator('.choice-label').allTextContents()).toEqual([
+      'PostgreSQL',
+      'SQLite',
+    ]);
+    expect(await questions.first().locator('.choice').first().textContent()).toContain(
+      'Managed, shared',
+    );
+    expect(await questions.last().locator('.question-kind').textContent()).toBe(
+      'several may be picked',
+    );
+    expect(await card.locator('.result').count()).toBe(0);
+    await screenshot(page, 'awaiting-answer');
+
+    // Answered: the answers, under their questions, are the call's result; the turn goes on.
+    asker.answer(callId, ['SQLite', ['Search', 'Export']]);
+    await asker.waitUntilIdle({ timeoutMs: 5_000 });
+    await expect.poll(() => viewedState()).toBe(READY);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('done');
+    const answer = (await card.locator('.result').textContent()) ?? '';
+    expect(answer).toContain('[Database] Which database should the service use?\n→ SQLite');
+    expect(answer).toContain('→ Search, Export');
+    expect(await text('facts')).not.toContain('waiting for');
+    await screenshot(page, 'answered');
+
+    // Stepping back to the step before the answer shows the question open again, lit as it was.
+    await (await findLogRow(page, 'UserAnswer'))?.click();
+    await page.getByTestId('step-prev').click();
+    await expect.poll(() => viewedState()).toBe(executing('Idle', 'Waiting'));
+    await expect.poll(() => isLit('ExecutingTools.Questions.Waiting')).toBe(true);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('awaitingAnswer');
+    expect(await card.locator('.result').count()).toBe(0);
+    await page.getByTestId('go-live').click();
+    await expect.poll(() => card.getAttribute('data-status')).toBe('done');
   });
 });

@@ -2,13 +2,17 @@
  * A stored session in the inspector page, in a real browser (Debian's Chromium through
  * playwright-core): `agent-statechart run --session` stores a turn in the workspace's SQLite
  * file, `agent-statechart inspect --session` (another process) replays its log into the page,
- * and the page steps back and forth through it — then follows a new run that appends to it.
+ * and the page steps back and forth through it — then follows a new run that appends to it. And
+ * a session stored in-process whose model asked a question the user has not answered yet.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createAgent, createMemorySessionStore } from '../../src/index.js';
+import { inspectStoredSession, startInspectorServer } from '../../src/inspect/index.js';
+import { reply, startMessagesApiServer } from '../../src/testing/index.js';
 import { gitWorkspace } from '../agent/harness.js';
 import { runCli, startCli } from '../cli/cliProcess.js';
 import { findLogRow, launchChromium, screenshot } from './browser.js';
@@ -37,6 +41,15 @@ const text = async (testId: string) => (await page.getByTestId(testId).textConte
 const viewedState = () => page.locator('body').getAttribute('data-view-state');
 /** The page's view of `{ WaitingForUserInput: 'Ready' }`: every state the value is in. */
 const READY = 'WaitingForUserInput WaitingForUserInput.Ready';
+
+/** What the stored session's model asks. */
+const QUESTIONS = [
+  {
+    header: 'Database',
+    question: 'Which database should the service use?',
+    options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }],
+  },
+];
 
 describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90_000 }, () => {
   it('replays a stored session into the page, steps back and forth through it, and follows what a new run appends', async ({
@@ -76,7 +89,11 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
 
     // The step that entered ExecutingTools: the stored call is running there.
     await (await findLogRow(page, '→ ExecutingTools'))?.click();
-    await expect.poll(() => viewedState()).toBe('ExecutingTools');
+    await expect
+      .poll(() => viewedState())
+      .toBe(
+        'ExecutingTools ExecutingTools.Approvals ExecutingTools.Approvals.Idle ExecutingTools.Questions ExecutingTools.Questions.Idle',
+      );
     await page.locator('[data-state="ExecutingTools"].is-active').waitFor();
     await expect.poll(() => card.getAttribute('data-status')).toBe('running');
     await page.keyboard.press('ArrowRight');
@@ -96,6 +113,68 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
 
     inspect.interrupt();
     expect((await inspect.exited).code).toBe(0);
+  });
+
+  it('shows a stored session waiting for answers: Questions.Waiting lit, the questions open, then answered', async ({
+    onTestFinished,
+  }) => {
+    const [llm, inspector] = await Promise.all([
+      startMessagesApiServer({
+        script: [
+          reply([{ type: 'tool_use', name: 'ask_user', input: { questions: QUESTIONS } }]),
+          reply('SQLite it is.'),
+        ],
+      }),
+      startInspectorServer(),
+    ]);
+    const store = createMemorySessionStore();
+    const agent = createAgent({
+      workspace,
+      store,
+      sessionId: 'planning',
+      askUser: true,
+      autoCommit: false,
+      anthropic: { baseURL: llm.baseURL, apiKey: 'test-key' },
+    });
+    onTestFinished(async () => {
+      await agent.shutdown({ timeoutMs: 2_000 });
+      await Promise.all([llm.close(), inspector.close()]);
+    });
+    const asked = new Promise<string>((resolve) =>
+      agent.on('question', ({ callId }) => resolve(callId)),
+    );
+    agent.send('Plan the service');
+    const callId = await asked;
+
+    // Replayed from the log alone, in a recorder the agent never fed.
+    const view = await inspectStoredSession(inspector.recorder, store, 'planning', {
+      config: { askUser: true },
+      follow: true,
+      followIntervalMs: 50,
+    });
+    onTestFinished(() => view.stop());
+    await page.goto(inspector.url);
+    await expect.poll(() => text('agent-tabs')).toContain('planning');
+    await expect
+      .poll(() => viewedState())
+      .toBe(
+        'ExecutingTools ExecutingTools.Approvals ExecutingTools.Approvals.Idle ExecutingTools.Questions ExecutingTools.Questions.Waiting',
+      );
+    await page.locator('[data-state="ExecutingTools.Questions.Waiting"].is-active').waitFor();
+    await page.locator('[data-state="ExecutingTools.Approvals.Idle"].is-active').waitFor();
+    const card = page.locator(`[data-tool-call="${callId}"]`);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('awaitingAnswer');
+    expect(await card.locator('.question-text').textContent()).toBe(QUESTIONS[0]!.question);
+    expect(await card.locator('.choice-label').allTextContents()).toEqual(['PostgreSQL', 'SQLite']);
+    expect(await text('facts')).toContain('waiting for an answer on Database');
+    await screenshot(page, 'stored-session-question');
+
+    // The answer is stored by the agent; the page, following the log, shows it.
+    agent.answer(callId, ['SQLite']);
+    await expect.poll(() => viewedState()).toBe(READY);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('done');
+    expect(await card.locator('.result').textContent()).toContain('→ SQLite');
+    expect(view.warnings).toEqual([]);
   });
 
   it('refuses an unknown session, and a workspace with no store, saying where it looked', async () => {

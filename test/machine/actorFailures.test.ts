@@ -249,7 +249,7 @@ describe('an actor that throws, behind the failure boundary', () => {
       tool: toolHanging,
       toolGraceTimer,
     });
-    await waitFor(actor, (s) => s.value === 'ExecutingTools', HANG_GUARD);
+    await waitFor(actor, (s) => s.matches('ExecutingTools'), HANG_GUARD);
     actor.send({ type: 'Interrupt' });
     await waitFor(actor, (s) => atRest(s.value, s.context), HANG_GUARD);
     expect(actor.getSnapshot().value).toEqual({ WaitingForUserInput: 'Ready' });

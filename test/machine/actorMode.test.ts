@@ -133,7 +133,7 @@ describe('actor mode with scripted actors', () => {
     agent.actor.send({ type: 'ShutdownRequested' });
 
     expect(agent.actor.getSnapshot().status).toBe('done');
-    expect(new Set(agent.states.map((state) => state.split('.')[0]))).toEqual(
+    expect(new Set(agent.states.map((state) => state.split(/[. ]/)[0]))).toEqual(
       new Set(AGENT_STATE_NAMES),
     );
     expect(agent.states).toEqual([
@@ -142,7 +142,7 @@ describe('actor mode with scripted actors', () => {
       'Error',
       'CallingLlm',
       'ProcessingLlmResponse',
-      'ExecutingTools',
+      'ExecutingTools (Approvals.Idle, Questions.Idle)',
       'PostToolsHook',
       'CallingLlm',
       'ProcessingLlmResponse',

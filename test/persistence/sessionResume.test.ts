@@ -258,6 +258,42 @@ describe('a session reopened with work in flight', () => {
     ]);
   });
 
+  it('asks again the questions that were waiting for answers, and takes the answers then', async () => {
+    const questions = [{ header: 'Name', question: 'What should the service be called?' }];
+    const config: AgentConfig = { askUser: true };
+    const { session, store } = await restartAfter(config, async (s) => {
+      await s.handleEvent(userInput('set it up'));
+      await s.handleEvent({
+        type: 'LlmCompleted',
+        response: {
+          message: {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'q1', name: 'ask_user', input: { questions } }],
+          },
+          stopReason: 'tool_use',
+        },
+      });
+    });
+    expect(session.core.stateValue).toEqual({
+      ExecutingTools: { Approvals: 'Idle', Questions: 'Waiting' },
+    });
+    expect(await session.handleEvent(session.resume!)).toEqual([
+      { type: 'AskUser', callId: 'q1', questions },
+    ]);
+    await session.handleEvent({ type: 'UserAnswer', callId: 'q1', answers: ['orders'] });
+    expect(session.core.state).toBe('CallingLlm');
+    // The answer is in the log: a session opened again has it, and asks nothing.
+    const again = await SessionCore.open(store, 's', { config });
+    expect(again.core.state).toBe('CallingLlm');
+    expect(again.core.context.messages.at(-1)?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'q1',
+        content: 'The user answered:\n[Name] What should the service be called?\n→ orders',
+      },
+    ]);
+  });
+
   it('answers tool calls an interrupt was still waiting for', async () => {
     const { session } = await restartAfter({}, async (s) => {
       await s.handleEvent(userInput('go'));

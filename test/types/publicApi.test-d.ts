@@ -112,6 +112,7 @@ describe('AgentCore.handleEvent', () => {
       | 'ShutdownRequested'
       | 'Interrupt'
       | 'ToolApproval'
+      | 'UserAnswer'
       | 'SetPermissionMode'
       | 'SetTools'
       | 'ToolGraceExpired'
@@ -129,6 +130,7 @@ describe('AgentCore.handleEvent', () => {
       | 'Shutdown'
       | 'ScheduleRetry'
       | 'RequestApproval'
+      | 'AskUser'
       | 'OutputGiven'
       | 'Cancel'
     >();
@@ -236,11 +238,11 @@ describe('AgentCore state and snapshot', () => {
     expectTypeOf<AgentStateValue>().toEqualTypeOf<
       | 'CallingLlm'
       | 'ProcessingLlmResponse'
-      | 'ExecutingTools'
       | 'PostToolsHook'
       | 'Error'
       | 'ShuttingDown'
       | { WaitingForUserInput: 'Ready' | 'SettlingCancelledCalls' }
+      | { ExecutingTools: { Approvals: 'Idle' | 'Waiting'; Questions: 'Idle' | 'Waiting' } }
     >();
     // The machine's own snapshots say the same.
     expectTypeOf<SnapshotFrom<typeof agentMachine>['value']>().toEqualTypeOf<AgentStateValue>();

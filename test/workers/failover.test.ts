@@ -3,7 +3,8 @@
  * each (a read-only tool, a mutating tool counted in a side file, an approval the client gives)
  * against a scripted model in its own process. One worker is SIGKILLed mid-load and restarted
  * later; another is SIGSTOPped past its lease and SIGCONTed (it must find itself declared dead and
- * exit, its late writes refused). Every session must complete with no input lost, no tool_use
+ * exit, its late writes refused). Smaller tests kill a worker while the model's question to the
+ * user waits, pause one mid-call, interrupt a turn and stream a drive to several readers. Every session must complete with no input lost, no tool_use
  * left without its result and no mutating call run twice, and a client reading the drives'
  * streams must rebuild exactly the assistant texts each session stored; the time from a worker's
  * death to the next step of each session it held is measured and printed.
@@ -350,6 +351,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       type: 'idle',
       state: 'ExecutingTools',
       awaitingApproval: [approval?.call],
+      awaitingAnswer: [],
     });
 
     const second = await client.send('streamed', {
@@ -376,6 +378,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       type: 'idle',
       state: 'WaitingForUserInput',
       awaitingApproval: [],
+      awaitingAnswer: [],
     });
     // The two drives' streams give the session's stored texts back.
     const { core } = await openSession(client.store, 'streamed', { mustExist: true });
@@ -407,6 +410,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
       type: 'idle',
       state: 'WaitingForUserInput',
       awaitingApproval: [],
+      awaitingAnswer: [],
     });
   });
 
@@ -430,6 +434,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     expect(await client.result(workflowId)).toEqual({
       state: 'WaitingForUserInput',
       awaitingApproval: [],
+      awaitingAnswer: [],
     });
     // Woken, its call ends and it tries to record that: refused; it learns it was declared dead.
     holder!.child.kill('SIGCONT');
@@ -449,6 +454,67 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     // What the paused worker streamed before it was stopped, and what the one that took over
     // streamed, give the stored texts back.
     expect(await rebuiltTexts([workflowId])).toEqual(storedTexts(core.context.messages));
+    await startWorker(holder!.name);
+  });
+
+  it("asks again, from the worker that took the drive over, the question a killed worker's model asked; the answer sent then ends the turn", async () => {
+    const holdFile = join(directory, 'side-effects.txt.hold');
+    await client.createSession('asked');
+    const { workflowId } = await client.send('asked', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'ask asked' },
+    });
+    const streamed: DriveStreamValue[] = [];
+    const reading = (async () => {
+      for await (const value of client.events(workflowId)) streamed.push(value);
+    })();
+    // The model asked, and its other call (`hold`, slow) runs while the question waits.
+    while (!(await readFile(holdFile, 'utf8')).includes('asked')) await sleep(20);
+    let holder: Worker | undefined;
+    for (const worker of workers.values()) {
+      if ((await sessionsOn(worker)).includes('asked')) holder = worker;
+    }
+    expect(holder).toBeDefined();
+    holder!.expected = true;
+    holder!.child.kill('SIGKILL');
+    await holder!.exited;
+    retired.push(holder!);
+
+    // Another worker takes the drive over, runs the read-only call again, and rests with the
+    // question still open: the drive's result says it to any client.
+    const question = {
+      header: 'Colour',
+      question: 'Which colour for asked?',
+      options: [{ label: 'red' }, { label: 'blue' }],
+    };
+    const result = await client.result(workflowId);
+    expect(result).toEqual({
+      state: 'ExecutingTools',
+      awaitingApproval: [],
+      awaitingAnswer: [{ callId: expect.any(String) as unknown, questions: [question] }],
+    });
+    await reading;
+    const { callId } = result.awaitingAnswer[0]!;
+    // The stream said the question once, as the killed worker's model asked it, and ends with
+    // what the worker that took over says the session waits for.
+    expect(streamed.filter((value) => value.type === 'question')).toEqual([
+      { type: 'question', callId, questions: [question] },
+    ]);
+    expect(streamed.at(-1)).toEqual({ type: 'idle', ...result });
+    await expect.poll(() => recoveredFrom(holder!)).toContain('asked');
+    expect((await dbos.getWorkflow(workflowId))?.executorId).not.toBe(holder!.executorId);
+    expect((await readFile(holdFile, 'utf8')).match(/^asked$/gm)).toHaveLength(2);
+
+    // The answer, sent through the client, reaches whichever worker drives the session now.
+    const answered = await client.send('asked', { type: 'UserAnswer', callId, answers: ['blue'] });
+    expect(await client.result(answered.workflowId)).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+    });
+    const { core } = await openSession(client.store, 'asked', { mustExist: true });
+    expect(findTranscriptViolations(core.context.messages)).toEqual([]);
+    expect(storedTexts(core.context.messages).at(-1)).toBe('chose blue for asked');
     await startWorker(holder!.name);
   });
 
@@ -510,6 +576,7 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     expect(await client.result(workflowId)).toEqual({
       state: 'WaitingForUserInput',
       awaitingApproval: [],
+      awaitingAnswer: [],
     });
     expect((await client.result(interrupt.workflowId)).state).toBe('WaitingForUserInput');
     const { core } = await openSession(client.store, 'interrupted', { mustExist: true });

@@ -3,8 +3,9 @@
  * local Messages API whose answers follow the conversation. A user turn `turn <k> of <session>`
  * gets text and two tool calls, `look` (read-only) and `bump` (mutating, keyed by session and
  * turn); once their results are in, the turn ends with `done <session>:<k>`. A session that starts
- * with `hold <key>` gets one call of `hold` (slow, read-only), then `held <key>`. Prints the base
- * URL.
+ * with `hold <key>` gets one call of `hold` (slow, read-only), then `held <key>`. One that starts
+ * with `ask <key>` gets an `ask_user` call (which colour, red or blue) beside a call of `hold`,
+ * then `chose <answer> for <key>`. Prints the base URL.
  *
  * @example
  * spawn(process.execPath, ['--import', 'tsx', 'test/workers/scriptedModelMain.ts']);
@@ -12,6 +13,15 @@
 import { reply, startMessagesApiServer } from '../../src/testing/index.js';
 
 const LONG_STORY = 'Once upon a time '.repeat(200).slice(0, 2_000);
+
+/** The question an `ask <key>` session is asked. */
+function colourQuestion(key: string) {
+  return {
+    header: 'Colour',
+    question: `Which colour for ${key}?`,
+    options: [{ label: 'red' }, { label: 'blue' }],
+  };
+}
 
 const server = await startMessagesApiServer({
   keepAliveTimeoutMs: 120_000,
@@ -23,6 +33,19 @@ const server = await startMessagesApiServer({
       return request.messages.length === 1
         ? reply([{ type: 'tool_use', name: 'hold', input: { key: hold[1]! } }])
         : reply(`held ${hold[1]}`);
+    }
+    const ask = typeof first === 'string' ? /^ask (\S+)$/.exec(first) : null;
+    if (ask) {
+      const key = ask[1]!;
+      if (request.messages.length === 1) {
+        return reply([
+          { type: 'tool_use', name: 'ask_user', input: { questions: [colourQuestion(key)] } },
+          { type: 'tool_use', name: 'hold', input: { key } },
+        ]);
+      }
+      // The answer is in the ask_user call's result: `→ <answer>`.
+      const answer = /→ (\w+)/.exec(JSON.stringify(request.messages.at(-1)?.content))?.[1];
+      return reply(`chose ${answer ?? 'nothing'} for ${key}`);
     }
     // 2,000 characters in 500 deltas, as fast as the server can send them.
     if (first === 'write at length') {

@@ -2,7 +2,8 @@
  * One worker process of the failover test: `startSessionWorker` with three tools — `look`
  * (read-only), `bump` (mutating: appends `<key> <call id>` to the side file, after a pause that
  * leaves room to kill it mid-call) and `hold` (read-only, notes its start in `<side file>.hold`
- * and takes 5 s). Mutating calls wait for approval. Prints `ready <executor id>`,
+ * and takes 5 s). Mutating calls wait for approval; the model may ask the user questions
+ * (`askUser`). Prints `ready <executor id>`,
  * then one line per fenced write and per recovery it made, and, declared dead, `declared dead`
  * and `stopped taking work <ms since the epoch>`. Environment: DATABASE_URL, MODEL_URL,
  * SIDE_FILE, LEASE_MS, CONCURRENCY (default 40), SPANS_FILE (the worker traces its sessions and
@@ -79,7 +80,7 @@ function spansTo(file: string) {
 
 const worker = await startSessionWorker({
   connectionString: env.DATABASE_URL!,
-  agent: { tools: tools.specs(), permissions: { mode: 'default' }, maxRetries: 5 },
+  agent: { tools: tools.specs(), permissions: { mode: 'default' }, maxRetries: 5, askUser: true },
   tools,
   workspace: process.cwd(),
   llm: testLlmClient({ baseURL: env.MODEL_URL!, apiKey: 'test' }),

@@ -10,7 +10,8 @@
  */
 
 /**
- * Browser JavaScript: `chartFor`, `showChart`, `showNothing`, `lightChart`, `sizeCharts`.
+ * Browser JavaScript: `chartFor`, `showChart`, `showNothing`, `lightChart`, `sizeCharts`,
+ * `briefStateLabel`.
  *
  * @example
  * const script = [clientStore, clientChart].join('\n');
@@ -23,11 +24,16 @@ var READABLE_LABEL_PX = 11;
 // pixel more would cut off what lies at its edge, with nothing to say more is there.
 var SMALLEST_WHOLE_LABEL_PX = 10;
 var chartZoom = { whole: false, button: null };
+// Counts the charts drawn so far: what was labelled before a chart arrived is labelled again.
+var chartsReady = 0;
 
 function chartFor(chartId) {
   var chart = charts.get(chartId);
   if (chart) return chart;
-  chart = { holder: document.createElement('div'), states: new Map(), edges: [], litKey: null, lit: [], ready: false };
+  chart = {
+    holder: document.createElement('div'), states: new Map(), initial: new Set(), edges: [],
+    litKey: null, lit: [], focus: null, ready: false
+  };
   chart.holder.className = 'empty';
   chart.holder.textContent = 'Drawing the chart…';
   charts.set(chartId, chart);
@@ -49,6 +55,7 @@ function chartFor(chartId) {
         var path = element.getAttribute('data-state');
         if (!chart.states.has(path)) chart.states.set(path, []);
         chart.states.get(path).push(element);
+        if (element.classList.contains('initial-state')) chart.initial.add(path);
       });
       chart.holder.querySelectorAll('[data-transition]').forEach(function (element) {
         chart.edges.push({
@@ -59,6 +66,7 @@ function chartFor(chartId) {
         });
       });
       chart.ready = true;
+      chartsReady++;
       sizeChart(chart);
       invalidate();
     })
@@ -90,10 +98,16 @@ function sizeChart(chart) {
   chart.holder.classList.toggle('pannable', scale > fit);
   var button = chartZoom.button;
   if (button) {
+    var wasHidden = button.hidden;
     // Offered only when the whole chart and readable labels do not both fit.
     button.hidden = fitsReadably;
     button.textContent = chartZoom.whole ? 'Readable size' : 'Whole chart';
     button.title = chartZoom.whole ? 'Draw transition labels at a readable size (the chart scrolls)' : 'Shrink the chart to fit the panel';
+    // The button is in the panel's heading, a few pixels taller with it: the chart's height
+    // changed with it, so size again now — a resize observer that sized the chart may not hear
+    // of a change its own callback made. Hiding it only adds room (and showing it only takes
+    // some), so the second pass leaves the button as it is.
+    if (button.hidden !== wasHidden) sizeChart(chart);
   }
 }
 
@@ -109,10 +123,11 @@ function toggleWholeChart() {
   sizeCharts();
 }
 
-// The deepest active state (a nested one rather than the compound state around it): what is
-// kept in view, as a compound state may be larger than the panel.
+// The innermost state holding every active one — the nested state rather than the compound
+// around it, as a compound state may be larger than the panel; a parallel state itself, so both
+// regions' active states show: what is kept in view.
 function activeElement(chart) {
-  return chart.lit[chart.lit.length - 1];
+  return chart.focus;
 }
 
 function setupPanning(chart) {
@@ -150,6 +165,35 @@ function nodePath(nodeId) {
   // Layout node ids: 'state:<path>' for a state, 'anyState' for root-level transitions.
   if (!nodeId) return null;
   return nodeId.indexOf('state:') === 0 ? nodeId.slice('state:'.length) : '*';
+}
+
+// A state value in few words, for the event log's rows and the agents' tabs: stateLabel's, but a
+// parallel state names only its regions that left their initial state — where something happens
+// ('ExecutingTools (Questions.Waiting)', or 'ExecutingTools' when nothing does). The full label
+// is in the row's tooltip and the status line. Until the chart is drawn, the full label.
+function briefStateLabel(value, chartId) {
+  var chart = chartId === null || chartId === undefined ? null : charts.get(chartId);
+  if (!chart || !chart.ready || value === null || typeof value !== 'object') return stateLabel(value);
+  return briefEntries(value, '', chart.initial) || '—';
+}
+
+function briefEntries(value, prefix, initial) {
+  var keys = Object.keys(value);
+  return keys.map(function (key) {
+    var path = prefix + key;
+    var inner = value[key];
+    if (inner === null || inner === undefined) return key;
+    if (typeof inner !== 'object') return key + '.' + String(inner);
+    var regions = Object.keys(inner);
+    if (regions.length === 1) return key + '.' + briefEntries(inner, path + '.', initial);
+    var moved = {};
+    regions.forEach(function (region) {
+      var at = statePaths(inner[region]).map(function (child) { return path + '.' + region + '.' + child; });
+      if (!at.every(function (state) { return initial.has(state); })) moved[region] = inner[region];
+    });
+    var text = briefEntries(moved, path + '.', initial);
+    return text ? key + ' (' + text + ')' : key;
+  }).join(', ');
 }
 
 function showNothing(container, text) {
@@ -222,8 +266,12 @@ function lightChart(chart, value, passedPaths, transitions) {
   var key = paths.join('|');
   if (chart.litKey !== key) {
     chart.lit.forEach(function (element) { element.classList.remove('is-active'); });
+    // Every state the value is in: in a parallel state, the state, each region and each
+    // region's active state.
     chart.lit = elementsOf(chart.states, paths);
     chart.lit.forEach(function (element) { element.classList.add('is-active'); });
+    var innermost = innermostPath(paths);
+    chart.focus = innermost === null ? null : elementsOf(chart.states, [innermost])[0] || null;
     chart.litKey = key;
     keepInView(chart.holder, activeElement(chart));
   }

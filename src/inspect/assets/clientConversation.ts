@@ -5,7 +5,7 @@
  */
 
 /**
- * Browser JavaScript: `renderConversation`, `toolStatus`.
+ * Browser JavaScript: `renderConversation`, `toolStatus`, `waitingFact`.
  *
  * @example
  * const script = [clientStore, clientChart, clientEventLog, clientConversation].join('\n');
@@ -18,7 +18,12 @@ var conversation = {
   streaming: null
 };
 
-var STATUS_TEXT = { pending: 'pending', awaitingApproval: 'awaiting approval', running: 'running', done: 'done', failed: 'failed' };
+var STATUS_TEXT = {
+  pending: 'pending', awaitingApproval: 'awaiting approval', awaitingAnswer: 'awaiting answer',
+  running: 'running', done: 'done', failed: 'failed'
+};
+// The built-in tool with which the model asks the user questions (the chart's ASK_USER_TOOL).
+var ASK_USER_TOOL = 'ask_user';
 
 function node(tag, className, text) {
   var element = document.createElement(tag);
@@ -158,12 +163,52 @@ function renderToolCard(block, context) {
   chip.setAttribute('data-testid', 'tool-status');
   head.appendChild(chip);
   card.appendChild(head);
-  card.appendChild(node('pre', 'input', JSON.stringify(block.input, null, 2)));
+  var questions = questionsOf(block);
+  card.appendChild(questions ? renderQuestions(questions) : node('pre', 'input', JSON.stringify(block.input, null, 2)));
   var entry = { card: card, chip: chip, result: null, status: null };
   conversation.cards.set(block.id, entry);
   conversation.open.add(block.id);
   updateCard(block.id, entry, context);
   return card;
+}
+
+// An ask_user call's questions, when its input holds some to show (the chart answers a
+// malformed call with what is wrong; its raw input shows then).
+function questionsOf(block) {
+  if (block.name !== ASK_USER_TOOL || !block.input || !Array.isArray(block.input.questions)) return null;
+  var questions = block.input.questions.filter(function (question) {
+    return question && typeof question === 'object' && typeof question.question === 'string';
+  });
+  return questions.length ? questions : null;
+}
+
+// The questions as the person reads them: each under its header, with the choices offered (the
+// person may answer in their own words too). The answers come as the call's result.
+function renderQuestions(questions) {
+  var list = node('div', 'questions');
+  list.setAttribute('data-testid', 'questions');
+  questions.forEach(function (question) {
+    var item = node('div', 'question');
+    var head = node('div', 'question-head');
+    if (typeof question.header === 'string') head.appendChild(node('span', 'question-header', question.header));
+    if (question.multiSelect === true) head.appendChild(node('span', 'question-kind', 'several may be picked'));
+    item.appendChild(head);
+    item.appendChild(node('div', 'question-text', question.question));
+    var options = Array.isArray(question.options) ? question.options : [];
+    if (options.length) {
+      var choices = node('ul', 'choices');
+      options.forEach(function (option) {
+        if (!option || typeof option.label !== 'string') return;
+        var choice = node('li', 'choice');
+        choice.appendChild(node('span', 'choice-label', option.label));
+        if (typeof option.description === 'string') choice.appendChild(node('span', 'choice-description', option.description));
+        choices.appendChild(choice);
+      });
+      item.appendChild(choices);
+    }
+    list.appendChild(item);
+  });
+  return list;
 }
 
 function toolStatus(callId, context) {
@@ -206,6 +251,25 @@ function updateOpenCards(context) {
     var entry = conversation.cards.get(callId);
     if (entry) updateCard(callId, entry, context); else conversation.open.delete(callId);
   });
+}
+
+// What the agent waits for a person to do, for the status line: approve calls, answer questions.
+function waitingFact(context) {
+  var runs = Array.isArray(context.toolRuns) ? context.toolRuns : [];
+  var approvals = [];
+  var headers = [];
+  runs.forEach(function (run) {
+    if (!run || !run.call) return;
+    if (run.status === 'awaitingApproval') approvals.push(run.call.name);
+    if (run.status !== 'awaitingAnswer') return;
+    (questionsOf(run.call) || []).forEach(function (question) {
+      headers.push(typeof question.header === 'string' ? question.header : question.question);
+    });
+  });
+  var parts = [];
+  if (approvals.length) parts.push('approval of ' + approvals.join(', '));
+  if (headers.length) parts.push((headers.length === 1 ? 'an answer on ' : 'answers on ') + headers.join(', '));
+  return parts.length ? ['waiting for', parts.join('; ')] : null;
 }
 
 function renderStreaming(context) {

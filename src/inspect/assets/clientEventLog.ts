@@ -88,7 +88,7 @@ function createRow() {
 
 function fillRow(row, agent, index, isSelected) {
   var step = agent.steps[index];
-  var key = agent.id + ':' + step.seq + ':' + index + ':' + isSelected;
+  var key = agent.id + ':' + step.seq + ':' + index + ':' + isSelected + ':' + chartsReady;
   if (row.key === key) return;
   row.key = key;
   var type = eventType(step);
@@ -101,7 +101,7 @@ function fillRow(row, agent, index, isSelected) {
   row.parts.time.textContent = '+' + ((step.time - agent.summary.startedAt) / 1000).toFixed(3) + 's';
   row.parts.type.textContent = type;
   row.parts.source.textContent = step.source ? 'from ' + step.source : '';
-  row.parts.to.textContent = '→ ' + stateLabel(step.value);
+  row.parts.to.textContent = '→ ' + briefStateLabel(step.value, agent.summary.chartId);
   row.element.title = type + ' → ' + stateLabel(step.value);
 }
 

@@ -163,11 +163,13 @@ function renderTabs() {
       tabButtons.set(id, tab);
     }
     if (ui.tabs.children[position] !== tab.button) ui.tabs.insertBefore(tab.button, ui.tabs.children[position] || null);
-    var key = agent.summary.name + '|' + stateLabel(agent.summary.value) + '|' + agent.summary.status + '|' + (id === store.selectedId);
+    var where = briefStateLabel(agent.summary.value, agent.summary.chartId);
+    var key = agent.summary.name + '|' + where + '|' + agent.summary.status + '|' + (id === store.selectedId);
     if (tab.key === key) return;
     tab.key = key;
     tab.name.textContent = agent.summary.name;
-    tab.where.textContent = stateLabel(agent.summary.value);
+    tab.where.textContent = where;
+    tab.where.title = stateLabel(agent.summary.value);
     tab.dot.className = 'dot ' + agent.summary.status;
     tab.button.setAttribute('aria-selected', String(id === store.selectedId));
   });
@@ -197,6 +199,8 @@ function renderStatus(agent, view) {
       facts.push(['turn', context.turnUsage.calls + ' call' + (context.turnUsage.calls === 1 ? '' : 's') + turnCost]);
     }
     if (context.permissionMode) facts.push(['mode', context.permissionMode]);
+    var waiting = view.status === 'active' ? waitingFact(context) : null;
+    if (waiting) facts.push(waiting);
     requestFacts(context.config).forEach(function (fact) { facts.push(fact); });
     var answer = answerFact(context.output);
     if (answer) facts.push(answer);
@@ -219,7 +223,9 @@ function requestFacts(config) {
   if (!config || typeof config !== 'object') return [];
   var facts = [];
   if (typeof config.model === 'string') facts.push(['model', config.model]);
-  if (Array.isArray(config.tools)) facts.push(['tools', config.tools.length]);
+  // The tools as the requests offer them (the built-in ask_user among them), else as configured.
+  var offered = Array.isArray(config.toolDefinitions) ? config.toolDefinitions : config.tools;
+  if (Array.isArray(offered)) facts.push(['tools', offered.length]);
   var fields = config.requestFields || {};
   var thinking = fields.thinking;
   if (thinking && thinking.type === 'enabled') facts.push(['thinking', (thinking.budget_tokens || 0).toLocaleString() + ' tokens']);

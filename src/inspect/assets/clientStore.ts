@@ -6,7 +6,8 @@
  */
 
 /**
- * Browser JavaScript: `store`, `applyPatch`, `statePaths`, agent history and step handling.
+ * Browser JavaScript: `store`, `applyPatch`, `statePaths`, `stateLabel`, agent history and step
+ * handling.
  *
  * @example
  * const script = [clientStore, clientChart, clientEventLog, clientConversation, clientMain].join('\n');
@@ -56,12 +57,43 @@ function statePaths(value) {
   return paths;
 }
 
-function stateLabel(value) {
-  var paths = statePaths(value);
-  var leaves = paths.filter(function (path) {
+// The active states with no active state inside them: one, or one per region of a parallel state.
+function leafPaths(paths) {
+  return paths.filter(function (path) {
     return !paths.some(function (other) { return other.indexOf(path + '.') === 0; });
   });
-  return leaves.length ? leaves.join(', ') : '—';
+}
+
+// The deepest state holding every active state: the leaf itself, or for a parallel state the
+// state whose regions are active (its regions' leaves lie side by side inside it).
+function innermostPath(paths) {
+  var leaves = leafPaths(paths);
+  if (!leaves.length) return null;
+  var common = leaves[0].split('.');
+  leaves.forEach(function (leaf) {
+    var parts = leaf.split('.');
+    var same = 0;
+    while (same < common.length && common[same] === parts[same]) same++;
+    common = common.slice(0, same);
+  });
+  return common.length ? common.join('.') : null;
+}
+
+// A state value as the package's describeStateValue writes it: 'WaitingForUserInput.Ready', or
+// for a parallel state its regions in brackets, 'ExecutingTools (Approvals.Idle, Questions.Waiting)'.
+function stateLabel(value) {
+  if (value === null || value === undefined) return '—';
+  if (typeof value !== 'object') return String(value);
+  var keys = Object.keys(value);
+  if (!keys.length) return '—';
+  return keys.map(function (key) {
+    var inner = value[key];
+    if (inner === null || inner === undefined) return key;
+    if (typeof inner !== 'object') return key + '.' + String(inner);
+    var count = Object.keys(inner).length;
+    if (count === 0) return key;
+    return count === 1 ? key + '.' + stateLabel(inner) : key + ' (' + stateLabel(inner) + ')';
+  }).join(', ');
 }
 
 function createAgentRecord(history) {

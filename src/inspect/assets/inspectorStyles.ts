@@ -64,6 +64,10 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1
 .chart [data-state].is-active > .state-box { fill: var(--lit-fill); stroke: var(--lit); stroke-width: 3.5px; }
 .chart [data-state].is-active > .state-name { fill: #92400e; }
 .chart [data-state].is-active { filter: drop-shadow(0 0 7px rgba(245, 158, 11, .6)); }
+/* A region is active whenever its parallel state is: outlined, not filled, so the states lit
+   inside it (Idle, or Waiting for a person) stand out. */
+.chart [data-state].region.is-active { filter: none; }
+.chart [data-state].region.is-active > .state-box { fill: transparent; stroke-width: 2px; }
 .chart [data-state].is-passed > .state-box { animation: passed 1.1s ease-out; }
 @keyframes passed { from { fill: #fde68a; stroke: var(--lit); stroke-width: 3.5px; } }
 .chart .edge.is-taken .edge-line { stroke: var(--lit); stroke-width: 3px; animation: taken .9s ease-out; }
@@ -96,12 +100,13 @@ body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(-
 .log .row > span { flex: none; }
 .log .row .number { color: var(--muted); min-width: 40px; text-align: right; }
 .log .row .time { color: var(--muted); min-width: 62px; }
-/* In a narrow column the sender gives way first, then the event's name; the target state stays. */
+/* In a narrow column the sender gives way first, then the event's name; the target state stays,
+   up to most of the row (a parallel state's regions make it long: the tooltip has it whole). */
 .log .row .type { font-weight: 600; flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
 .log .row.continued .type { font-weight: 400; color: var(--muted); }
 .log .row.error .type { color: var(--bad); }
 .log .row .source { color: var(--wait); flex: 0 100 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
-.log .row .to { color: var(--accent); margin-left: auto; }
+.log .row .to { color: var(--accent); margin-left: auto; max-width: 62%; overflow: hidden; text-overflow: ellipsis; }
 .payload { margin: 0; padding: 8px 10px; overflow: auto; font: 11.5px/1.45 var(--mono); white-space: pre-wrap; word-break: break-word; color: #374151; }
 .payload .hint { color: var(--muted); font-family: var(--sans); }
 
@@ -126,10 +131,22 @@ body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(-
 .tool pre.result.failed { background: #fef2f2; color: var(--bad); }
 .chip { margin-left: auto; border-radius: 999px; padding: 0 8px; font-size: 11px; font-weight: 600; border: 1px solid; white-space: nowrap; }
 .chip.pending { color: var(--muted); border-color: #d1d5db; }
-.chip.awaitingApproval { color: var(--wait); border-color: #c4b5fd; background: #f5f3ff; }
+.chip.awaitingApproval, .chip.awaitingAnswer { color: var(--wait); border-color: #c4b5fd; background: #f5f3ff; }
+.tool[data-status="awaitingApproval"], .tool[data-status="awaitingAnswer"] { border-color: #c4b5fd; }
 .chip.running { color: var(--accent); border-color: #93c5fd; background: #eff6ff; }
 .chip.done { color: var(--ok); border-color: #86efac; background: #f0fdf4; }
 .chip.failed { color: var(--bad); border-color: #fca5a5; background: #fef2f2; }
+/* An ask_user call's questions, in place of its raw input. */
+.questions { border-top: 1px dashed var(--line); padding: 4px 8px 6px; display: flex; flex-direction: column; gap: 6px; }
+.question-head { display: flex; gap: 8px; align-items: baseline; }
+.question-header { font-size: 10.5px; font-weight: 600; text-transform: uppercase; letter-spacing: .05em; color: var(--wait); }
+.question-kind { font-size: 11px; color: var(--muted); }
+.question-text { white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
+.choices { margin: 3px 0 0; padding: 0; list-style: none; display: flex; flex-direction: column; gap: 2px; }
+.choice { display: flex; gap: 6px; align-items: baseline; }
+.choice::before { content: '○'; color: var(--muted); flex: none; }
+.choice-label { font-weight: 600; }
+.choice-description { color: var(--muted); }
 .queue { font-size: 12px; color: var(--warn); padding: 6px 10px; border-top: 1px solid var(--line); display: none; }
 .queue.shown { display: block; }
 @media (max-width: 900px) {

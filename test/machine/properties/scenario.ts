@@ -69,6 +69,7 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
       { nil: undefined },
     ),
     system: fc.option(fc.constant('You are a careful coding agent.'), { nil: undefined }),
+    askUser: fc.boolean(),
   })
   .map((fields) => {
     // Only the keys that are set, so the config reads like one a person would write.
@@ -77,6 +78,7 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
     if (fields.tools !== undefined) config.tools = fields.tools;
     if (fields.retry !== undefined) config.retry = fields.retry;
     if (fields.system !== undefined) config.system = fields.system;
+    if (fields.askUser) config.askUser = true;
     return config;
   });
 
@@ -176,7 +178,27 @@ export const FLAKY_MODEL: Profile = {
   interrupts: EVERYWHERE(3),
 };
 
-const TOOL_NAMES = ['read_file', 'list_files', 'edit_file', 'write_file', 'bash', 'deploy'];
+const TOOL_NAMES = [
+  'read_file',
+  'list_files',
+  'edit_file',
+  'write_file',
+  'bash',
+  'deploy',
+  'ask_user',
+];
+
+/** An `ask_user` call's input: one or two questions, sometimes malformed (no header). */
+function questionsInput(choose: Chooser): unknown {
+  if (choose.chance(6)) return { questions: [{ question: 'Which one?' }] };
+  const pick = {
+    question: 'Which database?',
+    header: 'Database',
+    options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }],
+  };
+  const free = { question: 'What should the service be called?', header: 'Name' };
+  return { questions: choose.chance(2) ? [pick, free] : [free] };
+}
 const RETRYABLE_KINDS: LlmErrorKind[] = [
   'rate_limit',
   'overloaded',
@@ -218,6 +240,7 @@ export function nextEvent(
   const running = context.toolRuns.filter((run) => run.status === 'running');
   const cancelling = context.toolRuns.filter((run) => run.status === 'cancelling');
   const awaiting = context.toolRuns.filter((run) => run.status === 'awaitingApproval');
+  const asking = context.toolRuns.filter((run) => run.status === 'awaitingAnswer');
   type Pick = () => Planned;
   const common: Array<readonly [number, Pick]> = [
     [profile.noise, () => valid(noiseEvent(choose, world))],
@@ -283,6 +306,7 @@ export function nextEvent(
               }),
           ],
           [awaiting.length > 0 ? 30 : 0, () => valid(approval(choose, choose.oneOf(awaiting)))],
+          [asking.length > 0 ? 30 : 0, () => valid(userAnswer(choose, choose.oneOf(asking)))],
           [4, setMode],
           [2, setTools],
           [5, userInput],
@@ -362,7 +386,12 @@ export function llmResponse(choose: Chooser, world: World, reusedIds = 0): LlmRe
     const call: ToolCall = {
       id: reuse ? choose.oneOf(world.pastCallIds.slice(-4)) : world.newCallId(),
       name,
-      input: name === 'bash' ? { command: 'npm test' } : { path: `src/file${index}.ts` },
+      input:
+        name === 'bash'
+          ? { command: 'npm test' }
+          : name === 'ask_user'
+            ? questionsInput(choose)
+            : { path: `src/file${index}.ts` },
     };
     calls.push(call);
     content.push({ type: 'tool_use', ...call });
@@ -433,6 +462,14 @@ function approval(choose: Chooser, run: { call: ToolCall }): AgentEvent {
   return event;
 }
 
+/** Answers to an `ask_user` call: one per question, or (sometimes) one too few. */
+function userAnswer(choose: Chooser, run: { call: ToolCall }): AgentEvent {
+  const count = (run.call.input as { questions: unknown[] }).questions.length;
+  const answers = Array.from({ length: count }, () => choose.oneOf(['SQLite', '', 'orders']));
+  if (choose.chance(8)) answers.pop();
+  return { type: 'UserAnswer', callId: run.call.id, answers };
+}
+
 /** Well-formed events that are often not valid where they arrive. */
 function noiseEvent(choose: Chooser, world: World): AgentEvent {
   const staleId = choose.oneOf(['toolu_ghost', ...world.pastCallIds.slice(-4)]);
@@ -444,6 +481,7 @@ function noiseEvent(choose: Chooser, world: World): AgentEvent {
     }),
     () => ({ type: 'ToolProgress', callId: staleId, progress: 'late' }),
     () => ({ type: 'ToolApproval', callId: staleId, decision: 'allow' }),
+    () => ({ type: 'UserAnswer', callId: staleId, answers: ['late'] }),
     () => ({ type: 'RetryTimeoutFired' }),
     () => ({ type: 'PostToolsHookCompleted', actionTaken: false }),
     () => ({ type: 'LlmTextDelta', content: 'stray' }),
@@ -496,6 +534,8 @@ function malformedEvent(choose: Chooser, core: AgentCore): unknown {
     () => ({ type: 'PostToolsHookCompleted' }),
     () => ({ type: 'ToolApproval', callId: liveId, decision: 'maybe' }),
     () => ({ type: 'ToolApproval', callId: liveId, decision: 'allow', remember: 'yes' }),
+    () => ({ type: 'UserAnswer', callId: liveId }),
+    () => ({ type: 'UserAnswer', callId: liveId, answers: [1] }),
     () => ({ type: 'SetPermissionMode', mode: 'yolo' }),
     () => ({ type: 'SetPermissionMode' }),
     () => ({ type: 'SetTools' }),
@@ -568,6 +608,16 @@ export function expectedVerdict(
         );
       case 'ToolApproval':
         return state === 'ExecutingTools' && hasRun(event.callId, 'awaitingApproval');
+      case 'UserAnswer': {
+        // One answer per question the call asks.
+        const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
+        const asked = (run?.call.input as { questions?: unknown[] } | undefined)?.questions;
+        return (
+          state === 'ExecutingTools' &&
+          run?.status === 'awaitingAnswer' &&
+          asked?.length === event.answers.length
+        );
+      }
       case 'PostToolsHookCompleted':
         return state === 'PostToolsHook';
       case 'RetryTimeoutFired':

@@ -223,7 +223,11 @@ describe('AgentCore properties', () => {
       [
         'WaitingForUserInput.Ready',
         'WaitingForUserInput.SettlingCancelledCalls',
-        ...TURN_STATES,
+        ...TURN_STATES.filter((state) => state !== 'ExecutingTools'),
+        'ExecutingTools (Approvals.Idle, Questions.Idle)',
+        'ExecutingTools (Approvals.Waiting, Questions.Idle)',
+        'ExecutingTools (Approvals.Idle, Questions.Waiting)',
+        'ExecutingTools (Approvals.Waiting, Questions.Waiting)',
         'ShuttingDown',
       ].sort(),
     );

@@ -43,12 +43,17 @@ describe('AgentCore properties', () => {
       fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
         const startedIds = new Set<string>();
         const askedIds = new Set<string>();
+        const questionIds = new Set<string>();
+        // With askUser on, an ask_user call is the chart's own: it never runs and is never
+        // approved; its questions are put to the user.
+        const isQuestion = (call: ToolCall) => config.askUser === true && call.name === 'ask_user';
         runScenario({ g, config, length, profile: NO_SHUTDOWN }, (step) => {
           const { planned, contextAfter } = step;
           const event = planned.kind === 'valid' ? planned.event : null;
           for (const action of actionsOf(step.actions, 'ExecuteTools')) {
             for (const call of action.calls) {
               started++;
+              expect(isQuestion(call), `${call.id} is a question, not a tool to run`).toBe(false);
               expect(startedIds.has(call.id), `${call.id} started twice`).toBe(false);
               startedIds.add(call.id);
               const approved =
@@ -62,12 +67,21 @@ describe('AgentCore properties', () => {
             asked++;
             expect(askedIds.has(call.id), `${call.id} asked twice`).toBe(false);
             askedIds.add(call.id);
+            expect(isQuestion(call)).toBe(false);
             expect(permissionFor(call.name, contextAfter, config)).toBe('ask');
+          }
+          for (const { callId, questions } of actionsOf(step.actions, 'AskUser')) {
+            expect(questionIds.has(callId), `${callId} asked twice`).toBe(false);
+            questionIds.add(callId);
+            const run = contextAfter.toolRuns.find((candidate) => candidate.call.id === callId);
+            expect(run?.call.name).toBe('ask_user');
+            expect(questions).toEqual((run?.call.input as { questions: unknown[] }).questions);
           }
           if (step.stateAfter === 'ExecutingTools') {
             for (const run of contextAfter.toolRuns) {
               if (run.status === 'running') expect(startedIds).toContain(run.call.id);
               if (run.status === 'awaitingApproval') expect(askedIds).toContain(run.call.id);
+              if (run.status === 'awaitingAnswer') expect(questionIds).toContain(run.call.id);
               expect(run.status).not.toBe('pending');
             }
           }
@@ -80,7 +94,7 @@ describe('AgentCore properties', () => {
             // Without permissions every call whose input parsed runs at once, in call order.
             const invalid = event.response.toolInputErrors ?? {};
             const runnable: ToolCall[] = toolCallsOf(event.response.message).filter(
-              (call) => invalid[call.id] === undefined,
+              (call) => invalid[call.id] === undefined && !isQuestion(call),
             );
             expect(actionsOf(step.actions, 'ExecuteTools')).toEqual(
               runnable.length > 0 ? [{ type: 'ExecuteTools', calls: runnable }] : [],
