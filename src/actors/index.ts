@@ -49,6 +49,15 @@ export {
   type TimerActorOptions,
 } from './timerActors.js';
 export { createToolActor, type ToolActorOptions } from './toolActor.js';
+export {
+  createToolHookActor,
+  DEFAULT_HOOK_TIMEOUT_MS,
+  type PostToolUseAnswer,
+  type PreToolUseAnswer,
+  type ToolHookActorOptions,
+  type ToolHookContext,
+  type ToolHooks,
+} from './toolHookActor.js';
 export { type BashToolOptions, createBashTool } from './tools/builtins/createBashTool.js';
 export {
   type BuiltinToolsOptions,

@@ -15,10 +15,12 @@ import {
   createRetryTimerActor,
   createToolActor,
   createToolGraceTimerActor,
+  createToolHookActor,
   type InFlightWork,
   llmClientFor,
   type LlmTransportChoice,
   noPostToolsHook,
+  type ToolHooks,
   type ToolRegistry,
   withFailureBoundary,
 } from '../actors/index.js';
@@ -54,6 +56,9 @@ export interface AgentActorSettings {
   autoCommit: boolean | undefined;
   toolTimeoutMs: number | undefined;
   retryDelayScale: number | undefined;
+  /** The caller's tool hooks, and how long each may take. */
+  hooks?: ToolHooks | undefined;
+  hookTimeoutMs?: number | undefined;
   /** Awaited before each side effect starts (a durable session records it first). */
   beforeStart?: BeforeEffect;
   /** Told when an actor threw instead of answering: gives the chart the event for it. */
@@ -126,6 +131,12 @@ export function agentActors(
         return createRetryTimerActor({ scale: settings.retryDelayScale ?? 1, ...gate });
       case 'toolGraceTimer':
         return createToolGraceTimerActor();
+      case 'toolHook':
+        return createToolHookActor({
+          hooks: settings.hooks ?? {},
+          inFlight,
+          ...(settings.hookTimeoutMs === undefined ? {} : { timeoutMs: settings.hookTimeoutMs }),
+        });
     }
   };
   const actors = {} as Record<AgentActorName, AnyActorLogic>;

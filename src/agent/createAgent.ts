@@ -17,6 +17,7 @@ import {
   type LlmTransportChoice,
   resolveLlmTransport,
   type Tool,
+  type ToolHooks,
   type ToolRegistry,
 } from '../actors/index.js';
 import {
@@ -67,7 +68,35 @@ import { announceAtStart, mcpNotices, sandboxOf, startupNotices } from './startu
  *   permissions: { mode: 'acceptEdits', deny: ['bash'] },
  * };
  */
-export interface CreateAgentOptions extends Omit<AgentConfig, 'tools' | 'request' | 'output'> {
+export interface CreateAgentOptions extends Omit<
+  AgentConfig,
+  'tools' | 'request' | 'output' | 'hooks'
+> {
+  /**
+   * Your code on every tool call, before and after it runs (each may be async, and is given an
+   * `AbortSignal`): `preToolUse` may allow, deny (with a reason the model reads), ask for a
+   * person's approval, change the input, or add a note for the model, before the permission
+   * rules decide; `postToolUse` may add a note after a result, or replace a failed call's error.
+   * The order with the permissions: the hook's deny, then deny rules and remembered denials, `plan`
+   * mode, tools that always ask and the hook's ask, then the hook's allow, then the mode and the
+   * allow rules. A hook that throws, answers something malformed or takes longer than
+   * `hookTimeoutMs` fails closed before a call (the call is denied, the model is told why) and
+   * open after one (the result stands); either way an `error` notification says so. Each answer
+   * is recorded: a resumed session does not ask a hook again about a call it decided.
+   *
+   * @example
+   * const agent = createAgent({
+   *   hooks: {
+   *     preToolUse: ({ call }) =>
+   *       call.name === 'write_file' && String(call.input.path).startsWith('migrations/')
+   *         ? { decision: 'deny', reason: 'migrations are generated: change the schema instead' }
+   *         : undefined,
+   *   },
+   * });
+   */
+  hooks?: ToolHooks;
+  /** How long one tool hook may take, in milliseconds. Default 60 000. */
+  hookTimeoutMs?: number;
   /**
    * Every turn ends with a final answer in this form: a zod schema of an object (or the chart's
    * `OutputSpec`, a JSON Schema). The model gives the answer by calling a `final_answer` tool
@@ -249,6 +278,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   // keep the caller's initial messages alive.
   const messages = options.messages?.slice();
   const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
+  const { hooks, hookTimeoutMs } = options;
   const { store, sessionId, sessionMetadata } = options;
   const tracer = tracerFor(options.telemetry, options.sessionId);
   // A mode the caller names wins over the one a reopened session was stored in (and is recorded
@@ -285,6 +315,8 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
         autoCommit,
         toolTimeoutMs,
         retryDelayScale,
+        hooks,
+        hookTimeoutMs,
         onFailure,
         ...(recorder ? { beforeStart: (effect: EffectStart) => recorder.started(effect) } : {}),
       }),
@@ -453,10 +485,50 @@ function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): Agent
     tools: registry.specs(),
     ...(options.output === undefined ? {} : { output: outputSpecOf(options.output) }),
   };
+  const hooks = toolHookSwitches(options.hooks, options.hookTimeoutMs);
+  if (hooks !== undefined) config.hooks = hooks;
   for (const key of PASSED_CONFIG_KEYS) {
     if (options[key] !== undefined) Object.assign(config, { [key]: options[key] });
   }
   return config;
+}
+
+/**
+ * Which tool hooks the chart waits for, from the hook functions given; `INVALID_OPTION` for a
+ * hook that is not a function or a timeout that is not a positive number.
+ */
+function toolHookSwitches(
+  hooks: ToolHooks | undefined,
+  timeoutMs: number | undefined,
+): AgentConfig['hooks'] {
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      `hookTimeoutMs must be a positive number of milliseconds; got ${String(timeoutMs)}`,
+    );
+  }
+  if (hooks === undefined) return undefined;
+  if (typeof hooks !== 'object' || hooks === null) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      'hooks must be an object { preToolUse?, postToolUse? } of functions',
+    );
+  }
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (name !== 'preToolUse' && name !== 'postToolUse') {
+      throw new AgentStatechartError(
+        'INVALID_OPTION',
+        `hooks.${name} is not a hook; the tool hooks are preToolUse and postToolUse`,
+      );
+    }
+    if (hook !== undefined && typeof hook !== 'function') {
+      throw new AgentStatechartError('INVALID_OPTION', `hooks.${name} must be a function`);
+    }
+  }
+  return {
+    preToolUse: typeof hooks.preToolUse === 'function',
+    postToolUse: typeof hooks.postToolUse === 'function',
+  };
 }
 
 /** The fields of the chart's config `createAgent` passes on as the caller gave them. */
@@ -480,7 +552,7 @@ const PASSED_CONFIG_KEYS = [
 const EVERY_CONFIG_FIELD_PASSED: [
   Exclude<
     keyof AgentConfig,
-    (typeof PASSED_CONFIG_KEYS)[number] | 'permissions' | 'tools' | 'output'
+    (typeof PASSED_CONFIG_KEYS)[number] | 'permissions' | 'tools' | 'output' | 'hooks'
   >,
 ] extends [never]
   ? true

@@ -4,7 +4,7 @@
  * objects for listeners.
  */
 import type { UserQuestion } from './askUser.js';
-import type { LlmRequest, Message, ToolCall } from './messages.js';
+import type { LlmRequest, Message, ToolCall, ToolOutcome } from './messages.js';
 import type { TokenUsage, UsageTotals } from './usage.js';
 
 /**
@@ -43,6 +43,9 @@ export interface CompletedToolInfo {
  * - `ScheduleRetry`: wait `delayMs`, then send `RetryTimeoutFired`;
  * - `RequestApproval`: a call waits for a `ToolApproval`;
  * - `AskUser`: an `ask_user` call's questions wait for the user's `UserAnswer`;
+ * - `RunPreToolUseHook`: run the `preToolUse` hook on a call, then send `PreToolUseDecision`;
+ * - `RunPostToolUseHook`: run the `postToolUse` hook on a call that ran, then send
+ *   `PostToolUseResult`;
  * - `OutputGiven`: the turn ends with its answer in the form it asked for (see `OutputSpec`);
  * - `Cancel`: abort this in-flight work.
  *
@@ -71,6 +74,8 @@ export type AgentAction =
   | { type: 'ScheduleRetry'; delayMs: number; attempt: number }
   | { type: 'RequestApproval'; call: ToolCall }
   | { type: 'AskUser'; callId: string; questions: UserQuestion[] }
+  | { type: 'RunPreToolUseHook'; call: ToolCall }
+  | { type: 'RunPostToolUseHook'; call: ToolCall; outcome: ToolOutcome }
   | { type: 'OutputGiven'; output: unknown }
   | {
       type: 'Cancel';

@@ -6,7 +6,7 @@ import type { CompletedToolInfo } from './actions.js';
 import type { AgentActorName } from './actorNames.js';
 import type { AgentEvent } from './events.js';
 import { errorOutcome } from './toolRuns.js';
-import type { LlmRequest, ToolCall } from './messages.js';
+import type { LlmRequest, ToolCall, ToolOutcome } from './messages.js';
 
 /**
  * Input of the `llm` actor: the request to stream. The actor answers with `LlmTextDelta`,
@@ -76,6 +76,19 @@ export interface ToolGraceTimerInput {
 }
 
 /**
+ * Input of one `toolHook` actor (one per call whose hook runs, with `hookActorId(call.id)` as
+ * actor id): the `preToolUse` hook on a call before the permission check, answered with one
+ * `PreToolUseDecision`, or the `postToolUse` hook on a call that ran, with its outcome, answered
+ * with one `PostToolUseResult`.
+ *
+ * @example
+ * const input: ToolHookInput = { hook: 'preToolUse', call: { id: 't1', name: 'bash', input: { command: 'ls' } } };
+ */
+export type ToolHookInput =
+  | { hook: 'preToolUse'; call: ToolCall }
+  | { hook: 'postToolUse'; call: ToolCall; outcome: ToolOutcome };
+
+/**
  * A side effect the chart's actors are about to start: a model call, a tool call (with whether
  * it may change the workspace), the post-tools hook, or a retry backoff (a durable wait). A
  * durable session records it before the effect starts, so a restart knows what may have happened
@@ -130,5 +143,12 @@ export function failureEvent(actor: AgentActorName, input: unknown, reason: stri
       return { type: 'RetryTimeoutFired' };
     case 'toolGraceTimer':
       return { type: 'ToolGraceExpired' };
+    case 'toolHook': {
+      const { hook, call } = input as ToolHookInput;
+      const error = `the ${hook} hook failed: ${reason}`;
+      return hook === 'preToolUse'
+        ? { type: 'PreToolUseDecision', callId: call.id, error }
+        : { type: 'PostToolUseResult', callId: call.id, error };
+    }
   }
 }

@@ -12,7 +12,7 @@ import { type AgentAction } from './actions.js';
 import { type AgentConfig } from './config.js';
 import { type AgentEvent } from './events.js';
 import { type Message } from './messages.js';
-import { approvalsWaiting, questionsWaiting, toolsSettling } from './guards.js';
+import { approvalsWaiting, questionsWaiting, toolHooksRunning, toolsSettling } from './guards.js';
 import {
   AGENT_STATE_NAMES,
   type AgentStateName,
@@ -158,6 +158,7 @@ function stateValueOf(state: AgentStateName, context: AgentContext): AgentStateV
     const region = (waiting: boolean) => (waiting ? 'Waiting' : 'Idle');
     return {
       ExecutingTools: {
+        Hooks: toolHooksRunning(context) ? 'Running' : 'Idle',
         Approvals: region(approvalsWaiting(context)),
         Questions: region(questionsWaiting(context)),
       },

@@ -16,6 +16,7 @@ import * as modelCall from './modelCallActions.js';
 import * as response from './responseActions.js';
 import * as stream from './streamActions.js';
 import * as toolCalls from './toolCallActions.js';
+import * as toolHooks from './toolHookActions.js';
 import { completedToolsOf } from './toolRuns.js';
 import { buildRequest } from './transcript.js';
 import * as turns from './turnActions.js';
@@ -42,6 +43,7 @@ export const agentMachine = chart
       ...performAll(modelCall),
       ...performAll(response),
       ...performAll(toolCalls),
+      ...performAll(toolHooks),
       ...performAll(hookAndRetry),
       // The hottest transitions of a turn: plain assign and emit, no action queue.
       appendStreamedText: chart.assign(({ context, event }) =>
@@ -152,7 +154,8 @@ export const agentMachine = chart
         ],
       },
       // The calls of one response, run in parallel; beside them, in regions of their own, the
-      // waits for a person: approvals and the questions of `ask_user` calls. A wait is entered
+      // waits: the caller's tool hooks, a person's approvals and the questions of `ask_user`
+      // calls. A wait is entered
       // when a call starts waiting and left when none does; the state itself is left once
       // every call has its outcome, whatever the regions stand at.
       ExecutingTools: {
@@ -192,6 +195,19 @@ export const agentMachine = chart
           Resume: { actions: 'resumeToolCalls' },
         },
         states: {
+          Hooks: {
+            initial: 'Idle',
+            states: {
+              Idle: { always: { guard: 'toolHooksRunning', target: 'Running' } },
+              Running: {
+                always: { guard: not('toolHooksRunning'), target: 'Idle' },
+                on: {
+                  PreToolUseDecision: { guard: 'isAwaitedHookAnswer', actions: 'applyPreToolUse' },
+                  PostToolUseResult: { guard: 'isAwaitedHookAnswer', actions: 'applyPostToolUse' },
+                },
+              },
+            },
+          },
           Approvals: {
             initial: 'Idle',
             states: {

@@ -11,7 +11,9 @@ import type {
   RetryTimerInput,
   ToolActorInput,
   ToolGraceTimerInput,
+  ToolHookInput,
 } from './actorInputs.js';
+import { hookActorId } from './actorNames.js';
 import type { ChartAction } from './chartStep.js';
 import type { AgentContext, AgentMachineInput } from './context.js';
 import type { AgentEvent } from './events.js';
@@ -47,6 +49,7 @@ export const chart = setup({
     postToolsHook: placeholder<PostToolsHookInput>(),
     retryTimer: placeholder<RetryTimerInput>(),
     toolGraceTimer: placeholder<ToolGraceTimerInput>(),
+    toolHook: placeholder<ToolHookInput>(),
   },
   guards: {
     attemptsLeft: ({ context }) => guards.attemptsLeft(context),
@@ -61,6 +64,8 @@ export const chart = setup({
     approvalsWaiting: ({ context }) => guards.approvalsWaiting(context),
     questionsWaiting: ({ context }) => guards.questionsWaiting(context),
     answersOpenQuestions: ({ context, event }) => guards.answersOpenQuestions(context, event),
+    toolHooksRunning: ({ context }) => guards.toolHooksRunning(context),
+    isAwaitedHookAnswer: ({ context, event }) => guards.isAwaitedHookAnswer(context, event),
     toolCallsNeedGrace: ({ context }) => guards.toolCallsNeedGrace(context),
     toolsSettling: ({ context }) => guards.toolsSettling(context),
     isCancellingToolCall: ({ context, event }) => guards.isCancellingToolCall(context, event),
@@ -82,6 +87,14 @@ export function perform(action: ChartAction) {
     const start = step.start ?? [];
     for (const call of start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
     if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: [...start] });
+    for (const hook of step.hooks ?? []) {
+      enqueue.spawnChild('toolHook', { id: hookActorId(hook.call.id), input: hook });
+      enqueue.emit(
+        hook.hook === 'preToolUse'
+          ? { type: 'RunPreToolUseHook', call: hook.call }
+          : { type: 'RunPostToolUseHook', call: hook.call, outcome: hook.outcome },
+      );
+    }
     for (const emitted of step.emit ?? []) enqueue.emit(emitted);
   });
 }

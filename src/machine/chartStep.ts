@@ -5,6 +5,7 @@
  * plain function of the context and the event that a test can call directly.
  */
 import type { AgentAction } from './actions.js';
+import type { ToolHookInput } from './actorInputs.js';
 import type { AgentContext } from './context.js';
 import type { AgentEvent } from './events.js';
 import type { Message, ToolCall } from './messages.js';
@@ -24,6 +25,8 @@ export interface ChartStep {
   abort?: readonly string[];
   /** Tool calls to start: one `tool` actor each, and one `ExecuteTools` naming them all. */
   start?: readonly ToolCall[];
+  /** Hooks to run on calls: one `toolHook` actor each, and the action that asks for it. */
+  hooks?: readonly ToolHookInput[];
   emit?: readonly AgentAction[];
 }
 

@@ -36,6 +36,17 @@ export interface ToolSpec {
 }
 
 /**
+ * Which tool hooks run (see `AgentConfig.hooks`).
+ *
+ * @example
+ * const hooks: ToolHookSwitches = { preToolUse: true };
+ */
+export interface ToolHookSwitches {
+  preToolUse?: boolean;
+  postToolUse?: boolean;
+}
+
+/**
  * Permission modes, from the most to the least restrictive.
  *
  * - `plan`: read-only; mutating calls are denied.
@@ -134,6 +145,14 @@ export interface AgentConfig {
    * pure mode's `AskUser` action).
    */
   askUser?: boolean;
+  /**
+   * The tool hooks the caller runs: with `preToolUse`, every call (but `ask_user`'s) waits for a
+   * `PreToolUseDecision` (after a `RunPreToolUseHook` action) before the permission check; with
+   * `postToolUse`, every call that ran waits for a `PostToolUseResult` (after a
+   * `RunPostToolUseHook`) before its result is final. `createAgent` sets these from its `hooks`
+   * functions. Default: none.
+   */
+  hooks?: ToolHookSwitches;
   retry?: RetryConfig;
   /** Permission modes and rules. Without them every tool runs (`createAgent`: `acceptEdits`). */
   permissions?: PermissionConfig;

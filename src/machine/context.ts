@@ -37,6 +37,8 @@ export interface ResolvedConfig {
   tools: ToolSpec[];
   /** The built-in `ask_user` tool is offered. */
   askUser: boolean;
+  /** The tool hooks the caller runs. */
+  hooks: { preToolUse: boolean; postToolUse: boolean };
   /** The tools as sent to the API (computed once, shared by every request). */
   toolDefinitions: ToolDefinition[];
   backoff: BackoffSettings;
@@ -60,6 +62,9 @@ export interface ResolvedConfig {
  * - `pending`: known, not yet checked against the permissions;
  * - `awaitingApproval`: waiting for a `ToolApproval`;
  * - `awaitingAnswer`: an `ask_user` call waiting for the user's `UserAnswer`;
+ * - `preHook`: waiting for the `preToolUse` hook's `PreToolUseDecision`, before the permission
+ *   check;
+ * - `postHook`: ran, with its outcome; waiting for the `postToolUse` hook's `PostToolUseResult`;
  * - `running`: handed to the caller (`ExecuteTools`) or to a tool actor;
  * - `cancelling`: an interrupt aborted it; waiting (within the grace period) to learn how it
  *   actually ended;
@@ -69,7 +74,14 @@ export interface ResolvedConfig {
  * const status: ToolRunStatus = 'awaitingApproval';
  */
 export type ToolRunStatus =
-  'pending' | 'awaitingApproval' | 'awaitingAnswer' | 'running' | 'cancelling' | 'done';
+  | 'pending'
+  | 'awaitingApproval'
+  | 'awaitingAnswer'
+  | 'preHook'
+  | 'postHook'
+  | 'running'
+  | 'cancelling'
+  | 'done';
 
 /**
  * A turn's structured answer: the form it must take, the responses that missed it (no answer, or
@@ -100,6 +112,14 @@ export interface ToolRun {
   progress?: unknown;
   /** A person approved the call with an input of their own (`ToolApproval.input`). */
   edited?: true;
+  /**
+   * What the `preToolUse` hook said, once it has: `allow` (run it, unless a deny rule, a
+   * remembered denial or `plan` mode refuses it, or its tool always asks), `ask` (wait for
+   * approval, unless refused) or `pass` (the permissions decide alone).
+   */
+  verdict?: 'allow' | 'ask' | 'pass';
+  /** What hooks added for the model, read after the call's result. */
+  notes?: string[];
 }
 
 /**
@@ -212,6 +232,10 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     promptCache: config.promptCache ?? 'auto',
     tools,
     askUser: config.askUser === true,
+    hooks: {
+      preToolUse: config.hooks?.preToolUse === true,
+      postToolUse: config.hooks?.postToolUse === true,
+    },
     toolDefinitions: offeredToolDefinitions(tools, config.askUser === true),
     backoff: {
       baseDelayMs: retry.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,

@@ -180,6 +180,44 @@ export interface UserAnswerEvent {
 }
 
 /**
+ * What the `preToolUse` hook decided about a call (after a `RunPreToolUseHook`): `allow`, `deny`
+ * (with a `reason` the model reads), `ask` (wait for a person's approval) or no `decision` (the
+ * permissions decide alone); with `input`, the call runs with that input instead of the model's
+ * (and the model is told); with `context`, a note the model reads with the call's result. An
+ * `error` says the hook failed (threw, or timed out): the call is denied, since a hook that
+ * guards calls fails closed, and the user is told.
+ *
+ * @example
+ * const event: PreToolUseDecisionEvent = { type: 'PreToolUseDecision', callId: 'toolu_1', decision: 'deny', reason: 'no writes under migrations/' };
+ */
+export interface PreToolUseDecisionEvent {
+  type: 'PreToolUseDecision';
+  callId: string;
+  decision?: 'allow' | 'deny' | 'ask';
+  reason?: string;
+  input?: Record<string, unknown>;
+  context?: string;
+  error?: string;
+}
+
+/**
+ * What the `postToolUse` hook made of a call that ran (after a `RunPostToolUseHook`): `context`,
+ * a note the model reads after the result; `message`, for a call that failed, the error the
+ * model reads instead of the tool's own. An `error` says the hook failed: the result stands as it
+ * was (this hook fails open), and the user is told.
+ *
+ * @example
+ * const event: PostToolUseResultEvent = { type: 'PostToolUseResult', callId: 'toolu_1', context: 'lint: 0 problems' };
+ */
+export interface PostToolUseResultEvent {
+  type: 'PostToolUseResult';
+  callId: string;
+  context?: string;
+  message?: string;
+  error?: string;
+}
+
+/**
  * Change the permission mode, at any time. Calls already waiting for approval are re-checked.
  *
  * @example
@@ -268,6 +306,8 @@ export type AgentEvent =
   | InterruptEvent
   | ToolApprovalEvent
   | UserAnswerEvent
+  | PreToolUseDecisionEvent
+  | PostToolUseResultEvent
   | SetPermissionModeEvent
   | SetToolsEvent
   | ToolGraceExpiredEvent
@@ -320,6 +360,8 @@ export const EVENT_TRAITS: Readonly<Record<AgentEventType, EventTraits>> = {
   Interrupt: { origin: 'caller' },
   ToolApproval: { origin: 'caller' },
   UserAnswer: { origin: 'caller' },
+  PreToolUseDecision: { origin: 'toolHook' },
+  PostToolUseResult: { origin: 'toolHook' },
   SetPermissionMode: { origin: 'caller' },
   SetTools: { origin: 'caller' },
   ToolGraceExpired: { origin: 'toolGraceTimer' },

@@ -244,6 +244,38 @@ export function questionsWaiting(context: Pick<AgentContext, 'toolRuns'>): boole
 }
 
 /**
+ * Some call of the response waits for its `preToolUse` or `postToolUse` hook.
+ *
+ * @example
+ * toolHooksRunning(core.context); // true until the hook has answered for every call
+ */
+export function toolHooksRunning(context: Pick<AgentContext, 'toolRuns'>): boolean {
+  return context.toolRuns.some((run) => run.status === 'preHook' || run.status === 'postHook');
+}
+
+/**
+ * The event is the hook's answer for a call that waits for that hook: a `PreToolUseDecision` for
+ * a call in `preHook`, a `PostToolUseResult` for one in `postHook`.
+ *
+ * @example
+ * isAwaitedHookAnswer(core.context, { type: 'PreToolUseDecision', callId: 't1' });
+ */
+export function isAwaitedHookAnswer(
+  context: Pick<AgentContext, 'toolRuns'>,
+  event: AgentEvent,
+): boolean {
+  const status =
+    event.type === 'PreToolUseDecision'
+      ? 'preHook'
+      : event.type === 'PostToolUseResult'
+        ? 'postHook'
+        : null;
+  if (status === null) return false;
+  const { callId } = event as { callId: string };
+  return context.toolRuns.some((run) => run.call.id === callId && run.status === status);
+}
+
+/**
  * The answers answer an `ask_user` call that waits for them, one per question (a multi-select
  * question may take several choices).
  *

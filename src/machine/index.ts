@@ -4,7 +4,7 @@
  * (`src/index.ts`) picks its exports from here by name.
  */
 export type { AgentAction, AgentActionType, CompletedToolInfo, LlmCallEnding } from './actions.js';
-export { AGENT_ACTOR_NAMES, type AgentActorName } from './actorNames.js';
+export { AGENT_ACTOR_NAMES, type AgentActorName, hookActorId } from './actorNames.js';
 export {
   type BeforeEffect,
   type EffectStart,
@@ -14,6 +14,7 @@ export {
   type RetryTimerInput,
   type ToolActorInput,
   type ToolGraceTimerInput,
+  type ToolHookInput,
 } from './actorInputs.js';
 export { type AgentDiagnosticCode, admit, type Refusal } from './admission.js';
 export { AGENT_STATECHART_FOLDER } from './agentStatechartFolder.js';
@@ -42,6 +43,7 @@ export {
   type PermissionConfig,
   type PermissionMode,
   type RetryConfig,
+  type ToolHookSwitches,
   type ToolSpec,
 } from './config.js';
 export {
@@ -69,6 +71,8 @@ export {
   type LlmTextDeltaEvent,
   type LlmToolCallDeltaEvent,
   type PostToolsHookCompletedEvent,
+  type PostToolUseResultEvent,
+  type PreToolUseDecisionEvent,
   type ResumeEvent,
   type RetryTimeoutFiredEvent,
   type SetPermissionModeEvent,

@@ -14,23 +14,26 @@ export type PermissionDecision =
 /**
  * Decides whether a tool call runs, waits for a person, or is refused. In order:
  * deny rules (they win even in `bypassPermissions`), remembered denials, `plan` mode (refuses
- * mutating calls), tools whose spec says `alwaysAsk` (ask, in every mode), read-only tools
- * (always run), `bypassPermissions`, allow rules and remembered approvals, `acceptEdits` for
- * edits, and otherwise ask. A rule covers a tool by its exact name, by a prefix ending in `*`, or
- * as `mcp__<server>` for every tool of that MCP server (see `matchesToolRule`); remembered
- * decisions are by exact name. Without permissions configured every call runs, as in Loom,
- * except an `alwaysAsk` tool's, which asks.
+ * mutating calls), tools whose spec says `alwaysAsk` (ask, in every mode), the `preToolUse`
+ * hook's `ask` then its `allow`, read-only tools (always run), `bypassPermissions`, allow rules
+ * and remembered approvals, `acceptEdits` for edits, and otherwise ask. A hook's `deny` never
+ * gets here: the call is refused before. A rule covers a tool by its exact name, by a prefix
+ * ending in `*`, or as `mcp__<server>` for every tool of that MCP server (see
+ * `matchesToolRule`); remembered decisions are by exact name. Without permissions configured
+ * every call runs, as in Loom, except an `alwaysAsk` tool's, or one the hook says to ask about.
  *
  * @example
  * decidePermission('bash', core.context); // { kind: 'ask' } in the default mode
+ * decidePermission('bash', core.context, 'allow'); // { kind: 'allow' }: the hook allowed it
  */
 export function decidePermission(
   toolName: string,
   context: Pick<AgentContext, 'permissionMode' | 'rememberedDecisions' | 'config'>,
+  verdict: 'allow' | 'ask' | 'pass' = 'pass',
 ): PermissionDecision {
   const mode = context.permissionMode;
   const { config } = context;
-  const asks = alwaysAsks(toolName, config.tools);
+  const asks = alwaysAsks(toolName, config.tools) || verdict === 'ask';
   if (mode === null && !asks) return { kind: 'allow' };
   const denyRule = findToolRule(config.deny, toolName);
   if (denyRule !== undefined) {
@@ -48,7 +51,7 @@ export function decidePermission(
     };
   }
   if (asks) return { kind: 'ask' };
-  if (!mutating) return { kind: 'allow' };
+  if (verdict === 'allow' || !mutating) return { kind: 'allow' };
   if (mode === 'bypassPermissions') return { kind: 'allow' };
   if (remembered === 'allow' || findToolRule(config.allow, toolName) !== undefined) {
     return { kind: 'allow' };

@@ -30,14 +30,14 @@ export type AgentStateName = (typeof AGENT_STATE_NAMES)[number];
 export const WAITING_SUBSTATES = ['Ready', 'SettlingCancelledCalls'] as const;
 
 /**
- * The regions of `ExecutingTools`, beside the calls it runs: each waits for a person or not.
- * `Approvals` waits while a call needs a `ToolApproval`; `Questions`, while an `ask_user` call
- * needs a `UserAnswer`.
+ * The regions of `ExecutingTools`, beside the calls it runs: each waits or not. `Hooks` runs
+ * while a call waits for its `preToolUse` or `postToolUse` hook; `Approvals` waits while a call
+ * needs a `ToolApproval`; `Questions`, while an `ask_user` call needs a `UserAnswer`.
  */
-export const EXECUTING_REGIONS = ['Approvals', 'Questions'] as const;
+export const EXECUTING_REGIONS = ['Hooks', 'Approvals', 'Questions'] as const;
 
-/** Where a region of `ExecutingTools` stands: nothing to wait for, or waiting. */
-export type RegionState = 'Idle' | 'Waiting';
+/** Where a region of `ExecutingTools` stands: nothing to wait for, or waiting (`Hooks`: running). */
+export type RegionState = 'Idle' | 'Waiting' | 'Running';
 
 /**
  * Where the chart is, as XState's `snapshot.value` says it: a top-level name, or a top-level name
@@ -45,12 +45,18 @@ export type RegionState = 'Idle' | 'Waiting';
  *
  * @example
  * const settling: AgentStateValue = { WaitingForUserInput: 'SettlingCancelledCalls' };
- * const asking: AgentStateValue = { ExecutingTools: { Approvals: 'Idle', Questions: 'Waiting' } };
+ * const asking: AgentStateValue = { ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' } };
  */
 export type AgentStateValue =
   | Exclude<AgentStateName, 'WaitingForUserInput' | 'ExecutingTools'>
   | { WaitingForUserInput: (typeof WAITING_SUBSTATES)[number] }
-  | { ExecutingTools: Record<(typeof EXECUTING_REGIONS)[number], RegionState> };
+  | {
+      ExecutingTools: {
+        Hooks: 'Idle' | 'Running';
+        Approvals: 'Idle' | 'Waiting';
+        Questions: 'Idle' | 'Waiting';
+      };
+    };
 
 /**
  * The top-level state of a state value.
@@ -68,8 +74,8 @@ export function topStateOf(value: AgentStateValue | AgentStateName): AgentStateN
  *
  * @example
  * describeStateValue({ WaitingForUserInput: 'SettlingCancelledCalls' }); // 'WaitingForUserInput.SettlingCancelledCalls'
- * describeStateValue({ ExecutingTools: { Approvals: 'Idle', Questions: 'Waiting' } });
- * // 'ExecutingTools (Approvals.Idle, Questions.Waiting)'
+ * describeStateValue({ ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' } });
+ * // 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Waiting)'
  */
 export function describeStateValue(value: AgentStateValue | AgentStateName): string {
   if (typeof value === 'string') return value;

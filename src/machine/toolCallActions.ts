@@ -10,6 +10,7 @@ import {
   errorOutcome,
   expireCancelledRuns,
   interruptRuns,
+  openActorIds,
   openQuestionsOf,
   openRunIds,
   resumeRuns,
@@ -31,6 +32,7 @@ export const startToolCalls: ChartAction = (context) => {
   return {
     context: { toolRuns: plan.runs },
     start: plan.start,
+    hooks: plan.hooks,
     emit: [
       ...plan.ask.map((call) => ({ type: 'RequestApproval' as const, call })),
       ...plan.questions.map((asked) => ({ type: 'AskUser' as const, ...asked })),
@@ -89,16 +91,22 @@ export const recheckApprovals: ChartAction = (context) => {
   return { context: { toolRuns: plan.runs }, start: plan.start };
 };
 
+/** A call ended: its outcome is final, or, with the `postToolUse` hook on, the hook sees it first. */
 export const recordToolOutcome: ChartAction = (context, event) => {
   assertEvent(event, 'ToolCompleted');
+  const reviewed = context.config.hooks.postToolUse;
+  const runs = updateRun(context.toolRuns, event.callId, {
+    status: reviewed ? 'postHook' : 'done',
+    outcome: event.outcome,
+  });
+  const run = runs.find((candidate) => candidate.call.id === event.callId);
   return {
     stop: [event.callId],
-    context: {
-      toolRuns: updateRun(context.toolRuns, event.callId, {
-        status: 'done',
-        outcome: event.outcome,
-      }),
-    },
+    context: { toolRuns: runs },
+    hooks:
+      reviewed && run !== undefined
+        ? [{ hook: 'postToolUse', call: run.call, outcome: event.outcome }]
+        : [],
   };
 };
 
@@ -112,9 +120,8 @@ export const answerToolCalls: ChartAction = (context) => ({
  * known, and its work is cancelled.
  */
 export const interruptToolCalls: ChartAction = (context) => {
-  const open = openRunIds(context.toolRuns);
   const runs = interruptRuns(context.toolRuns, context.config.tools, 0);
-  return closeRuns(context, runs, open);
+  return closeRuns(context, runs);
 };
 
 /**
@@ -127,7 +134,7 @@ export const abortToolCalls: ChartAction = (context) => {
   const runs = interruptRuns(context.toolRuns, tools, toolGraceMs);
   const cancelling = runIdsWithStatus(runs, 'cancelling');
   return {
-    stop: open.filter((id) => !cancelling.includes(id)),
+    stop: openActorIds(context.toolRuns).filter((id) => !cancelling.includes(id)),
     abort: cancelling,
     context: { toolRuns: runs },
     emit: [{ type: 'Cancel', toolCallIds: open, graceMs: toolGraceMs }],
@@ -136,9 +143,8 @@ export const abortToolCalls: ChartAction = (context) => {
 
 /** The agent shuts down: every open call is answered, saying whether it ever ran. */
 export const shutDownToolCalls: ChartAction = (context) => {
-  const open = openRunIds(context.toolRuns);
   const runs = shutDownRuns(context.toolRuns, context.config.tools);
-  return closeRuns(context, runs, open);
+  return closeRuns(context, runs);
 };
 
 /** A call an interrupt aborted reports how it really ended. */
@@ -165,19 +171,21 @@ export const expireCancelledCalls: ChartAction = (context) => {
 
 /**
  * A restored agent's calls that were running: each runs again or is answered (the rule is
- * `resumeRuns`); an actor still running one (a resume sent to a live agent) is stopped first.
+ * `resumeRuns`); a hook that had not answered runs again; approvals and questions are asked
+ * again. An actor still working on one (a resume sent to a live agent) is stopped first.
  */
 export const resumeToolCalls: ChartAction = (context, event) => {
   assertEvent(event, 'Resume');
-  const { runs, start } = resumeRuns(
+  const { runs, start, hooks } = resumeRuns(
     context.toolRuns,
     context.config.tools,
     event.startedToolCallIds,
   );
   return {
-    stop: openRunIds(context.toolRuns),
+    stop: openActorIds(context.toolRuns),
     context: { toolRuns: runs },
     start,
+    hooks,
     emit: [
       ...runs
         .filter((run) => run.status === 'awaitingApproval')
@@ -188,9 +196,10 @@ export const resumeToolCalls: ChartAction = (context, event) => {
 };
 
 /** Open calls end with `runs`' outcomes: results in, actors stopped, work cancelled. */
-function closeRuns(context: AgentContext, runs: ToolRun[], open: string[]): ChartStep {
+function closeRuns(context: AgentContext, runs: ToolRun[]): ChartStep {
+  const open = openRunIds(context.toolRuns);
   return {
-    stop: open,
+    stop: openActorIds(context.toolRuns),
     context: { toolRuns: runs, messages: appended(context, toolResultsMessage(runs)) },
     emit: open.length > 0 ? [{ type: 'Cancel', toolCallIds: open }] : [],
   };

@@ -8,6 +8,8 @@ import { decidePermission } from './permissions.js';
 import { isMutatingTool, isRerunnableTool } from './toolSpecs.js';
 import { toolCallsOf } from './transcript.js';
 import { ASK_USER_TOOL, questionsOf, type UserQuestion } from './askUser.js';
+import type { ToolHookInput } from './actorInputs.js';
+import { hookActorId } from './actorNames.js';
 import type { CompletedToolInfo } from './actions.js';
 import type { ToolSpec } from './config.js';
 import type { LlmResponse, ToolCall, ToolOutcome } from './messages.js';
@@ -24,6 +26,8 @@ export interface ToolRunPlan {
   start: ToolCall[];
   ask: ToolCall[];
   questions: QuestionsAsked[];
+  /** Calls the `preToolUse` hook sees first. */
+  hooks: ToolHookInput[];
 }
 
 /**
@@ -57,8 +61,10 @@ export function toolRunsOf(response: LlmResponse): ToolRun[] {
  * Checks every `pending` and `awaitingApproval` call against the permissions: allowed calls
  * start, refused calls are done with the reason, the rest wait for approval. A pending `ask_user`
  * call (when the tool is on) needs no permission: its questions wait for answers, or, when they
- * are malformed, it is answered with what is wrong. Run on entering `ExecutingTools` and again
- * whenever the mode or a remembered decision changes.
+ * are malformed, it is answered with what is wrong. With the `preToolUse` hook on, a pending call
+ * the hook has not seen waits for it first (`preHook`), and is checked with its verdict once it
+ * has. Run on entering `ExecutingTools` and again whenever the mode, a remembered decision or a
+ * hook's verdict changes.
  *
  * @example
  * const plan = settleToolRuns(context);
@@ -70,6 +76,7 @@ export function settleToolRuns(
   const start: ToolCall[] = [];
   const ask: ToolCall[] = [];
   const questions: QuestionsAsked[] = [];
+  const hooks: ToolHookInput[] = [];
   const runs = context.toolRuns.map((run): ToolRun => {
     if (run.status === 'pending' && isQuestionCall(run.call, context.config)) {
       const read = questionsOf(run.call.input);
@@ -79,8 +86,12 @@ export function settleToolRuns(
       questions.push({ callId: run.call.id, questions: read.questions });
       return { ...run, status: 'awaitingAnswer' };
     }
+    if (run.status === 'pending' && context.config.hooks.preToolUse && run.verdict === undefined) {
+      hooks.push({ hook: 'preToolUse', call: run.call });
+      return { ...run, status: 'preHook' };
+    }
     if (run.status !== 'pending' && run.status !== 'awaitingApproval') return run;
-    const decision = decidePermission(run.call.name, context);
+    const decision = decidePermission(run.call.name, context, run.verdict);
     if (decision.kind === 'allow') {
       start.push(run.call);
       return { ...run, status: 'running' };
@@ -91,7 +102,7 @@ export function settleToolRuns(
     if (run.status === 'pending') ask.push(run.call);
     return { ...run, status: 'awaitingApproval' };
   });
-  return { runs, start, ask, questions };
+  return { runs, start, ask, questions, hooks };
 }
 
 /**
@@ -199,6 +210,8 @@ export function interruptRuns(
     if (run.status === 'awaitingAnswer') {
       return { ...run, status: 'done', outcome: errorOutcome(ENDING_TEXT.interruptedUnanswered) };
     }
+    // The call ran and has its outcome; only its hook is left undone.
+    if (run.status === 'postHook') return { ...run, status: 'done' };
     if (run.status !== 'running') {
       return { ...run, status: 'done', outcome: errorOutcome(ENDING_TEXT.interruptedBeforeRun) };
     }
@@ -254,6 +267,7 @@ export function expireCancelledRuns(
 export function shutDownRuns(runs: readonly ToolRun[], specs: readonly ToolSpec[]): ToolRun[] {
   return runs.map((run): ToolRun => {
     if (run.status === 'done') return run;
+    if (run.status === 'postHook') return { ...run, status: 'done' };
     const started = run.status === 'running' || run.status === 'cancelling';
     const text =
       run.status === 'awaitingAnswer'
@@ -279,8 +293,10 @@ export function resumeRuns(
   runs: readonly ToolRun[],
   specs: readonly ToolSpec[],
   startedIds: readonly string[] | undefined,
-): { runs: ToolRun[]; start: ToolCall[] } {
+): { runs: ToolRun[]; start: ToolCall[]; hooks: ToolHookInput[] } {
   const start: ToolCall[] = [];
+  // A hook that had not answered runs again: hooks decide, and decide again the same way.
+  const hooks = runs.flatMap((run) => hookOf(run));
   const next = runs.map((run): ToolRun => {
     if (run.status === 'cancelling')
       return { ...run, status: 'done', outcome: unknownEnding(run, specs) };
@@ -292,7 +308,33 @@ export function resumeRuns(
     }
     return { ...run, status: 'done', outcome: errorOutcome(ENDING_TEXT.crashedUnknown) };
   });
-  return { runs: next, start };
+  return { runs: next, start, hooks };
+}
+
+/** The hook a run waits for, as its actor's input: none, `preToolUse` or `postToolUse`. */
+function hookOf(run: ToolRun): ToolHookInput[] {
+  if (run.status === 'preHook') return [{ hook: 'preToolUse', call: run.call }];
+  if (run.status === 'postHook' && run.outcome !== undefined) {
+    return [{ hook: 'postToolUse', call: run.call, outcome: run.outcome }];
+  }
+  return [];
+}
+
+/**
+ * The ids of the actors working on calls not yet done: a call's own actor, or its hook's while
+ * the call waits for a hook. What an interrupt, a shutdown or a restore stops.
+ *
+ * @example
+ * openActorIds(core.context.toolRuns); // ['t1', 't2#hook']
+ */
+export function openActorIds(runs: readonly ToolRun[]): string[] {
+  const ids: string[] = [];
+  for (const run of runs) {
+    if (run.status === 'done') continue;
+    const hooked = run.status === 'preHook' || run.status === 'postHook';
+    ids.push(hooked ? hookActorId(run.call.id) : run.call.id);
+  }
+  return ids;
 }
 
 function unknownEnding(run: ToolRun, specs: readonly ToolSpec[]): ToolOutcome {

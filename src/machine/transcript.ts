@@ -110,9 +110,20 @@ export function toolResultsMessage(runs: readonly ToolRun[]): Message {
     role: 'user',
     content: runs.map((run) => {
       const block = toolResultBlock(run.call.id, run.outcome ?? NO_OUTCOME);
-      return run.edited ? withEditNote(block, run.call.input) : block;
+      const edited = run.edited ? withEditNote(block, run.call.input) : block;
+      return run.notes === undefined ? edited : withNotes(edited, run.notes);
     }),
   };
+}
+
+/** The result with what hooks added for the model after it. */
+function withNotes(block: ToolResultBlock, notes: readonly string[]): ToolResultBlock {
+  const text = notes.join('\n');
+  const { content } = block;
+  if (typeof content === 'string') {
+    return { ...block, content: content === '' ? text : `${content}\n\n${text}` };
+  }
+  return { ...block, content: [...content, { type: 'text', text }] };
 }
 
 /**

@@ -111,6 +111,32 @@ const checks: Record<AgentEventType, Check> = {
       ? null
       : 'answers must be an array with one answer per question: a string, or an array of strings';
   },
+  PreToolUseDecision: (event) => {
+    const problem =
+      expectString(event.callId, 'callId') ??
+      optionalString(event.reason, 'reason') ??
+      optionalString(event.context, 'context') ??
+      optionalString(event.error, 'error');
+    if (problem) return problem;
+    const { decision, input } = event;
+    if (
+      decision !== undefined &&
+      decision !== 'allow' &&
+      decision !== 'deny' &&
+      decision !== 'ask'
+    ) {
+      return `decision must be 'allow', 'deny' or 'ask' when given; got ${describe(decision)}`;
+    }
+    if (input !== undefined && !isPlainObject(input)) {
+      return `input must be an object; got ${describe(input)}`;
+    }
+    return null;
+  },
+  PostToolUseResult: (event) =>
+    expectString(event.callId, 'callId') ??
+    optionalString(event.context, 'context') ??
+    optionalString(event.message, 'message') ??
+    optionalString(event.error, 'error'),
   ToolGraceExpired: () => null,
   Resume: (event) => {
     const ids = event.startedToolCallIds;
@@ -376,6 +402,12 @@ function expectOptionalBoolean(value: unknown, name: string): string | null {
 
 function expectString(value: unknown, name: string): string | null {
   return typeof value === 'string' ? null : `${name} must be a string; got ${describe(value)}`;
+}
+
+function optionalString(value: unknown, name: string): string | null {
+  return value === undefined || typeof value === 'string'
+    ? null
+    : `${name} must be a string when given; got ${describe(value)}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -104,11 +104,12 @@ describe("the chart's config given to createAgent", () => {
       promptCache: 'off' as const,
       askUser: true,
       output: { schema: { type: 'object', properties: { answer: { type: 'string' } } } },
-    } satisfies Required<Omit<AgentConfig, 'tools'>>;
-    const agent = agentWith(config);
+    } satisfies Required<Omit<AgentConfig, 'tools' | 'hooks'>>;
+    // The chart's hook switches come from the hook functions createAgent is given.
+    const agent = agentWith({ ...config, hooks: { preToolUse: () => undefined } });
     await agent.ready;
     expect(agent.context.config).toEqual({
-      ...resolveConfig(config),
+      ...resolveConfig({ ...config, hooks: { preToolUse: true } }),
       tools: [],
       toolDefinitions: [ASK_USER_DEFINITION],
     });

@@ -39,6 +39,7 @@ describe('toGraph', () => {
       ).toEqual([
         'WaitingForUserInput',
         'WaitingForUserInput.Ready',
+        'ExecutingTools.Hooks.Idle',
         'ExecutingTools.Approvals.Idle',
         'ExecutingTools.Questions.Idle',
       ]);
@@ -67,6 +68,8 @@ describe('toGraph', () => {
         ],
         ['ExecutingTools', 'always [allToolsDone && limitReached] / answerToolCalls, stopAtLimit'],
         ['ExecutingTools', 'always [allToolsDone] / answerToolCalls'],
+        ['ExecutingTools.Hooks.Idle', 'always [toolHooksRunning]'],
+        ['ExecutingTools.Hooks.Running', 'always [!toolHooksRunning]'],
         ['ExecutingTools.Approvals.Idle', 'always [approvalsWaiting]'],
         ['ExecutingTools.Approvals.Waiting', 'always [!approvalsWaiting]'],
         ['ExecutingTools.Questions.Idle', 'always [questionsWaiting]'],

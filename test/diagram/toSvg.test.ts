@@ -10,6 +10,9 @@ import { AGENT_STATE_NAMES } from '../../src/index.js';
 const NESTED = [
   'WaitingForUserInput.Ready',
   'WaitingForUserInput.SettlingCancelledCalls',
+  'ExecutingTools.Hooks',
+  'ExecutingTools.Hooks.Idle',
+  'ExecutingTools.Hooks.Running',
   'ExecutingTools.Approvals',
   'ExecutingTools.Approvals.Idle',
   'ExecutingTools.Approvals.Waiting',
@@ -30,8 +33,8 @@ describe('toSvg', () => {
     expect(svg).toContain('data-event="PostToolsHookCompleted"');
     // Eventless transitions have the empty event type, as XState's own transitions do: the two
     // of Ready for queued input, leaving SettlingCancelledCalls, eight of the top-level states,
-    // and into and out of each wait of ExecutingTools' two regions.
-    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(15);
+    // and into and out of each wait of ExecutingTools' three regions.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(17);
     expect(svg).toContain('class="final-border"');
     expect(svg).toContain('<g class="initial" data-initial-of="">');
   });

@@ -23,7 +23,7 @@ import {
   type AgentMachine,
   type AgentStateValue,
 } from '../../src/index.js';
-import { AGENT_ACTOR_NAMES, describeStateValue } from '../../src/machine/index.js';
+import { AGENT_ACTOR_NAMES, describeStateValue, hookActorId } from '../../src/machine/index.js';
 import { placeOf } from './stateKey.js';
 import { stateName } from './coverage.js';
 import type { PathRun, RunView, StepResult } from './pathRun.js';
@@ -190,6 +190,9 @@ export class ActorRun implements PathRun {
         return from('retryTimer');
       case 'ToolGraceExpired':
         return from('toolGraceTimer');
+      case 'PreToolUseDecision':
+      case 'PostToolUseResult':
+        return from(hookActorId(event.callId));
       default:
         this.#actor.send(event);
     }
@@ -219,6 +222,17 @@ export class ActorRun implements PathRun {
       d.kind === 'postToolsHook' ? [d.input.completedTools] : [],
     );
     this.#expectSame('post-tools hooks', hooks, hookInputs);
+    const toolHooks = actions.flatMap((a) =>
+      a.type === 'RunPreToolUseHook'
+        ? [{ hook: 'preToolUse', call: a.call }]
+        : a.type === 'RunPostToolUseHook'
+          ? [{ hook: 'postToolUse', call: a.call, outcome: a.outcome }]
+          : [],
+    );
+    const toolHookInputs = startedOf('toolHook').flatMap((d) =>
+      d.kind === 'toolHook' ? [d.input] : [],
+    );
+    this.#expectSame('tool hooks', toolHooks, toolHookInputs);
     const retries = actions.flatMap((a) =>
       a.type === 'ScheduleRetry' ? [{ delayMs: a.delayMs, attempt: a.attempt }] : [],
     );
@@ -267,7 +281,8 @@ export class ActorRun implements PathRun {
       if (cancels.some((action) => action.toolCallIds !== undefined))
         cancelled.add('toolGraceTimer');
       for (const [id] of stopped) {
-        if (!cancelled.has(id))
+        // A call's hook is cancelled with the call.
+        if (!cancelled.has(id.replace(/#hook$/, '')))
           this.#problems.push(`${event.type} stopped '${id}' without a Cancel naming it`);
       }
     }
@@ -319,7 +334,13 @@ function inFlight(value: AgentStateValue, context: AgentContext): string[] {
       return ['llm'];
     case 'ExecutingTools':
       return context.toolRuns
-        .flatMap((run) => (run.status === 'running' ? [run.call.id] : []))
+        .flatMap((run) =>
+          run.status === 'running'
+            ? [run.call.id]
+            : run.status === 'preHook' || run.status === 'postHook'
+              ? [hookActorId(run.call.id)]
+              : [],
+        )
         .sort();
     case 'PostToolsHook':
       return ['postToolsHook'];

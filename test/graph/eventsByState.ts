@@ -210,6 +210,25 @@ function toolEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
     if (run.status === 'awaitingAnswer') {
       events.push({ type: 'UserAnswer', callId, answers: ['In place'] });
     }
+    if (run.status === 'preHook') {
+      // The hook passes, allows, denies, asks, or changes the input; or its actor crashes.
+      events.push({ type: 'PreToolUseDecision', callId });
+      events.push({ type: 'PreToolUseDecision', callId, decision: 'allow' });
+      events.push({ type: 'PreToolUseDecision', callId, decision: 'deny', reason: 'not here' });
+      events.push({ type: 'PreToolUseDecision', callId, decision: 'ask' });
+      events.push({
+        type: 'PreToolUseDecision',
+        callId,
+        input: { path: 'other.txt' },
+        context: 'checked by the hook',
+      });
+      events.push(crash('toolHook', callId));
+    }
+    if (run.status === 'postHook') {
+      events.push({ type: 'PostToolUseResult', callId, context: 'lint: clean' });
+      events.push({ type: 'PostToolUseResult', callId, message: 'explained by the hook' });
+      events.push(crash('toolHook', callId));
+    }
     if (run.status === 'awaitingApproval') {
       waiting = true;
       events.push({ type: 'ToolApproval', callId, decision: 'allow' });

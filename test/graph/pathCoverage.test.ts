@@ -44,7 +44,7 @@ describe('paths generated from the chart', () => {
     ];
     // Each wait of ExecutingTools, alone and both at once, takes its answer and every way out.
     const region = (approvals: string, questions: string) =>
-      `ExecutingTools (Approvals.${approvals}, Questions.${questions})`;
+      `ExecutingTools (Hooks.Idle, Approvals.${approvals}, Questions.${questions})`;
     for (const [where, answers] of [
       [region('Waiting', 'Idle'), ['ToolApproval']],
       [region('Idle', 'Waiting'), ['UserAnswer']],
@@ -53,6 +53,18 @@ describe('paths generated from the chart', () => {
       for (const event of [...answers, 'Interrupt', 'ShutdownRequested', 'Resume', 'UserInput']) {
         expected.push(`${where} ${event}`);
       }
+    }
+    const hooking = 'ExecutingTools (Hooks.Running, Approvals.Idle, Questions.Idle)';
+    for (const event of [
+      'PreToolUseDecision',
+      'PostToolUseResult',
+      'crash(toolHook)',
+      'Interrupt',
+      'ShutdownRequested',
+      'Resume',
+      'UserInput',
+    ]) {
+      expected.push(`${hooking} ${event}`);
     }
     expect(expected.filter((taken) => !check.recorder.taken.has(taken))).toEqual([]);
   });

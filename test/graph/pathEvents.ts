@@ -9,7 +9,7 @@
  * them into real events against whatever snapshot the path is being replayed on.
  */
 import type { AgentActorName, AgentContext, AgentEvent } from '../../src/index.js';
-import { failureEvent } from '../../src/machine/index.js';
+import { failureEvent, hookActorId } from '../../src/machine/index.js';
 
 /**
  * An invoked actor throwing instead of answering (a bug in it). In actor mode the runner makes
@@ -20,7 +20,7 @@ import { failureEvent } from '../../src/machine/index.js';
 export interface ActorCrashEvent {
   type: 'ActorCrash';
   actor: AgentActorName;
-  /** For a tool actor: the call it runs (a template such as `$run0`). */
+  /** For a tool or tool hook actor: the call it is about (a template such as `$run0`). */
   callId?: string;
 }
 
@@ -100,7 +100,9 @@ export function isActorCrash(event: PathEvent): event is ActorCrashEvent {
 
 /** The id of the child actor a crash is about: the call id for a tool, else the actor's name. */
 export function crashedActorId(event: ActorCrashEvent): string {
-  return event.actor === 'tool' ? (event.callId ?? '') : event.actor;
+  if (event.actor === 'tool') return event.callId ?? '';
+  if (event.actor === 'toolHook') return hookActorId(event.callId ?? '');
+  return event.actor;
 }
 
 /**
@@ -136,6 +138,10 @@ export function describeEvent(event: PathEvent): string {
       return `ToolApproval(${event.callId} ${event.decision}${event.remember ? ' remember' : ''})`;
     case 'UserAnswer':
       return `UserAnswer(${event.callId})`;
+    case 'PreToolUseDecision':
+      return `PreToolUseDecision(${event.callId} ${event.decision ?? (event.input ? 'input' : 'pass')})`;
+    case 'PostToolUseResult':
+      return `PostToolUseResult(${event.callId}${event.message ? ' message' : ''}${event.context ? ' context' : ''})`;
     case 'SetPermissionMode':
       return `SetPermissionMode(${event.mode})`;
     case 'SetTools':
@@ -162,8 +168,15 @@ export function toChartEvent(
   context: Pick<AgentContext, 'toolRuns'>,
 ): AgentEvent {
   if (!isActorCrash(event)) return event;
-  if (event.actor !== 'tool') return failureEvent(event.actor, undefined, CRASH_MESSAGE);
+  if (event.actor !== 'tool' && event.actor !== 'toolHook') {
+    return failureEvent(event.actor, undefined, CRASH_MESSAGE);
+  }
   const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
   if (run === undefined) throw new Error(`${describeEvent(event)}: no such tool call`);
-  return failureEvent('tool', { call: run.call }, CRASH_MESSAGE);
+  if (event.actor === 'tool') return failureEvent('tool', { call: run.call }, CRASH_MESSAGE);
+  const input =
+    run.status === 'postHook' && run.outcome !== undefined
+      ? { hook: 'postToolUse' as const, call: run.call, outcome: run.outcome }
+      : { hook: 'preToolUse' as const, call: run.call };
+  return failureEvent('toolHook', input, CRASH_MESSAGE);
 }

@@ -244,5 +244,7 @@ function crashTargetRuns(event: ActorCrashEvent, view: RunView): boolean {
         (state === 'ExecutingTools' && runs('running')) ||
         (state === 'WaitingForUserInput.SettlingCancelledCalls' && runs('cancelling'))
       );
+    case 'toolHook':
+      return state === 'ExecutingTools' && (runs('preHook') || runs('postHook'));
   }
 }

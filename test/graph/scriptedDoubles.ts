@@ -1,5 +1,5 @@
 /**
- * Scripted doubles for the chart's five invoked actors. They do nothing on their own: a path
+ * Scripted doubles for the chart's six invoked actors. They do nothing on their own: a path
  * runner finds the double behind a child of the agent actor and makes it answer with the path's
  * next event (`sendBack`), or crash (a receive handler that throws, as a buggy actor would; the
  * failure boundary the runner puts around each double turns it into the chart's event). Each
@@ -13,6 +13,7 @@ import type {
   RetryTimerInput,
   ToolActorInput,
   ToolGraceTimerInput,
+  ToolHookInput,
 } from '../../src/index.js';
 import { CRASH_MESSAGE } from './pathEvents.js';
 
@@ -25,7 +26,8 @@ export type ScriptedDouble =
   | { kind: 'tool'; input: ToolActorInput; control: DoubleControl }
   | { kind: 'postToolsHook'; input: PostToolsHookInput; control: DoubleControl }
   | { kind: 'retryTimer'; input: RetryTimerInput; control: DoubleControl }
-  | { kind: 'toolGraceTimer'; input: ToolGraceTimerInput; control: DoubleControl };
+  | { kind: 'toolGraceTimer'; input: ToolGraceTimerInput; control: DoubleControl }
+  | { kind: 'toolHook'; input: ToolHookInput; control: DoubleControl };
 
 /** How a runner drives a double. */
 export interface DoubleControl {
@@ -55,7 +57,7 @@ function scripted<TInput>(describe: (input: TInput, control: DoubleControl) => S
   });
 }
 
-/** The five doubles, to pass (each behind the failure boundary) to `agentMachine.provide`. */
+/** The six doubles, to pass (each behind the failure boundary) to `agentMachine.provide`. */
 export const scriptedActors = {
   llm: scripted<LlmActorInput>((input, control) => ({ kind: 'llm', input, control })),
   tool: scripted<ToolActorInput>((input, control) => ({ kind: 'tool', input, control })),
@@ -74,4 +76,5 @@ export const scriptedActors = {
     input,
     control,
   })),
+  toolHook: scripted<ToolHookInput>((input, control) => ({ kind: 'toolHook', input, control })),
 };

@@ -38,7 +38,7 @@ import type { WalkState } from './eventsByState.js';
  * anyway).
  *
  * @example
- * placeOf({ ExecutingTools: { Approvals: 'Waiting', Questions: 'Idle' } }); // 'ExecutingTools'
+ * placeOf({ ExecutingTools: { Hooks: 'Idle', Approvals: 'Waiting', Questions: 'Idle' } }); // 'ExecutingTools'
  */
 export function placeOf(value: AgentStateValue): string {
   return topStateOf(value) === 'ExecutingTools' ? 'ExecutingTools' : describeStateValue(value);
@@ -88,7 +88,8 @@ export function stateKey(snapshot: KeyedState): string {
     context.toolRuns.some((run) => run.status === 'cancelling')
   ) {
     key.runs = context.toolRuns.map(
-      (run) => `${run.call.name}:${run.status}${run.outcome ? `:${run.outcome.status}` : ''}`,
+      (run) =>
+        `${run.call.name}:${run.status}${run.outcome ? `:${run.outcome.status}` : ''}${run.verdict ? `:${run.verdict}` : ''}`,
     );
   }
   return JSON.stringify(key);

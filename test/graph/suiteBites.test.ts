@@ -100,6 +100,7 @@ describe('the generated suite, on a chart whose interrupts never wait for the ca
     // The waits for a person are uncovered too: the open variant asks nothing of anyone.
     expect(check.coverage.states.missing).toEqual([
       'agent.WaitingForUserInput.SettlingCancelledCalls',
+      'agent.ExecutingTools.Hooks.Running',
       'agent.ExecutingTools.Approvals.Waiting',
       'agent.ExecutingTools.Questions.Waiting',
     ]);

@@ -145,10 +145,30 @@ export const questionsVariant: GraphVariant = {
   busyEventsOnlyWhenFresh: true,
 };
 
+/**
+ * The caller's tool hooks, before and after every call, in the default mode: a hook's every
+ * decision meets the permission check, and the hook's failures (its actor crashing) fail closed
+ * before a call and open after one.
+ */
+export const hooksVariant: GraphVariant = {
+  name: 'hooks',
+  config: {
+    maxRetries: 2,
+    tools: READ_AND_EDIT,
+    permissions: { mode: 'default' },
+    hooks: { preToolUse: true, postToolUse: true },
+  },
+  replies: [replies.text, replies.readOnly, replies.mutating],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: true,
+};
+
 export const graphVariants: readonly GraphVariant[] = [
   openVariant,
   permissionsVariant,
   limitsVariant,
   outputVariant,
   questionsVariant,
+  hooksVariant,
 ];

@@ -98,7 +98,7 @@ describe('createStatelyInspector', () => {
     expect(values).toEqual(
       expect.arrayContaining([
         'CallingLlm',
-        { ExecutingTools: { Approvals: 'Idle', Questions: 'Idle' } },
+        { ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Idle' } },
         'ShuttingDown',
       ]),
     );

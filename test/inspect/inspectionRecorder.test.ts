@@ -81,8 +81,8 @@ describe('InspectionRecorder', () => {
       ['LlmTextDelta', 'CallingLlm'],
       ['LlmCompleted', 'ProcessingLlmResponse'],
       // ExecutingTools is a parallel state: its regions say what waits for a person (nothing here).
-      ['↳', 'ExecutingTools (Approvals.Idle, Questions.Idle)'],
-      ['ToolCompleted', 'ExecutingTools (Approvals.Idle, Questions.Idle)'],
+      ['↳', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)'],
+      ['ToolCompleted', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)'],
       ['↳', 'PostToolsHook'],
       ['PostToolsHookCompleted', 'CallingLlm'],
       ['LlmCompleted', 'ProcessingLlmResponse'],

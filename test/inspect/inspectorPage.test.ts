@@ -121,6 +121,8 @@ const READY = 'WaitingForUserInput WaitingForUserInput.Ready';
 function executing(approvals: 'Idle' | 'Waiting', questions: 'Idle' | 'Waiting'): string {
   return [
     'ExecutingTools',
+    'ExecutingTools.Hooks',
+    'ExecutingTools.Hooks.Idle',
     'ExecutingTools.Approvals',
     `ExecutingTools.Approvals.${approvals}`,
     'ExecutingTools.Questions',
@@ -305,7 +307,9 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     const card = page.locator(`[data-tool-call="${callId}"]`);
     await expect.poll(() => card.getAttribute('data-status')).toBe('awaitingApproval');
     expect(await card.locator('.chip').textContent()).toBe('awaiting approval');
-    expect(await text('state-name')).toBe('ExecutingTools (Approvals.Waiting, Questions.Idle)');
+    expect(await text('state-name')).toBe(
+      'ExecutingTools (Hooks.Idle, Approvals.Waiting, Questions.Idle)',
+    );
     expect(await text('facts')).toContain('waiting for approval of write_file');
     await screenshot(page, 'awaiting-approval');
 
@@ -463,7 +467,9 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     }
     expect(await isLit('ExecutingTools.Questions.Idle')).toBe(false);
     expect(await isLit('ExecutingTools.Approvals.Waiting')).toBe(false);
-    expect(await text('state-name')).toBe('ExecutingTools (Approvals.Idle, Questions.Waiting)');
+    expect(await text('state-name')).toBe(
+      'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Waiting)',
+    );
     expect(await text('facts')).toContain('waiting for answers on Database, Features');
     // The log and the tab name only the region that left Idle; the status line names both.
     expect(

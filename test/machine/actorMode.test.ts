@@ -142,7 +142,7 @@ describe('actor mode with scripted actors', () => {
       'Error',
       'CallingLlm',
       'ProcessingLlmResponse',
-      'ExecutingTools (Approvals.Idle, Questions.Idle)',
+      'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)',
       'PostToolsHook',
       'CallingLlm',
       'ProcessingLlmResponse',

@@ -65,7 +65,7 @@ describe('asking the user', () => {
     const { core, actions } = asking([ask('q1', [pick, several])]);
     expect(actions).toEqual([{ type: 'AskUser', callId: 'q1', questions: [pick, several] }]);
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
     });
     const next = core.handleEvent({
       type: 'UserAnswer',
@@ -105,7 +105,7 @@ describe('asking the user', () => {
     expect(core.handleEvent({ type: 'UserAnswer', callId: 'q1', answers: 7 } as never)).toEqual([]);
     expect(diagnostics.at(-1)?.code).toBe('MALFORMED_EVENT');
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
     });
   });
 
@@ -128,11 +128,11 @@ describe('asking the user', () => {
     });
     expect(actions.map((action) => action.type)).toEqual(['RequestApproval', 'AskUser']);
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Approvals: 'Waiting', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Waiting', Questions: 'Waiting' },
     });
     core.handleEvent({ type: 'ToolApproval', callId: 'e1', decision: 'allow' });
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
     });
     core.handleEvent(toolOk('e1', 'edited'));
     expect(core.state).toBe('ExecutingTools');
@@ -196,7 +196,7 @@ describe('asking the user', () => {
       permissions: { mode: 'default' },
     });
     expect(restored.stateValue).toEqual({
-      ExecutingTools: { Approvals: 'Waiting', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Waiting', Questions: 'Waiting' },
     });
     const actions = restored.handleEvent({ type: 'Resume' });
     expect(actions).toEqual([

@@ -113,6 +113,8 @@ describe('AgentCore.handleEvent', () => {
       | 'Interrupt'
       | 'ToolApproval'
       | 'UserAnswer'
+      | 'PreToolUseDecision'
+      | 'PostToolUseResult'
       | 'SetPermissionMode'
       | 'SetTools'
       | 'ToolGraceExpired'
@@ -131,6 +133,8 @@ describe('AgentCore.handleEvent', () => {
       | 'ScheduleRetry'
       | 'RequestApproval'
       | 'AskUser'
+      | 'RunPreToolUseHook'
+      | 'RunPostToolUseHook'
       | 'OutputGiven'
       | 'Cancel'
     >();
@@ -242,7 +246,13 @@ describe('AgentCore state and snapshot', () => {
       | 'Error'
       | 'ShuttingDown'
       | { WaitingForUserInput: 'Ready' | 'SettlingCancelledCalls' }
-      | { ExecutingTools: { Approvals: 'Idle' | 'Waiting'; Questions: 'Idle' | 'Waiting' } }
+      | {
+          ExecutingTools: {
+            Hooks: 'Idle' | 'Running';
+            Approvals: 'Idle' | 'Waiting';
+            Questions: 'Idle' | 'Waiting';
+          };
+        }
     >();
     // The machine's own snapshots say the same.
     expectTypeOf<SnapshotFrom<typeof agentMachine>['value']>().toEqualTypeOf<AgentStateValue>();
@@ -310,7 +320,7 @@ describe('EVENT_TRAITS', () => {
     expectTypeOf(EVENT_TRAITS).toEqualTypeOf<Readonly<Record<AgentEventType, EventTraits>>>();
     expectTypeOf<EventOrigin>().toEqualTypeOf<'caller' | 'store' | AgentActorName>();
     expectTypeOf<AgentActorName>().toEqualTypeOf<
-      'llm' | 'tool' | 'postToolsHook' | 'retryTimer' | 'toolGraceTimer'
+      'llm' | 'tool' | 'postToolsHook' | 'retryTimer' | 'toolGraceTimer' | 'toolHook'
     >();
     expectTypeOf<EventTraits>().toEqualTypeOf<{
       origin: EventOrigin;

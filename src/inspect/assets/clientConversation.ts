@@ -20,6 +20,7 @@ var conversation = {
 
 var STATUS_TEXT = {
   pending: 'pending', awaitingApproval: 'awaiting approval', awaitingAnswer: 'awaiting answer',
+  preHook: 'hook deciding', postHook: 'hook reviewing',
   running: 'running', done: 'done', failed: 'failed'
 };
 // The built-in tool with which the model asks the user questions (the chart's ASK_USER_TOOL).

@@ -70,6 +70,12 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
     ),
     system: fc.option(fc.constant('You are a careful coding agent.'), { nil: undefined }),
     askUser: fc.boolean(),
+    hooks: fc.constantFrom(
+      undefined,
+      { preToolUse: true },
+      { postToolUse: true },
+      { preToolUse: true, postToolUse: true },
+    ),
   })
   .map((fields) => {
     // Only the keys that are set, so the config reads like one a person would write.
@@ -79,6 +85,7 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
     if (fields.retry !== undefined) config.retry = fields.retry;
     if (fields.system !== undefined) config.system = fields.system;
     if (fields.askUser) config.askUser = true;
+    if (fields.hooks !== undefined) config.hooks = fields.hooks;
     return config;
   });
 
@@ -241,6 +248,9 @@ export function nextEvent(
   const cancelling = context.toolRuns.filter((run) => run.status === 'cancelling');
   const awaiting = context.toolRuns.filter((run) => run.status === 'awaitingApproval');
   const asking = context.toolRuns.filter((run) => run.status === 'awaitingAnswer');
+  const hooked = context.toolRuns.filter(
+    (run) => run.status === 'preHook' || run.status === 'postHook',
+  );
   type Pick = () => Planned;
   const common: Array<readonly [number, Pick]> = [
     [profile.noise, () => valid(noiseEvent(choose, world))],
@@ -307,6 +317,7 @@ export function nextEvent(
           ],
           [awaiting.length > 0 ? 30 : 0, () => valid(approval(choose, choose.oneOf(awaiting)))],
           [asking.length > 0 ? 30 : 0, () => valid(userAnswer(choose, choose.oneOf(asking)))],
+          [hooked.length > 0 ? 40 : 0, () => valid(hookAnswer(choose, choose.oneOf(hooked)))],
           [4, setMode],
           [2, setTools],
           [5, userInput],
@@ -462,6 +473,27 @@ function approval(choose: Chooser, run: { call: ToolCall }): AgentEvent {
   return event;
 }
 
+/** A tool hook's answer for a call waiting for it: each decision, a new input, a note, a failure. */
+function hookAnswer(choose: Chooser, run: { call: ToolCall; status: string }): AgentEvent {
+  const callId = run.call.id;
+  if (run.status === 'postHook') {
+    return choose.oneOf<AgentEvent>([
+      { type: 'PostToolUseResult', callId },
+      { type: 'PostToolUseResult', callId, context: 'formatted' },
+      { type: 'PostToolUseResult', callId, message: 'the hook explains' },
+      { type: 'PostToolUseResult', callId, error: 'the postToolUse hook failed: boom' },
+    ]);
+  }
+  return choose.oneOf<AgentEvent>([
+    { type: 'PreToolUseDecision', callId },
+    { type: 'PreToolUseDecision', callId, decision: 'allow' },
+    { type: 'PreToolUseDecision', callId, decision: 'deny', reason: 'not today' },
+    { type: 'PreToolUseDecision', callId, decision: 'ask' },
+    { type: 'PreToolUseDecision', callId, input: { path: 'elsewhere.txt' }, context: 'moved' },
+    { type: 'PreToolUseDecision', callId, error: 'the preToolUse hook failed: boom' },
+  ]);
+}
+
 /** Answers to an `ask_user` call: one per question, or (sometimes) one too few. */
 function userAnswer(choose: Chooser, run: { call: ToolCall }): AgentEvent {
   const count = (run.call.input as { questions: unknown[] }).questions.length;
@@ -482,6 +514,8 @@ function noiseEvent(choose: Chooser, world: World): AgentEvent {
     () => ({ type: 'ToolProgress', callId: staleId, progress: 'late' }),
     () => ({ type: 'ToolApproval', callId: staleId, decision: 'allow' }),
     () => ({ type: 'UserAnswer', callId: staleId, answers: ['late'] }),
+    () => ({ type: 'PreToolUseDecision', callId: staleId, decision: 'allow' }),
+    () => ({ type: 'PostToolUseResult', callId: staleId }),
     () => ({ type: 'RetryTimeoutFired' }),
     () => ({ type: 'PostToolsHookCompleted', actionTaken: false }),
     () => ({ type: 'LlmTextDelta', content: 'stray' }),
@@ -536,6 +570,9 @@ function malformedEvent(choose: Chooser, core: AgentCore): unknown {
     () => ({ type: 'ToolApproval', callId: liveId, decision: 'allow', remember: 'yes' }),
     () => ({ type: 'UserAnswer', callId: liveId }),
     () => ({ type: 'UserAnswer', callId: liveId, answers: [1] }),
+    () => ({ type: 'PreToolUseDecision', callId: liveId, decision: 'maybe' }),
+    () => ({ type: 'PreToolUseDecision', callId: liveId, input: 'rm -rf' }),
+    () => ({ type: 'PostToolUseResult', callId: liveId, context: 7 }),
     () => ({ type: 'SetPermissionMode', mode: 'yolo' }),
     () => ({ type: 'SetPermissionMode' }),
     () => ({ type: 'SetTools' }),
@@ -608,6 +645,10 @@ export function expectedVerdict(
         );
       case 'ToolApproval':
         return state === 'ExecutingTools' && hasRun(event.callId, 'awaitingApproval');
+      case 'PreToolUseDecision':
+        return state === 'ExecutingTools' && hasRun(event.callId, 'preHook');
+      case 'PostToolUseResult':
+        return state === 'ExecutingTools' && hasRun(event.callId, 'postHook');
       case 'UserAnswer': {
         // One answer per question the call asks.
         const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);

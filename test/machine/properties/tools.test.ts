@@ -21,12 +21,23 @@ function isEdit(name: string, config: AgentConfig): boolean {
   return spec?.edit ?? (isMutating(name, config) && name !== 'bash');
 }
 
-/** DESIGN section 5, restated: what the permissions say about one call right now. */
-function permissionFor(name: string, context: AgentContext, config: AgentConfig) {
+/**
+ * DESIGN section 5, restated: what the permissions say about one call right now, with what the
+ * `preToolUse` hook said of it (its `ask` asks unless refused; its `allow` runs it unless refused).
+ */
+function permissionFor(
+  name: string,
+  context: AgentContext,
+  config: AgentConfig,
+  verdict?: 'allow' | 'ask' | 'pass',
+) {
   const mode = context.permissionMode;
-  if (mode === null) return 'allow';
+  if (mode === null) return verdict === 'ask' ? 'ask' : 'allow';
   const remembered = context.rememberedDecisions[name];
   if (config.permissions?.deny?.includes(name) || remembered === 'deny') return 'deny';
+  if (mode === 'plan' && isMutating(name, config)) return 'deny';
+  if (verdict === 'ask') return 'ask';
+  if (verdict === 'allow') return 'allow';
   if (!isMutating(name, config)) return 'allow';
   if (mode === 'plan') return 'deny';
   if (mode === 'bypassPermissions') return 'allow';
@@ -44,6 +55,7 @@ describe('AgentCore properties', () => {
         const startedIds = new Set<string>();
         const askedIds = new Set<string>();
         const questionIds = new Set<string>();
+        const hookedIds = new Set<string>();
         // With askUser on, an ask_user call is the chart's own: it never runs and is never
         // approved; its questions are put to the user.
         const isQuestion = (call: ToolCall) => config.askUser === true && call.name === 'ask_user';
@@ -60,7 +72,9 @@ describe('AgentCore properties', () => {
                 event?.type === 'ToolApproval' &&
                 event.callId === call.id &&
                 event.decision === 'allow';
-              if (!approved) expect(permissionFor(call.name, contextAfter, config)).toBe('allow');
+              const verdict = contextAfter.toolRuns.find((run) => run.call.id === call.id)?.verdict;
+              if (!approved)
+                expect(permissionFor(call.name, contextAfter, config, verdict)).toBe('allow');
             }
           }
           for (const { call } of actionsOf(step.actions, 'RequestApproval')) {
@@ -68,7 +82,13 @@ describe('AgentCore properties', () => {
             expect(askedIds.has(call.id), `${call.id} asked twice`).toBe(false);
             askedIds.add(call.id);
             expect(isQuestion(call)).toBe(false);
-            expect(permissionFor(call.name, contextAfter, config)).toBe('ask');
+            const verdict = contextAfter.toolRuns.find((run) => run.call.id === call.id)?.verdict;
+            expect(permissionFor(call.name, contextAfter, config, verdict)).toBe('ask');
+          }
+          for (const { call } of actionsOf(step.actions, 'RunPreToolUseHook')) {
+            expect(hookedIds.has(call.id), `${call.id} hooked twice`).toBe(false);
+            expect(config.hooks?.preToolUse).toBe(true);
+            hookedIds.add(call.id);
           }
           for (const { callId, questions } of actionsOf(step.actions, 'AskUser')) {
             expect(questionIds.has(callId), `${callId} asked twice`).toBe(false);
@@ -82,6 +102,7 @@ describe('AgentCore properties', () => {
               if (run.status === 'running') expect(startedIds).toContain(run.call.id);
               if (run.status === 'awaitingApproval') expect(askedIds).toContain(run.call.id);
               if (run.status === 'awaitingAnswer') expect(questionIds).toContain(run.call.id);
+              if (run.status === 'preHook') expect(hookedIds).toContain(run.call.id);
               expect(run.status).not.toBe('pending');
             }
           }
@@ -89,7 +110,8 @@ describe('AgentCore properties', () => {
             event?.type === 'LlmCompleted' &&
             step.diagnostics.length === 0 &&
             contextAfter.permissionMode === null &&
-            event.response.stopReason !== 'refusal'
+            event.response.stopReason !== 'refusal' &&
+            config.hooks?.preToolUse !== true
           ) {
             // Without permissions every call whose input parsed runs at once, in call order.
             const invalid = event.response.toolInputErrors ?? {};

@@ -1,0 +1,211 @@
+/**
+ * The `toolHook` actor: runs the caller's `preToolUse` or `postToolUse` function on one call,
+ * with a timeout and an `AbortSignal`, and answers with the chart's event for it. A hook that
+ * throws, hangs past its timeout or answers with something malformed is a failure in that event
+ * (`error`), never thrown: the chart decides what a failure means (a `preToolUse` failure denies
+ * the call; a `postToolUse` failure leaves the result as it was).
+ */
+import { type EventObject, fromCallback } from 'xstate';
+import {
+  AgentStatechartError,
+  type AgentEvent,
+  errorMessage,
+  type ToolCall,
+  type ToolHookInput,
+  type ToolOutcome,
+} from '../machine/index.js';
+import type { InFlightWork } from './inFlightWork.js';
+
+/**
+ * What a `preToolUse` hook may answer: a decision (`allow`, `deny` with a `reason` the model
+ * reads, `ask` for a person's approval; none: the permissions decide), an `input` to run the
+ * call with instead of the model's, and `context`, a note the model reads with the result.
+ * Returning nothing (`undefined`) decides nothing.
+ *
+ * @example
+ * const answer: PreToolUseAnswer = { decision: 'deny', reason: 'migrations are generated; edit the schema' };
+ */
+export interface PreToolUseAnswer {
+  decision?: 'allow' | 'deny' | 'ask';
+  reason?: string;
+  input?: Record<string, unknown>;
+  context?: string;
+}
+
+/**
+ * What a `postToolUse` hook may answer: `context`, a note the model reads after the result, and
+ * `message`, for a call that failed, the error the model reads instead of the tool's own.
+ *
+ * @example
+ * const answer: PostToolUseAnswer = { context: 'prettier reformatted the file' };
+ */
+export interface PostToolUseAnswer {
+  context?: string;
+  message?: string;
+}
+
+/** What a hook is told besides its call: how to know it was cancelled, and the current mode. */
+export interface ToolHookContext {
+  /** Aborted when the hook times out, or the turn is interrupted or the agent shuts down. */
+  signal: AbortSignal;
+}
+
+/**
+ * The caller's tool hooks. Each may be async; each runs once per call (again after a restart if
+ * it had not answered), within `timeoutMs`.
+ *
+ * @example
+ * const hooks: ToolHooks = {
+ *   preToolUse: ({ call }) =>
+ *     call.name === 'bash' && String(call.input.command).includes('rm -rf')
+ *       ? { decision: 'deny', reason: 'no recursive deletes; remove files one by one' }
+ *       : undefined,
+ *   postToolUse: ({ call, outcome }) =>
+ *     call.name === 'edit_file' && outcome.status === 'success' ? { context: 'remember to run the tests' } : undefined,
+ * };
+ */
+export interface ToolHooks {
+  preToolUse?: (
+    input: { call: ToolCall & { input: Record<string, unknown> } },
+    context: ToolHookContext,
+  ) => PreToolUseAnswer | undefined | Promise<PreToolUseAnswer | undefined>;
+  postToolUse?: (
+    input: { call: ToolCall & { input: Record<string, unknown> }; outcome: ToolOutcome },
+    context: ToolHookContext,
+  ) => PostToolUseAnswer | undefined | Promise<PostToolUseAnswer | undefined>;
+}
+
+/** How long a hook may take when nothing else is said. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+
+/**
+ * Options of {@link createToolHookActor}.
+ *
+ * @example
+ * const options: ToolHookActorOptions = { hooks, timeoutMs: 5_000 };
+ */
+export interface ToolHookActorOptions {
+  hooks: ToolHooks;
+  /** How long one hook may run. Default {@link DEFAULT_HOOK_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Where the actor registers its work, so a graceful shutdown can wait for it. */
+  inFlight?: InFlightWork;
+}
+
+/**
+ * Makes the `toolHook` actor that runs `hooks`.
+ *
+ * @example
+ * agentMachine.provide({ actors: { toolHook: createToolHookActor({ hooks }) } });
+ */
+export function createToolHookActor(options: ToolHookActorOptions) {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
+  return fromCallback<EventObject, ToolHookInput>(({ input, sendBack }) => {
+    const controller = new AbortController();
+    let cancelled = false;
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new AgentStatechartError('TIMED_OUT', `the ${input.hook} hook took over ${timeoutMs} ms`),
+        ),
+      timeoutMs,
+    );
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error));
+    });
+    aborted.catch(() => undefined);
+    const work = Promise.race([runHook(options.hooks, input, controller.signal), aborted])
+      .then(
+        (answer) => answerEvent(input, answer),
+        (error: unknown) => failureOf(input, errorMessage(error)),
+      )
+      .then((event) => {
+        clearTimeout(timer);
+        if (!cancelled) sendBack(event);
+      });
+    options.inFlight?.track(work);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+      controller.abort(
+        new AgentStatechartError('CANCELLED', `the ${input.hook} hook was cancelled`),
+      );
+    };
+  });
+}
+
+async function runHook(
+  hooks: ToolHooks,
+  input: ToolHookInput,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const call = input.call as ToolCall & { input: Record<string, unknown> };
+  if (input.hook === 'preToolUse') return hooks.preToolUse?.({ call }, { signal });
+  return hooks.postToolUse?.({ call, outcome: input.outcome }, { signal });
+}
+
+/** The chart's event for a hook's answer: only the fields it may set, each checked. */
+function answerEvent(input: ToolHookInput, answer: unknown): AgentEvent {
+  const callId = input.call.id;
+  if (answer === undefined || answer === null) {
+    return input.hook === 'preToolUse'
+      ? { type: 'PreToolUseDecision', callId }
+      : { type: 'PostToolUseResult', callId };
+  }
+  if (typeof answer !== 'object' || Array.isArray(answer)) {
+    return failureOf(input, `it answered ${typeof answer}, not an object or nothing`);
+  }
+  const fields = answer as Record<string, unknown>;
+  const text = (name: string): string | undefined => {
+    const value = fields[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') throw new TypeError(`its ${name} must be a string`);
+    return value;
+  };
+  try {
+    if (input.hook === 'postToolUse') {
+      const context = text('context');
+      const message = text('message');
+      return {
+        type: 'PostToolUseResult',
+        callId,
+        ...(context === undefined ? {} : { context }),
+        ...(message === undefined ? {} : { message }),
+      };
+    }
+    const { decision, input: edited } = fields;
+    if (
+      decision !== undefined &&
+      decision !== 'allow' &&
+      decision !== 'deny' &&
+      decision !== 'ask'
+    ) {
+      throw new TypeError("its decision must be 'allow', 'deny' or 'ask'");
+    }
+    if (
+      edited !== undefined &&
+      (typeof edited !== 'object' || edited === null || Array.isArray(edited))
+    ) {
+      throw new TypeError('its input must be an object');
+    }
+    const reason = text('reason');
+    const context = text('context');
+    return {
+      type: 'PreToolUseDecision',
+      callId,
+      ...(decision === undefined ? {} : { decision }),
+      ...(reason === undefined ? {} : { reason }),
+      ...(edited === undefined ? {} : { input: edited as Record<string, unknown> }),
+      ...(context === undefined ? {} : { context }),
+    };
+  } catch (error) {
+    return failureOf(input, errorMessage(error));
+  }
+}
+
+function failureOf(input: ToolHookInput, reason: string): AgentEvent {
+  const error = `the ${input.hook} hook failed on ${input.call.name}: ${reason}`;
+  return input.hook === 'preToolUse'
+    ? { type: 'PreToolUseDecision', callId: input.call.id, error }
+    : { type: 'PostToolUseResult', callId: input.call.id, error };
+}
