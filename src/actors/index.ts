@@ -54,6 +54,8 @@ export {
   DEFAULT_HOOK_TIMEOUT_MS,
   type PostToolUseAnswer,
   type PreToolUseAnswer,
+  runToolHook,
+  toolHookSwitches,
   type ToolHookActorOptions,
   type ToolHookContext,
   type ToolHooks,

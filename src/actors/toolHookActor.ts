@@ -12,6 +12,7 @@ import {
   errorMessage,
   type ToolCall,
   type ToolHookInput,
+  type ToolHookSwitches,
   type ToolOutcome,
 } from '../machine/index.js';
 import type { InFlightWork } from './inFlightWork.js';
@@ -99,39 +100,106 @@ export interface ToolHookActorOptions {
  * agentMachine.provide({ actors: { toolHook: createToolHookActor({ hooks }) } });
  */
 export function createToolHookActor(options: ToolHookActorOptions) {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   return fromCallback<EventObject, ToolHookInput>(({ input, sendBack }) => {
     const controller = new AbortController();
     let cancelled = false;
-    const timer = setTimeout(
-      () =>
-        controller.abort(
-          new AgentStatechartError('TIMED_OUT', `the ${input.hook} hook took over ${timeoutMs} ms`),
-        ),
-      timeoutMs,
-    );
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error));
+    const work = runToolHook(options.hooks, input, {
+      signal: controller.signal,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    }).then((event) => {
+      if (!cancelled) sendBack(event);
     });
-    aborted.catch(() => undefined);
-    const work = Promise.race([runHook(options.hooks, input, controller.signal), aborted])
-      .then(
-        (answer) => answerEvent(input, answer),
-        (error: unknown) => failureOf(input, errorMessage(error)),
-      )
-      .then((event) => {
-        clearTimeout(timer);
-        if (!cancelled) sendBack(event);
-      });
     options.inFlight?.track(work);
     return () => {
       cancelled = true;
-      clearTimeout(timer);
       controller.abort(
         new AgentStatechartError('CANCELLED', `the ${input.hook} hook was cancelled`),
       );
     };
   });
+}
+
+/**
+ * Runs the hook `input` names and answers the chart's event for it: the hook's answer, checked,
+ * or a failure (`error`) when it threw, answered something malformed or took longer than
+ * `timeoutMs` (its signal is then aborted). Never rejects. A hook that is not given answers
+ * nothing. What the `toolHook` actor does, and what a pure-mode driver does for a
+ * `RunPreToolUseHook` or `RunPostToolUseHook` action.
+ *
+ * @example
+ * const event = await runToolHook(hooks, { hook: 'preToolUse', call });
+ * await session.handleEvent(event);
+ */
+export async function runToolHook(
+  hooks: ToolHooks,
+  input: ToolHookInput,
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<AgentEvent> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
+  const controller = new AbortController();
+  const stop = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new AgentStatechartError('TIMED_OUT', `the ${input.hook} hook took over ${timeoutMs} ms`),
+      ),
+    timeoutMs,
+  );
+  const aborted = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error));
+  });
+  try {
+    const answer = await Promise.race([runHook(hooks, input, controller.signal), aborted]);
+    return answerEvent(input, answer);
+  } catch (error) {
+    return failureOf(input, errorMessage(error));
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
+  }
+}
+
+/**
+ * Which tool hooks a chart waits for, from the hook functions given; `INVALID_OPTION` for a hook
+ * that is not a function, a name that is not a tool hook, or a timeout that is not a positive
+ * number.
+ *
+ * @example
+ * toolHookSwitches({ preToolUse: () => undefined }); // { preToolUse: true, postToolUse: false }
+ */
+export function toolHookSwitches(
+  hooks: ToolHooks | undefined,
+  timeoutMs?: number,
+): ToolHookSwitches | undefined {
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      `hookTimeoutMs must be a positive number of milliseconds; got ${String(timeoutMs)}`,
+    );
+  }
+  if (hooks === undefined) return undefined;
+  if (typeof hooks !== 'object' || hooks === null) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      'hooks must be an object { preToolUse?, postToolUse? } of functions',
+    );
+  }
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (name !== 'preToolUse' && name !== 'postToolUse') {
+      throw new AgentStatechartError(
+        'INVALID_OPTION',
+        `hooks.${name} is not a hook; the tool hooks are preToolUse and postToolUse`,
+      );
+    }
+    if (hook !== undefined && typeof hook !== 'function') {
+      throw new AgentStatechartError('INVALID_OPTION', `hooks.${name} must be a function`);
+    }
+  }
+  return {
+    preToolUse: typeof hooks.preToolUse === 'function',
+    postToolUse: typeof hooks.postToolUse === 'function',
+  };
 }
 
 async function runHook(

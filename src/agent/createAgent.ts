@@ -18,6 +18,7 @@ import {
   resolveLlmTransport,
   type Tool,
   type ToolHooks,
+  toolHookSwitches,
   type ToolRegistry,
 } from '../actors/index.js';
 import {
@@ -491,44 +492,6 @@ function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): Agent
     if (options[key] !== undefined) Object.assign(config, { [key]: options[key] });
   }
   return config;
-}
-
-/**
- * Which tool hooks the chart waits for, from the hook functions given; `INVALID_OPTION` for a
- * hook that is not a function or a timeout that is not a positive number.
- */
-function toolHookSwitches(
-  hooks: ToolHooks | undefined,
-  timeoutMs: number | undefined,
-): AgentConfig['hooks'] {
-  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new AgentStatechartError(
-      'INVALID_OPTION',
-      `hookTimeoutMs must be a positive number of milliseconds; got ${String(timeoutMs)}`,
-    );
-  }
-  if (hooks === undefined) return undefined;
-  if (typeof hooks !== 'object' || hooks === null) {
-    throw new AgentStatechartError(
-      'INVALID_OPTION',
-      'hooks must be an object { preToolUse?, postToolUse? } of functions',
-    );
-  }
-  for (const [name, hook] of Object.entries(hooks)) {
-    if (name !== 'preToolUse' && name !== 'postToolUse') {
-      throw new AgentStatechartError(
-        'INVALID_OPTION',
-        `hooks.${name} is not a hook; the tool hooks are preToolUse and postToolUse`,
-      );
-    }
-    if (hook !== undefined && typeof hook !== 'function') {
-      throw new AgentStatechartError('INVALID_OPTION', `hooks.${name} must be a function`);
-    }
-  }
-  return {
-    preToolUse: typeof hooks.preToolUse === 'function',
-    postToolUse: typeof hooks.postToolUse === 'function',
-  };
 }
 
 /** The fields of the chart's config `createAgent` passes on as the caller gave them. */

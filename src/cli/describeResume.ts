@@ -132,6 +132,9 @@ export function describeResume({ before, resume, after }: ObservedResume): Resum
           text: `${run.call.name} waits for answers to: ${describeQuestions(questions)}`,
         });
       }
+    } else if (run.status === 'preHook' || run.status === 'postHook') {
+      const hook = run.status === 'preHook' ? 'preToolUse' : 'postToolUse';
+      items.push({ kind: 'hook re-run', text: `the ${hook} hook on ${call}` });
     } else if (now?.status === 'running') {
       const reason =
         started !== undefined && !started.includes(run.call.id)

@@ -17,7 +17,9 @@ import {
   DeltaCoalescer,
   type LlmTransport,
   runToolCall,
+  runToolHook,
   streamLlmResponse,
+  type ToolHooks,
   type ToolRegistry,
 } from '../actors/index.js';
 import {
@@ -37,6 +39,7 @@ import {
   openQuestionsOf,
   type QuestionsAsked,
   type ToolCall,
+  type ToolHookInput,
 } from '../machine/index.js';
 import { type PostgresSessionStore, SessionCore, type SessionStore } from '../persistence/index.js';
 import type { AgentTracer, SessionTracers } from '../telemetry/index.js';
@@ -121,6 +124,9 @@ export interface DriverDependencies {
   llm: Anthropic | LlmTransport;
   /** Runs the post-tools hook; resolves whether it acted. Default: nothing to do. */
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
+  /** The tool hooks the chart's `hooks` switches say run, and how long each may take. */
+  hooks?: ToolHooks;
+  hookTimeoutMs?: number;
   /** Told when a write of this worker was refused because another execution took the session. */
   onFenced?: (sessionId: string) => void;
   /** Traces each session this worker drives (the worker's `telemetry` option). */
@@ -313,6 +319,19 @@ async function advance(
       await chart.take({ type: 'PostToolsHookCompleted', ...hook });
       return { next: 'more' };
     }
+    case 'RunPreToolUseHook':
+    case 'RunPostToolUseHook': {
+      // A hook's answer is recorded like any event; a step that dies before it asks the hook
+      // again, and a recorded answer is never asked for twice.
+      const input: ToolHookInput =
+        effect.type === 'RunPreToolUseHook'
+          ? { hook: 'preToolUse', call: effect.call }
+          : { hook: 'postToolUse', call: effect.call, outcome: effect.outcome };
+      const timeout =
+        dependencies.hookTimeoutMs === undefined ? {} : { timeoutMs: dependencies.hookTimeoutMs };
+      await chart.take(await runToolHook(dependencies.hooks ?? {}, input, timeout));
+      return { next: 'more' };
+    }
     case 'ScheduleRetry':
       if (effect.delayMs > FIRE_NOW_MS) {
         // The backoff's start is recorded: the step after the sleep waits only what is left.
@@ -333,7 +352,15 @@ const ASKED_AGAIN_ON_RESUME: ReadonlySet<AgentAction['type']> = new Set([
 
 type Effect = Extract<
   AgentAction,
-  { type: 'SendLlmRequest' | 'ExecuteTools' | 'RunPostToolsHook' | 'ScheduleRetry' }
+  {
+    type:
+      | 'SendLlmRequest'
+      | 'ExecuteTools'
+      | 'RunPostToolsHook'
+      | 'RunPreToolUseHook'
+      | 'RunPostToolUseHook'
+      | 'ScheduleRetry';
+  }
 >;
 
 /**
@@ -429,6 +456,8 @@ function isEffect(action: AgentAction): action is Effect {
     action.type === 'SendLlmRequest' ||
     action.type === 'ExecuteTools' ||
     action.type === 'RunPostToolsHook' ||
+    action.type === 'RunPreToolUseHook' ||
+    action.type === 'RunPostToolUseHook' ||
     action.type === 'ScheduleRetry'
   );
 }

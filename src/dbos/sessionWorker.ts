@@ -8,7 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { LlmTransport, ToolRegistry } from '../actors/index.js';
+import {
+  type LlmTransport,
+  type ToolHooks,
+  toolHookSwitches,
+  type ToolRegistry,
+} from '../actors/index.js';
 import {
   createPostgresSessionStore,
   importOptionalPeer,
@@ -101,6 +106,16 @@ export interface SessionWorkerOptions {
   /** Runs the post-tools hook; resolves whether it acted. */
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
   /**
+   * Tool hooks, as `createAgent` takes them: `preToolUse` decides about each call before the
+   * permission check, `postToolUse` comments on each result (see `CreateAgentOptions.hooks`). A
+   * drive runs each as a step of its own, and records its answer; the worker that takes a
+   * session over asks a hook again only about a call it had not decided. Every worker of a
+   * service should be given the same hooks.
+   */
+  hooks?: ToolHooks;
+  /** How long one tool hook may take, in milliseconds. Default 60 000. */
+  hookTimeoutMs?: number;
+  /**
    * Trace the sessions this worker drives with OpenTelemetry (see `createAgent`'s option of the
    * same name). A turn's trace id comes from its session, so a turn that fails over to another
    * worker goes on in the same trace.
@@ -139,6 +154,10 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
     'startSessionWorker',
     () => import('@dbos-inc/dbos-sdk'),
   );
+  // The chart waits for the hooks the worker is given; refused before anything opens when they
+  // are not hooks.
+  const switches = toolHookSwitches(options.hooks, options.hookTimeoutMs);
+  const agent = switches === undefined ? options.agent : { ...options.agent, hooks: switches };
   const schema = options.schema ?? 'agent_statechart';
   const applicationName = options.applicationName ?? 'agent-statechart';
   const leaseMs = options.leaseMs ?? 3_000;
@@ -166,7 +185,7 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   const engine = DBOS as unknown as DriverEngine & ReaperEngine;
   const telemetry = telemetryOptions(options.telemetry);
   const tools = await workerTools(
-    options.agent,
+    agent,
     options.tools,
     options.mcpServers,
     typeof options.workspace === 'string' ? options.workspace : process.cwd(),
@@ -184,6 +203,8 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
       workspace: options.workspace,
       llm: options.llm,
       ...(options.postToolsHook ? { postToolsHook: options.postToolsHook } : {}),
+      ...(options.hooks ? { hooks: options.hooks } : {}),
+      ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
       ...(options.onFenced ? { onFenced: options.onFenced } : {}),
       ...(telemetry === undefined ? {} : { tracers: new SessionTracers(telemetry) }),
     }),

@@ -63,6 +63,13 @@ const SCRIPTS: Record<string, ScriptedTurn[]> = {
   ],
   look: [reply([{ type: 'tool_use', name: 'screenshot', input: {} }]), reply('A dot.')],
   answer: [reply([{ type: 'tool_use', name: 'final_answer', input: { verdict: 'approve' } }])],
+  hook: [
+    reply([
+      { type: 'tool_use', id: 'toolu_hooked', name: 'screenshot', input: {} },
+      { type: 'tool_use', id: 'toolu_noted', name: 'screenshot', input: {} },
+    ]),
+    reply('One of two.'),
+  ],
   ask: [
     reply([
       { type: 'text', text: 'One thing first.' },
@@ -115,7 +122,42 @@ describe.skipIf(installation === null)('a session worker', () => {
       workspace: directory,
       llm: testLlmClient({ baseURL: model.baseURL, apiKey: 'test-key' }),
       mcpServers: { t: { ...stdioServerCommand(), env: { MCP_TEST_LOG: join(directory, 'log') } } },
+      // Only the calls of the `hook` session are the hooks' business.
+      hooks: {
+        preToolUse: ({ call }) =>
+          call.id === 'toolu_hooked'
+            ? { decision: 'deny', reason: 'not on this worker' }
+            : undefined,
+        postToolUse: ({ call }) =>
+          call.id === 'toolu_noted' ? { context: 'seen by the hook' } : undefined,
+      },
     });
+  });
+
+  it('runs the tool hooks as steps of the drive: a denial the model reads, a note after a result', async () => {
+    const { result } = await drive('hook-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'hook two screenshots' },
+    });
+    expect(result).toMatchObject({ state: 'WaitingForUserInput' });
+    const [, second] = requestsOf('hook');
+    expect(second?.body.messages.at(-1)?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_hooked',
+        content: 'permission denied by the preToolUse hook: not on this worker',
+        is_error: true,
+      },
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_noted',
+        content: [
+          { type: 'text', text: 'the page' },
+          pngBlock,
+          { type: 'text', text: '[postToolUse hook] seen by the hook' },
+        ],
+      },
+    ]);
   });
 
   afterAll(async () => {
