@@ -88,7 +88,16 @@ describe.runIf(chromiumPath)('the SVG diagram in Chromium', () => {
       // Every state's name, top-level and nested, is laid out as text the browser can find.
       const names = await page.locator('g.state text.state-name').allTextContents();
       expect(names.sort()).toEqual(
-        [...AGENT_STATE_NAMES, 'Ready', 'SettlingCancelledCalls'].sort(),
+        [
+          ...AGENT_STATE_NAMES,
+          'Ready',
+          'SettlingCancelledCalls',
+          // The regions of ExecutingTools, and the two states of each.
+          'Hooks',
+          'Approvals',
+          'Questions',
+          ...['Idle', 'Running', 'Idle', 'Waiting', 'Idle', 'Waiting'],
+        ].sort(),
       );
     } finally {
       await page.close();

@@ -62,7 +62,8 @@ describe('generated docs', () => {
     expect(page).toMatch(
       /\| `WaitingForUserInput\.SettlingCancelledCalls` +\| `ToolGraceExpired` +\|/,
     );
-    expect(page).toContain('2 states nested in them');
+    // Two in WaitingForUserInput; three regions of ExecutingTools and two states in each.
+    expect(page).toContain('11 states nested in them');
     const svg = docs.get('docs/state-machine.svg') ?? '';
     for (const state of [
       'WaitingForUserInput.Ready',
