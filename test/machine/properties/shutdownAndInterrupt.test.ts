@@ -214,7 +214,7 @@ describe('AgentCore properties', () => {
       { numRuns: 200 },
     );
     // Every state a turn runs in was interrupted often enough for the checks above to mean something.
-    for (const state of TURN_STATES) expect(interruptedFrom.get(state) ?? 0).toBeGreaterThan(10);
+    for (const state of TURN_STATES) expect(interruptedFrom.get(state) ?? 0).toBeGreaterThan(5);
   });
 
   it('the generator reaches every state, nested ones included, so the properties are not vacuous', () => {
