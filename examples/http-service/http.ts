@@ -4,7 +4,12 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answersProblem, type UserAnswers, type UserQuestion } from 'agent-statechart';
+import {
+  answersProblem,
+  type UserAnswers,
+  type UserQuestion,
+  validateEvent,
+} from 'agent-statechart';
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -62,16 +67,13 @@ export function approvalOf(
 export function answersOf(answers: unknown, questions: readonly UserQuestion[]): UserAnswers {
   const count = `${questions.length} answer${questions.length === 1 ? '' : 's'}`;
   const expected = `send { "answers": [...] } with ${count}, one per question in order: a choice's label or your own words, an array of them where several may be picked, "" for none`;
-  const isText = (value: unknown) => typeof value === 'string';
-  if (
-    !Array.isArray(answers) ||
-    !answers.every((answer) => isText(answer) || (Array.isArray(answer) && answer.every(isText)))
-  ) {
+  // The shape is the chart's own check of a UserAnswer; how many, the questions'.
+  if (validateEvent({ type: 'UserAnswer', callId: 'answer', answers }) !== null) {
     throw new HttpError(400, expected);
   }
-  const problem = answersProblem(questions, answers);
+  const problem = answersProblem(questions, answers as UserAnswers);
   if (problem !== null) throw new HttpError(400, `${problem}: ${expected}`);
-  return answers;
+  return answers as UserAnswers;
 }
 
 /** The request's body, a JSON object (`{}` when empty); `HttpError` 400/413 otherwise. */

@@ -9,6 +9,7 @@ import { type EventObject, fromCallback } from 'xstate';
 import {
   AgentStatechartError,
   type AgentEvent,
+  checkEvent,
   errorMessage,
   type ToolCall,
   type ToolHookInput,
@@ -212,63 +213,30 @@ async function runHook(
   return hooks.postToolUse?.({ call, outcome: input.outcome }, { signal });
 }
 
-/** The chart's event for a hook's answer: only the fields it may set, each checked. */
+/** What each hook's answer may set of the chart's event. */
+const ANSWER_FIELDS = {
+  preToolUse: ['decision', 'reason', 'input', 'context'],
+  postToolUse: ['context', 'message'],
+} as const;
+
+/**
+ * The chart's event for a hook's answer: the fields the hook may set, checked (and copied as
+ * plain JSON) by the chart's own event check; an answer it refuses is the hook's failure.
+ */
 function answerEvent(input: ToolHookInput, answer: unknown): AgentEvent {
-  const callId = input.call.id;
-  if (answer === undefined || answer === null) {
-    return input.hook === 'preToolUse'
-      ? { type: 'PreToolUseDecision', callId }
-      : { type: 'PostToolUseResult', callId };
-  }
-  if (typeof answer !== 'object' || Array.isArray(answer)) {
-    return failureOf(input, `it answered ${typeof answer}, not an object or nothing`);
-  }
-  const fields = answer as Record<string, unknown>;
-  const text = (name: string): string | undefined => {
-    const value = fields[name];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string') throw new TypeError(`its ${name} must be a string`);
-    return value;
-  };
-  try {
-    if (input.hook === 'postToolUse') {
-      const context = text('context');
-      const message = text('message');
-      return {
-        type: 'PostToolUseResult',
-        callId,
-        ...(context === undefined ? {} : { context }),
-        ...(message === undefined ? {} : { message }),
-      };
+  const type = input.hook === 'preToolUse' ? 'PreToolUseDecision' : 'PostToolUseResult';
+  const event: Record<string, unknown> = { type, callId: input.call.id };
+  if (answer !== undefined && answer !== null) {
+    if (typeof answer !== 'object' || Array.isArray(answer)) {
+      return failureOf(input, `it answered ${typeof answer}, not an object or nothing`);
     }
-    const { decision, input: edited } = fields;
-    if (
-      decision !== undefined &&
-      decision !== 'allow' &&
-      decision !== 'deny' &&
-      decision !== 'ask'
-    ) {
-      throw new TypeError("its decision must be 'allow', 'deny' or 'ask'");
+    for (const field of ANSWER_FIELDS[input.hook]) {
+      const value = (answer as Record<string, unknown>)[field];
+      if (value !== undefined) event[field] = value;
     }
-    if (
-      edited !== undefined &&
-      (typeof edited !== 'object' || edited === null || Array.isArray(edited))
-    ) {
-      throw new TypeError('its input must be an object');
-    }
-    const reason = text('reason');
-    const context = text('context');
-    return {
-      type: 'PreToolUseDecision',
-      callId,
-      ...(decision === undefined ? {} : { decision }),
-      ...(reason === undefined ? {} : { reason }),
-      ...(edited === undefined ? {} : { input: edited as Record<string, unknown> }),
-      ...(context === undefined ? {} : { context }),
-    };
-  } catch (error) {
-    return failureOf(input, errorMessage(error));
   }
+  const checked = checkEvent(event);
+  return checked.ok ? checked.event : failureOf(input, checked.problem.replace(`${type}: `, ''));
 }
 
 function failureOf(input: ToolHookInput, reason: string): AgentEvent {

@@ -43,7 +43,6 @@ import type {
   AgentNotificationName,
   NotificationHub,
 } from './agentNotifications.js';
-import { answerRefusal } from './answerRefusal.js';
 import type { SandboxStatus } from '../actors/index.js';
 import type { InspectorServer } from '../inspect/index.js';
 import type { McpServerStatus, McpServers } from '../mcp/index.js';
@@ -446,15 +445,7 @@ export class Agent {
       );
     }
     const refusal = admit(snapshot, plain);
-    if (refusal !== null) {
-      // The chart only says no to an answer; the sentence says whether it was the call or the
-      // number of answers.
-      const message =
-        refusal.code === 'EVENT_NOT_ACCEPTED' && plain.type === 'UserAnswer'
-          ? answerRefusal(snapshot.context.toolRuns, plain)
-          : refusal.message;
-      return this.#diagnose(refusal.code, message, event);
-    }
+    if (refusal !== null) return this.#diagnose(refusal.code, refusal.message, event);
     this.#parts.actor.send(plain);
   }
 

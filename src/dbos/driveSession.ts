@@ -350,18 +350,17 @@ const ASKED_AGAIN_ON_RESUME: ReadonlySet<AgentAction['type']> = new Set([
   'AskUser',
 ]);
 
-type Effect = Extract<
-  AgentAction,
-  {
-    type:
-      | 'SendLlmRequest'
-      | 'ExecuteTools'
-      | 'RunPostToolsHook'
-      | 'RunPreToolUseHook'
-      | 'RunPostToolUseHook'
-      | 'ScheduleRetry';
-  }
->;
+/** The actions a step carries out itself: one of them is the step's work. */
+const EFFECT_TYPES = [
+  'SendLlmRequest',
+  'ExecuteTools',
+  'RunPostToolsHook',
+  'RunPreToolUseHook',
+  'RunPostToolUseHook',
+  'ScheduleRetry',
+] as const satisfies ReadonlyArray<AgentAction['type']>;
+
+type Effect = Extract<AgentAction, { type: (typeof EFFECT_TYPES)[number] }>;
 
 /**
  * The session's chart as a step feeds it: each event recorded, and what came of it streamed to
@@ -452,14 +451,7 @@ class StreamedChart {
 }
 
 function isEffect(action: AgentAction): action is Effect {
-  return (
-    action.type === 'SendLlmRequest' ||
-    action.type === 'ExecuteTools' ||
-    action.type === 'RunPostToolsHook' ||
-    action.type === 'RunPreToolUseHook' ||
-    action.type === 'RunPostToolUseHook' ||
-    action.type === 'ScheduleRetry'
-  );
+  return (EFFECT_TYPES as ReadonlyArray<AgentAction['type']>).includes(action.type);
 }
 
 /**

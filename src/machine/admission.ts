@@ -5,6 +5,7 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import type { AgentMachine } from './agentMachine.js';
+import { answerRefusal } from './answerRefusal.js';
 import type { AgentEvent } from './events.js';
 import { describeStateValue } from './stateNames.js';
 
@@ -69,8 +70,10 @@ export function admit(snapshot: SnapshotFrom<AgentMachine>, event: AgentEvent): 
     };
   }
   if (snapshot.can(event)) return null;
-  return {
-    code: 'EVENT_NOT_ACCEPTED',
-    message: `${event.type} is not accepted in state ${describeStateValue(snapshot.value)}; nothing changed`,
-  };
+  // An answer the chart refuses says why: the call is not asking, or the answers do not fit.
+  const message =
+    event.type === 'UserAnswer'
+      ? answerRefusal(snapshot.context.toolRuns, event)
+      : `${event.type} is not accepted in state ${describeStateValue(snapshot.value)}; nothing changed`;
+  return { code: 'EVENT_NOT_ACCEPTED', message };
 }

@@ -102,6 +102,11 @@ describe('asking the user', () => {
       'EVENT_NOT_ACCEPTED',
       'EVENT_NOT_ACCEPTED',
     ]);
+    // Each says why: the answers do not fit, or the call is not asking.
+    expect(diagnostics[0]?.message).toMatch(/^UserAnswer ignored: 0 answers for 1 question/);
+    expect(diagnostics[3]?.message).toMatch(
+      /tool call 'nope' is not waiting for answers \(no call of the current response has that id\)/,
+    );
     expect(core.handleEvent({ type: 'UserAnswer', callId: 'q1', answers: 7 } as never)).toEqual([]);
     expect(diagnostics.at(-1)?.code).toBe('MALFORMED_EVENT');
     expect(core.stateValue).toEqual({

@@ -2,15 +2,12 @@
  * Why the chart did not take a `UserAnswer`, in a sentence a caller can act on. The chart's guard
  * (`answersOpenQuestions`) only says yes or no; this reads the same runs and the same
  * `answersProblem` to say which: the call is not waiting for answers, or the answers do not fit
- * its questions. It decides nothing: the handle asks it only once the chart has refused.
+ * its questions. It decides nothing: `admit` asks it only once the chart has refused.
  */
-import {
-  answersProblem,
-  ASK_USER_TOOL,
-  openQuestionsOf,
-  type ToolRun,
-  type UserAnswerEvent,
-} from '../machine/index.js';
+import { answersProblem, ASK_USER_TOOL } from './askUser.js';
+import type { ToolRun } from './context.js';
+import type { UserAnswerEvent } from './events.js';
+import { openQuestionsOf } from './toolRuns.js';
 
 /**
  * The sentence for a `UserAnswer` the chart refused where it stands.
