@@ -225,7 +225,9 @@ describe('AgentCore properties', () => {
           reached.add(describeStateValue(step.stateValueAfter));
         });
       }),
-      { numRuns: 200 },
+      // Both waits at once need a question beside a call that asks, in a config that has both:
+      // enough runs that it is reached every time, not most times.
+      { numRuns: 600 },
     );
     // Every region of ExecutingTools waits, alone and with the others; nothing else is reached.
     const regions = (hooks: string, approvals: string, questions: string) =>
