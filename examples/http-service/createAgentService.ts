@@ -16,12 +16,17 @@
  * |                                        | question the model asked (`question` events)   |
  * | `POST /agents/:id/interrupt`           | cancels the current turn, keeps the agent      |
  * | `DELETE /agents/:id`                   | ends the session, removes it from the store    |
+ *
+ * With `hooks`, the caller's code runs at the points of every turn: a prompt the
+ * `userPromptSubmit` hook blocks never reaches the model, and comes back to the clients as a
+ * `promptDropped` event with the hook's reason; a `stop` hook may have a turn go on once.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import {
+  type AgentHooks,
   type AgentNotificationName,
   createAgentHost,
   type CreateAgentOptions,
@@ -66,10 +71,42 @@ export interface AgentServiceOptions {
    * answer approvals already; turn it off where nobody would answer.
    */
   askUser?: boolean;
-  /** More `createAgent` options for every agent (model, system prompt, retry scale, …). */
+  /**
+   * The caller's code at the points of every agent's turns (see `CreateAgentOptions.hooks`):
+   * `userPromptSubmit` before a prompt starts a turn (a blocked prompt is a `promptDropped` event,
+   * and the model never sees it), `preToolUse` and `postToolUse` around each tool call, `stop`
+   * when a turn would end (it may go on once). A hook is not told which agent it runs for: give a
+   * function of the agent instead, for hooks that work in its workspace. It is asked each time the
+   * session is loaded (after a restart, or once it left memory), so it must give the same hooks
+   * for the same agent each time.
+   *
+   * @example
+   * createAgentService({
+   *   workspaceRoot,
+   *   store,
+   *   hooks: ({ workspace }) => ({
+   *     stop: async () =>
+   *       (await testsPass(workspace)) ? undefined : { decision: 'continue', reason: 'the tests fail: fix them' },
+   *   }),
+   * });
+   */
+  hooks?: AgentHooks | ((agent: { id: string; workspace: string }) => AgentHooks);
+  /** How long one hook may take, in milliseconds. Default 60 000. */
+  hookTimeoutMs?: number;
+  /**
+   * More `createAgent` options for every agent (model, system prompt, retry scale, …). The hooks
+   * are the service's own options above.
+   */
   agentOptions?: Omit<
     CreateAgentOptions,
-    'workspace' | 'anthropic' | 'permissions' | 'store' | 'sessionId' | 'sessionMetadata'
+    | 'workspace'
+    | 'anthropic'
+    | 'permissions'
+    | 'store'
+    | 'sessionId'
+    | 'sessionMetadata'
+    | 'hooks'
+    | 'hookTimeoutMs'
   >;
   /** How long an idle session (and its event log) stays in memory. Default 5 minutes. */
   idleMs?: number;
@@ -102,6 +139,7 @@ const FORWARDED: AgentNotificationName[] = [
   'toolEnd',
   'approvalRequest',
   'question',
+  'promptDropped',
   'retry',
   'error',
   'commit',
@@ -122,6 +160,11 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const { store } = options;
   const workspaceRoot = resolve(options.workspaceRoot);
   const idleMs = options.idleMs ?? 5 * 60_000;
+  const { hooks } = options;
+  const hooksOf = (id: string, workspace: string): { hooks?: AgentHooks } => {
+    if (hooks === undefined) return {};
+    return { hooks: typeof hooks === 'function' ? hooks({ id, workspace }) : hooks };
+  };
   const host = createAgentHost({
     ...options.agentOptions,
     store,
@@ -129,8 +172,13 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     permissions: { mode: options.permissionMode ?? 'default' },
     askUser: options.askUser ?? options.agentOptions?.askUser ?? true,
     ...(options.anthropic === undefined ? {} : { anthropic: options.anthropic }),
-    // A session's workspace follows from its id, so a session loaded after a restart finds it.
-    sessionOptions: (id) => ({ workspace: join(workspaceRoot, id) }),
+    ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
+    // A session's workspace follows from its id, so a session loaded after a restart finds it;
+    // its hooks are made with the session, as they may work in that workspace.
+    sessionOptions: (id) => {
+      const workspace = join(workspaceRoot, id);
+      return { workspace, ...hooksOf(id, workspace) };
+    },
   });
 
   // Event logs for watchers, by session; each forgets itself once idle with no client.

@@ -14,6 +14,13 @@
  *
  * A drive is the work one input sets off, until the session needs input again; its events are
  * numbered from 0, and the stream ends with an `idle` event.
+ *
+ * The hooks are the worker's (`startSessionWorker({ hooks, hookTimeoutMs })`; `workerMain.ts`
+ * loads them from the module `AGENT_HOOKS` names): each runs as a step of the drive, and the
+ * stream carries what comes of it like anything else the agent says. A prompt the
+ * `userPromptSubmit` hook blocks is a `promptDropped` event with the hook's reason (the drive
+ * then rests, and the model is not called); a `stop` hook that has the turn go on is a second
+ * model call in the same drive.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -5,7 +5,8 @@
  *
  * `PORT` (default 8080; 0 for any free one) and `WORKSPACE_ROOT` (default `./agent-workspaces`,
  * shared by every worker: a session works in `<root>/<session id>` whoever drives it) can be set;
- * `ANTHROPIC_BASE_URL` points the model client elsewhere. Prints `listening <url>`.
+ * `ANTHROPIC_BASE_URL` points the model client elsewhere, and `AGENT_HOOKS` names a module exporting
+ * `hooks` (see `hooksModule.ts`; every worker must be given the same). Prints `listening <url>`.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createBuiltinTools, createToolRegistry } from 'agent-statechart';
 import { startSessionWorker } from 'agent-statechart/dbos';
 import { createWorkerService } from './createWorkerService.js';
+import { loadHooks } from './hooksModule.js';
 import { stopOnSignals } from './http.js';
 
 const connectionString = process.env.DATABASE_URL;
@@ -34,6 +36,8 @@ const worker = await startSessionWorker({
   },
   // The chart retries; the SDK must not retry underneath it.
   llm: new Anthropic({ maxRetries: 0 }),
+  // Each hook runs as a step of the drive, on whichever worker drives the session.
+  ...(await loadHooks(process.env.AGENT_HOOKS)),
 });
 const service = createWorkerService(worker);
 const url = await service.listen(Number(process.env.PORT ?? 8080));

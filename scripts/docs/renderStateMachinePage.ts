@@ -45,7 +45,7 @@ or from code: \`toMermaid(machine)\`, \`toDot(machine)\`, \`await toSvg(machine)
 - A **label** reads \`event [guard] / actions\`. Guards are the machine's named guards
   (\`retryableError && attemptsLeft\` is XState's \`and([...])\`); actions run in order.
 - **\`always\`** marks an eventless transition, taken as soon as its guard holds (dashed in the
-  SVG). \`ProcessingLlmResponse\` has only those: it is transient.
+  SVG). \`ProcessingLlmResponse.Deciding\` has only those: it routes a response at once.
 - **any state** (dashed box) stands for every state: \`ShutdownRequested\` is accepted in all of
   them (a root-level transition), and \`UserInput\` / \`SetPermissionMode\` / \`SetTools\` are
   handled everywhere without changing state (input that arrives during a turn is queued; a new
@@ -54,13 +54,16 @@ or from code: \`toMermaid(machine)\`, \`toDot(machine)\`, \`await toSvg(machine)
   events it handles **without leaving** (\`LlmTextDelta / appendStreamedText\`). An invoked actor
   answers with the chart's own events, its failures included, so there are no error transitions.
 - A state drawn **inside** another is nested in it, with a filled dot at the one it starts in:
-  \`WaitingForUserInput\` is \`Ready\` (input starts a turn) or \`SettlingCancelledCalls\` (after an
+  \`WaitingForUserInput\` is \`Ready\` (input starts a turn), \`SettlingCancelledCalls\` (after an
   interrupt, the tool calls it aborted report how they ended, within the grace period; input is
-  queued).
+  queued) or \`CheckingPrompt\` (the caller's \`userPromptSubmit\` hook decides on the prompt);
+  \`ProcessingLlmResponse\` is \`Deciding\` or \`CheckingStop\` (the caller's \`stop\` hook
+  decides whether the turn ends).
 - A state drawn with **dashed regions** runs them at once: while \`ExecutingTools\` runs the
-  tool calls of a response, its region \`Approvals\` is \`Waiting\` as long as a call waits for a
-  \`ToolApproval\`, and \`Questions\` is \`Waiting\` as long as an \`ask_user\` call waits for
-  the user's \`UserAnswer\`; each is \`Idle\` otherwise. \`ExecutingTools\` is left once every call
+  tool calls of a response, its region \`Hooks\` is \`Running\` as long as a call waits for the
+  caller's \`preToolUse\` or \`postToolUse\` hook, \`Approvals\` is \`Waiting\` as long as a call
+  waits for a \`ToolApproval\`, and \`Questions\` is \`Waiting\` as long as an \`ask_user\` call
+  waits for the user's \`UserAnswer\`; each is \`Idle\` otherwise. \`ExecutingTools\` is left once every call
   has its outcome, wherever its regions stand.
 - The filled dot marks the initial state; a double border marks the final state.
 

@@ -50,16 +50,18 @@ export {
 } from './timerActors.js';
 export { createToolActor, type ToolActorOptions } from './toolActor.js';
 export {
-  createToolHookActor,
+  createHookActor,
   DEFAULT_HOOK_TIMEOUT_MS,
   type PostToolUseAnswer,
   type PreToolUseAnswer,
-  runToolHook,
-  toolHookSwitches,
-  type ToolHookActorOptions,
-  type ToolHookContext,
-  type ToolHooks,
-} from './toolHookActor.js';
+  type StopAnswer,
+  type UserPromptSubmitAnswer,
+  runHook,
+  hookSwitches,
+  type HookActorOptions,
+  type HookContext,
+  type AgentHooks,
+} from './hookActor.js';
 export { type BashToolOptions, createBashTool } from './tools/builtins/createBashTool.js';
 export {
   type BuiltinToolsOptions,

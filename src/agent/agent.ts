@@ -235,8 +235,8 @@ export class Agent {
    * console.log(`${session.calls} calls, $${session.costUsd?.toFixed(4)} (this turn: ${turn.calls})`);
    */
   get usage(): { session: UsageTotals; turn: UsageTotals } {
-    const { usage, turnUsage } = this.context;
-    return { session: usage, turn: turnUsage };
+    const { usage, turn } = this.context;
+    return { session: usage, turn: turn.usage };
   }
   /**
    * Sends the user's message. During a turn it is queued and starts the next one.
@@ -254,8 +254,9 @@ export class Agent {
    * output, on models that have it) or the agent's own `output` option; without either, with
    * the text of the turn's last response. Waits first for the agent to be idle, so the turn is
    * this message's. Rejects with `NO_OUTPUT` when the turn ended without a valid answer (the
-   * model did not give one though asked again, an interrupt, a limit, a failed model call), and
-   * as `waitUntilIdle` does.
+   * model did not give one though asked again, an interrupt, a limit, a failed model call), with
+   * `PROMPT_DROPPED` when the message started no turn (the `userPromptSubmit` hook blocked it),
+   * and as `waitUntilIdle` does.
    *
    * @example
    * const Review = z.object({ verdict: z.enum(['approve', 'reject']), reasons: z.array(z.string()) });
@@ -278,10 +279,12 @@ export class Agent {
     await this.waitUntilIdle(wait);
     const output = options.output === undefined ? undefined : outputSpecOf(options.output);
     let answer: { value: unknown } | undefined;
+    let dropped: string | undefined;
     const errors: string[] = [];
     const stops = [
       this.#hub.on('output', ({ value }) => (answer ??= { value })),
       this.#hub.on('error', ({ message: text }) => errors.push(text)),
+      this.#hub.on('promptDropped', ({ reason }) => (dropped ??= reason)),
     ];
     const messagesBefore = this.context.messages.length;
     try {
@@ -293,6 +296,9 @@ export class Agent {
       await this.waitUntilIdle(wait);
     } finally {
       for (const stop of stops) stop();
+    }
+    if (dropped !== undefined) {
+      throw new AgentStatechartError('PROMPT_DROPPED', `the prompt started no turn: ${dropped}`);
     }
     const expected = output !== undefined || this.context.config.output !== null;
     if (!expected) return lastResponseText(this.context.messages.slice(messagesBefore));

@@ -15,12 +15,12 @@ import {
   createRetryTimerActor,
   createToolActor,
   createToolGraceTimerActor,
-  createToolHookActor,
+  createHookActor,
   type InFlightWork,
   llmClientFor,
   type LlmTransportChoice,
   noPostToolsHook,
-  type ToolHooks,
+  type AgentHooks,
   type ToolRegistry,
   withFailureBoundary,
 } from '../actors/index.js';
@@ -56,8 +56,9 @@ export interface AgentActorSettings {
   autoCommit: boolean | undefined;
   toolTimeoutMs: number | undefined;
   retryDelayScale: number | undefined;
-  /** The caller's tool hooks, and how long each may take. */
-  hooks?: ToolHooks | undefined;
+  /** The caller's hooks, how long each may take, and the stored session they run for. */
+  hooks?: AgentHooks | undefined;
+  sessionId?: string | undefined;
   hookTimeoutMs?: number | undefined;
   /** Awaited before each side effect starts (a durable session records it first). */
   beforeStart?: BeforeEffect;
@@ -131,10 +132,11 @@ export function agentActors(
         return createRetryTimerActor({ scale: settings.retryDelayScale ?? 1, ...gate });
       case 'toolGraceTimer':
         return createToolGraceTimerActor();
-      case 'toolHook':
-        return createToolHookActor({
+      case 'hook':
+        return createHookActor({
           hooks: settings.hooks ?? {},
           inFlight,
+          ...(settings.sessionId === undefined ? {} : { sessionId: settings.sessionId }),
           ...(settings.hookTimeoutMs === undefined ? {} : { timeoutMs: settings.hookTimeoutMs }),
         });
     }

@@ -11,6 +11,7 @@ import {
   type AgentStateName,
   errorMessage,
   type LlmCallEnding,
+  type Message,
   type QuestionsAsked,
   type ToolCall,
   type ToolOutcome,
@@ -58,6 +59,11 @@ export interface AgentNotifications {
    * session with questions still open is resumed.
    */
   question: QuestionsAsked;
+  /**
+   * A prompt started no turn, and the model never saw it: the `userPromptSubmit` hook blocked it,
+   * or an interrupt came before the hook decided. `reason` says which.
+   */
+  promptDropped: { prompt: Message; reason: string };
   /** The turn ended with its final answer in the form it asked for (see `output`). */
   output: { value: unknown };
   /** The top-level state changed. */
@@ -155,6 +161,8 @@ export function notificationsOfAction(action: AgentAction, announce: Announce): 
       return announce('approvalRequest', { call: action.call });
     case 'AskUser':
       return announce('question', { callId: action.callId, questions: action.questions });
+    case 'PromptDropped':
+      return announce('promptDropped', { prompt: action.prompt, reason: action.reason });
     case 'OutputGiven':
       return announce('output', { value: action.output });
     case 'ScheduleRetry':

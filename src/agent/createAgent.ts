@@ -17,8 +17,8 @@ import {
   type LlmTransportChoice,
   resolveLlmTransport,
   type Tool,
-  type ToolHooks,
-  toolHookSwitches,
+  type AgentHooks,
+  hookSwitches,
   type ToolRegistry,
 } from '../actors/index.js';
 import {
@@ -74,16 +74,26 @@ export interface CreateAgentOptions extends Omit<
   'tools' | 'request' | 'output' | 'hooks'
 > {
   /**
-   * Your code on every tool call, before and after it runs (each may be async, and is given an
-   * `AbortSignal`): `preToolUse` may allow, deny (with a reason the model reads), ask for a
-   * person's approval, change the input, or add a note for the model, before the permission
-   * rules decide; `postToolUse` may add a note after a result, or replace a failed call's error.
-   * The order with the permissions: the hook's deny, then deny rules and remembered denials, `plan`
-   * mode, tools that always ask and the hook's ask, then the hook's allow, then the mode and the
-   * allow rules. A hook that throws, answers something malformed or takes longer than
-   * `hookTimeoutMs` fails closed before a call (the call is denied, the model is told why) and
-   * open after one (the result stands); either way an `error` notification says so. Each answer
-   * is recorded: a resumed session does not ask a hook again about a call it decided.
+   * Your code at the points of a turn (each hook may be async, and is given an `AbortSignal`):
+   *
+   * - `userPromptSubmit`, before a prompt starts a turn: it may block it (the model never sees
+   *   it; a `promptDropped` notification hands it back with the reason), or add a note the model
+   *   reads after it.
+   * - `preToolUse`, before each tool call: it may allow, deny (with a reason the model reads), ask
+   *   for a person's approval, change the input, or add a note for the model, before the
+   *   permission rules decide. The order with the permissions: the hook's deny, then deny rules
+   *   and remembered denials, `plan` mode, tools that always ask and the hook's ask, then the
+   *   hook's allow, then the mode and the allow rules.
+   * - `postToolUse`, after each call ran: it may add a note after the result, or replace a failed
+   *   call's error.
+   * - `stop`, when the model ends its response without calling a tool: it may have the turn go on,
+   *   once per turn, with a reason the model reads as its next instruction.
+   *
+   * A hook that throws, answers something malformed or takes longer than `hookTimeoutMs` fails
+   * closed before a call (the call is denied, the model is told why) and open everywhere else (the
+   * prompt, the result or the end of the turn stands); either way an `error` notification says
+   * so. Each answer is recorded: a resumed session does not ask a hook again about what it
+   * decided, and asks again what it had not.
    *
    * @example
    * const agent = createAgent({
@@ -92,11 +102,13 @@ export interface CreateAgentOptions extends Omit<
    *       call.name === 'write_file' && String(call.input.path).startsWith('migrations/')
    *         ? { decision: 'deny', reason: 'migrations are generated: change the schema instead' }
    *         : undefined,
+   *     stop: async () =>
+   *       (await testsPass()) ? undefined : { decision: 'continue', reason: 'the tests fail: fix them' },
    *   },
    * });
    */
-  hooks?: ToolHooks;
-  /** How long one tool hook may take, in milliseconds. Default 60 000. */
+  hooks?: AgentHooks;
+  /** How long one hook may take, in milliseconds. Default 60 000. */
   hookTimeoutMs?: number;
   /**
    * Every turn ends with a final answer in this form: a zod schema of an object (or the chart's
@@ -318,6 +330,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
         retryDelayScale,
         hooks,
         hookTimeoutMs,
+        sessionId,
         onFailure,
         ...(recorder ? { beforeStart: (effect: EffectStart) => recorder.started(effect) } : {}),
       }),
@@ -486,7 +499,7 @@ function chartConfig(options: CreateAgentOptions, registry: ToolRegistry): Agent
     tools: registry.specs(),
     ...(options.output === undefined ? {} : { output: outputSpecOf(options.output) }),
   };
-  const hooks = toolHookSwitches(options.hooks, options.hookTimeoutMs);
+  const hooks = hookSwitches(options.hooks, options.hookTimeoutMs);
   if (hooks !== undefined) config.hooks = hooks;
   for (const key of PASSED_CONFIG_KEYS) {
     if (options[key] !== undefined) Object.assign(config, { [key]: options[key] });

@@ -7,6 +7,8 @@ import type { InspectionEvent } from 'xstate';
 import {
   type AgentContext,
   type AgentStateName,
+  type AgentStateValue,
+  describeStateValue,
   isMutatingTool,
   openQuestionsOf,
   type ResumeEvent,
@@ -16,7 +18,7 @@ import {
 
 /** The part of a chart snapshot a description reads. */
 export interface ChartState {
-  value: AgentStateName;
+  value: AgentStateName | AgentStateValue;
   context: AgentContext;
 }
 
@@ -102,6 +104,12 @@ export function describeResume({ before, resume, after }: ObservedResume): Resum
   const items: ResumeItem[] = [];
   const specs = after.context.config.tools;
   const started = resume.startedToolCallIds;
+  const place = describeStateValue(before.value);
+  if (place === 'WaitingForUserInput.CheckingPrompt') {
+    items.push({ kind: 'hook re-run', text: 'the userPromptSubmit hook on the waiting prompt' });
+  } else if (place === 'ProcessingLlmResponse.CheckingStop') {
+    items.push({ kind: 'hook re-run', text: "the stop hook on the model's last response" });
+  }
   switch (before.value) {
     case 'CallingLlm':
       items.push({ kind: 'sent again', text: 'the model call (its partial answer dropped)' });
@@ -148,8 +156,10 @@ export function describeResume({ before, resume, after }: ObservedResume): Resum
       items.push({ kind: 'interrupted', text: `${call}: ${told}` });
     }
   }
-  if (after.context.queue.length > 0) {
-    const count = after.context.queue.length;
+  // A prompt the userPromptSubmit hook is checking again is not one kept for later.
+  const checking = place === 'WaitingForUserInput.CheckingPrompt';
+  const count = after.context.queue.length - (checking ? 1 : 0);
+  if (count > 0) {
     items.push({
       kind: 'queued',
       text: `${count} queued message${count === 1 ? '' : 's'} kept for the next turn`,

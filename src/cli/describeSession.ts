@@ -101,6 +101,11 @@ function describeEvent(event: AgentEvent): string {
     case 'PostToolsHookCompleted':
       if (event.error !== undefined) return `failed: ${clip(event.error)}`;
       return event.actionTaken ? 'committed' : 'nothing to do';
+    case 'PreToolUseDecision':
+    case 'PostToolUseResult':
+    case 'UserPromptSubmitDecision':
+    case 'StopDecision':
+      return describeHookAnswer(event);
     case 'SetPermissionMode':
       return event.mode;
     case 'SetTools':
@@ -118,6 +123,39 @@ function describeEvent(event: AgentEvent): string {
     default:
       return '';
   }
+}
+
+/** What a hook answered, in a few words. */
+function describeHookAnswer(
+  event: Extract<
+    AgentEvent,
+    {
+      type:
+        'PreToolUseDecision' | 'PostToolUseResult' | 'UserPromptSubmitDecision' | 'StopDecision';
+    }
+  >,
+): string {
+  const call = 'callId' in event ? `${event.callId} ` : '';
+  if (event.error !== undefined) return `${call}failed: ${clip(event.error)}`;
+  const parts: string[] = [];
+  switch (event.type) {
+    case 'PreToolUseDecision':
+      parts.push(event.decision ?? 'no decision');
+      if (event.input !== undefined) parts.push(`new input ${clip(JSON.stringify(event.input))}`);
+      break;
+    case 'PostToolUseResult':
+      if (event.message !== undefined) parts.push(`error replaced: ${clip(event.message)}`);
+      break;
+    case 'UserPromptSubmitDecision':
+      parts.push(event.decision === 'block' ? 'blocked' : 'let through');
+      break;
+    case 'StopDecision':
+      parts.push(event.decision === 'continue' ? 'go on' : 'end the turn');
+      break;
+  }
+  if ('reason' in event && event.reason !== undefined) parts.push(clip(event.reason));
+  if ('context' in event && event.context !== undefined) parts.push(`note: ${clip(event.context)}`);
+  return `${call}${parts.join(' · ') || 'nothing'}`;
 }
 
 /**

@@ -10,6 +10,9 @@
  * (the call is answered as interrupted), so the next line typed is a message again, not an
  * answer. At the idle prompt it says how to quit, and a second Ctrl-C there quits. Input that
  * ends at a question leaves the question open: a stored session asks it again when resumed.
+ *
+ * `--hooks MODULE` runs the user's own hooks (see `loadHooksModule`); a prompt the
+ * `userPromptSubmit` hook blocks is shown as not sent, and the next line is a message again.
  */
 import { resolve } from 'node:path';
 import { type Agent, createAgent } from '../agent/index.js';
@@ -33,7 +36,9 @@ import { offlineModel } from './offlineModel.js';
 import { startCliTracing } from './cliTracing.js';
 import { parseFlags } from './parseFlags.js';
 import { answerOfLine, showQuestion } from './questionPrompt.js';
-import { cliSessionMetadata, sessionAsksUser } from './sessionConfig.js';
+import { cliSessionMetadata, hookNames, sessionAsksUser, sessionHooks } from './sessionConfig.js';
+import { type HooksModule, loadHooksModule } from './hooksModule.js';
+import { checkResumedSessionHooks } from './resumedSessionHooks.js';
 import { describeUsage } from './describeSession.js';
 import { showProgress } from './showProgress.js';
 import { openSessionStore } from './workspaceSessionStore.js';
@@ -70,10 +75,11 @@ export interface RunIo {
  * `run`'s options: `--workspace DIR`, `--mode MODE`, `--model NAME`, `--session NAME` (keep the
  * session in a store, resuming it when it exists), `--store PATH` (the store's file),
  * `--max-turns N` and `--max-budget USD` (the chart's limits), `--mcp-config FILE` (MCP servers,
- * as in `.mcp.json`) and `--otel` (trace the agent).
+ * as in `.mcp.json`), `--hooks MODULE` and `--hook-timeout MS` (the user's hooks) and `--otel`
+ * (trace the agent).
  *
  * @example
- * const options: RunOptions = { workspace: process.cwd(), mode: 'default', session: 'fix-tests' };
+ * const options: RunOptions = { workspace: process.cwd(), mode: 'default', session: 'fix-tests', hooks: './hooks.mjs' };
  */
 export interface RunOptions {
   workspace: string;
@@ -93,6 +99,13 @@ export interface RunOptions {
   otel?: boolean;
   /** `--mcp-config FILE`: the file of MCP servers the agent takes tools from. */
   mcpConfig?: string;
+  /**
+   * `--hooks MODULE`: a `.js`/`.mjs` module (`.ts` under tsx), relative to the current
+   * directory, whose `hooks` or default export is the agent's hooks.
+   */
+  hooks?: string;
+  /** `--hook-timeout MS`: how long one hook may take (the agent's `hookTimeoutMs`). */
+  hookTimeoutMs?: number;
 }
 
 /**
@@ -114,6 +127,8 @@ export function parseRunOptions(argv: string[]): RunOptions {
       '--max-turns',
       '--max-budget',
       '--mcp-config',
+      '--hooks',
+      '--hook-timeout',
     ],
     ['--otel'],
   );
@@ -131,6 +146,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     ['--session', 'session'],
     ['--store', 'store'],
     ['--mcp-config', 'mcpConfig'],
+    ['--hooks', 'hooks'],
   ] as const) {
     const value = values.get(flag);
     if (value !== undefined) options[key] = value;
@@ -152,7 +168,21 @@ export function parseRunOptions(argv: string[]): RunOptions {
     }
     options.maxBudgetUsd = usd;
   }
+  const hookTimeout = values.get('--hook-timeout');
+  if (hookTimeout !== undefined) {
+    if (!/^[1-9][0-9]*$/.test(hookTimeout)) {
+      throw new Error(
+        `--hook-timeout must be a whole number of milliseconds, 1 or more; got '${hookTimeout}'`,
+      );
+    }
+    options.hookTimeoutMs = Number(hookTimeout);
+  }
   if (switches.has('--otel')) options.otel = true;
+  if (options.hookTimeoutMs !== undefined && options.hooks === undefined) {
+    throw new Error(
+      '--hook-timeout says how long each --hooks hook may take; give --hooks MODULE too',
+    );
+  }
   if (options.store !== undefined && options.session === undefined) {
     throw new Error('--store names where --session keeps its session; give --session NAME too');
   }
@@ -174,11 +204,16 @@ export async function runCommand(
 ): Promise<number> {
   const options = parseRunOptions(argv);
   await resolveWorkspaceRoot(options.workspace);
+  // Relative to where the command runs, as a path typed in a shell is (not to the workspace).
+  const hooks =
+    options.hooks === undefined
+      ? undefined
+      : await loadHooksModule(options.hooks, process.cwd(), options.hookTimeoutMs);
   const mcpServers =
     options.mcpConfig === undefined ? undefined : await readMcpConfig(options.mcpConfig, io.env);
   const write = (text: string) => io.output.write(text);
   const offline = !io.env.ANTHROPIC_API_KEY;
-  const session = options.session === undefined ? undefined : await openRunSession(options);
+  const session = options.session === undefined ? undefined : await openRunSession(options, hooks);
   const server = offline ? await startMessagesApiServer({ script: offlineModel }) : null;
   const resumed = watchResume();
   const tracing = options.otel ? await startCliTracing(io.env, write) : undefined;
@@ -196,6 +231,12 @@ export async function runCommand(
     ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
     ...(tracing ? { telemetry: { tracer: tracing.tracer } } : {}),
     ...(mcpServers === undefined ? {} : { mcpServers }),
+    ...(hooks === undefined
+      ? {}
+      : {
+          hooks: hooks.hooks,
+          ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
+        }),
     anthropic: server
       ? { baseURL: server.baseURL, apiKey: 'offline' }
       : {
@@ -208,6 +249,7 @@ export async function runCommand(
           sessionId: session.id,
           sessionMetadata: cliSessionMetadata(options.workspace, mode ?? DEFAULT_RUN_MODE, {
             askUser,
+            ...(hooks === undefined ? {} : { hooks: hooks.switches }),
           }),
           inspect: resumed.observer,
         }
@@ -228,6 +270,8 @@ export async function runCommand(
   agent.on('state', () => wake());
   // An interrupted call reports how it ended after the turn did: the prompt waits for it.
   agent.on('toolEnd', () => wake());
+  // A blocked prompt leaves the agent where it was, idle: no state change says the turn is over.
+  agent.on('promptDropped', () => wake());
   const opened = await agent.ready.then(
     () => true,
     () => false,
@@ -245,6 +289,7 @@ export async function runCommand(
     }\n`,
   );
   if (tracing !== undefined) write(`OpenTelemetry spans: ${tracing.destination}\n`);
+  if (hooks !== undefined) write(describeHooks(hooks));
   if (session !== undefined) write(describeRunSession(agent, session, resumed.result()));
   // From here on: what the resume restarted is described above, the rest is shown as it happens.
   showProgress(agent, offline ? OFFLINE_MODEL_LABEL : 'claude', write);
@@ -336,6 +381,12 @@ export async function runCommand(
   return 0;
 }
 
+/** Which hooks run, and from where. */
+function describeHooks(hooks: HooksModule): string {
+  const names = hookNames(hooks.switches);
+  return `hooks from ${hooks.module}: ${names.length === 0 ? 'none (it exports no hook functions)' : names.join(', ')}\n`;
+}
+
 /**
  * The session `run --session` keeps: its store, whether it existed before, and whether its model
  * may ask the user questions (a new one may; one created before `run` offered the tool may not).
@@ -348,13 +399,26 @@ interface RunSession {
   askUser: boolean;
 }
 
-async function openRunSession(options: RunOptions): Promise<RunSession> {
+/**
+ * Opens the store and reads how the session was created, if it was. A session resumed with other
+ * hooks than it records is refused here, before anything starts (and the store is closed again).
+ */
+async function openRunSession(
+  options: RunOptions,
+  hooks: HooksModule | undefined,
+): Promise<RunSession> {
   const id = options.session!;
   const { store, path } = openSessionStore(options);
-  // Its header says how it was created; the agent opens it again from the store.
-  const header = (await store.load(id))?.header;
-  const existed = header !== undefined;
-  return { id, store, path, existed, askUser: !existed || sessionAsksUser(header.metadata) };
+  try {
+    // Its header says how it was created; the agent opens it again from the store.
+    const header = (await store.load(id))?.header;
+    const existed = header !== undefined;
+    if (existed) checkResumedSessionHooks(id, sessionHooks(header.metadata), hooks);
+    return { id, store, path, existed, askUser: !existed || sessionAsksUser(header.metadata) };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 /** What the session is: new, or resumed — and then what the resume did. */

@@ -2,32 +2,87 @@
  * The configuration a session of the command line runs with, kept in its header: a log holds
  * only what came from outside the chart, so whoever reads it back (`sessions show`,
  * `inspect --session`) replays it through the chart configured as it was — the built-in tools,
- * the permission mode the session started in, and whether its model may ask the user questions.
+ * the permission mode the session started in, whether its model may ask the user questions, and
+ * which hooks it runs (the chart waits for a hook's answer only when it is switched on).
  */
 import { createBuiltinTools, createToolRegistry } from '../actors/index.js';
-import { type AgentConfig, PERMISSION_MODES, type PermissionMode } from '../machine/index.js';
+import {
+  type AgentConfig,
+  type HookSwitches,
+  PERMISSION_MODES,
+  type PermissionMode,
+} from '../machine/index.js';
 
 /** Marks a session created by this command line. */
 const CREATED_BY = 'agent-statechart';
 
 /**
- * The metadata the command line stores with a session it creates; `askUser` when the session's
- * model is offered the `ask_user` tool (`run`), which changes how the chart takes its calls.
+ * Every hook, in the order a turn meets them (the order of the keys). A record rather than a
+ * list, so that a hook added to `HookSwitches` fails to compile here until the command line
+ * knows it.
+ */
+const HOOKS_IN_TURN_ORDER: Record<keyof HookSwitches, true> = {
+  userPromptSubmit: true,
+  preToolUse: true,
+  postToolUse: true,
+  stop: true,
+};
+
+/**
+ * The names of the hooks `switches` turns on, in the order a turn meets them.
  *
  * @example
- * createAgent({ store, sessionId, sessionMetadata: cliSessionMetadata('/repo', 'default', { askUser: true }) });
+ * hookNames({ stop: true, preToolUse: false, userPromptSubmit: true }); // ['userPromptSubmit', 'stop']
+ */
+export function hookNames(switches: HookSwitches): (keyof HookSwitches)[] {
+  return (Object.keys(HOOKS_IN_TURN_ORDER) as (keyof HookSwitches)[]).filter(
+    (name) => switches[name] === true,
+  );
+}
+
+/** Only the hooks that are on: what a session's metadata records. */
+function hooksOn(switches: HookSwitches): HookSwitches {
+  return Object.fromEntries(hookNames(switches).map((name) => [name, true]));
+}
+
+/**
+ * The metadata the command line stores with a session it creates; `askUser` when the session's
+ * model is offered the `ask_user` tool (`run`), and `hooks`, the hooks it runs (only those on),
+ * since both change how the chart takes its events.
+ *
+ * @example
+ * createAgent({
+ *   store,
+ *   sessionId,
+ *   sessionMetadata: cliSessionMetadata('/repo', 'default', { askUser: true, hooks: { stop: true } }),
+ * });
  */
 export function cliSessionMetadata(
   workspace: string,
   mode: PermissionMode,
-  options: { askUser?: boolean } = {},
+  options: { askUser?: boolean; hooks?: HookSwitches } = {},
 ): Record<string, unknown> {
+  const hooks = options.hooks === undefined ? {} : hooksOn(options.hooks);
   return {
     createdBy: CREATED_BY,
     workspace,
     mode,
     ...(options.askUser === true ? { askUser: true } : {}),
+    ...(Object.keys(hooks).length > 0 ? { hooks } : {}),
   };
+}
+
+/**
+ * The hooks a session's metadata says it runs, only those on (none for a session that names
+ * none: one created without hooks, or before `run` took them).
+ *
+ * @example
+ * sessionHooks({ hooks: { userPromptSubmit: true } }); // { userPromptSubmit: true }
+ */
+export function sessionHooks(metadata: Record<string, unknown> | undefined): HookSwitches {
+  const recorded = metadata?.hooks;
+  if (typeof recorded !== 'object' || recorded === null) return {};
+  return hooksOn(recorded);
 }
 
 /**
@@ -43,8 +98,9 @@ export function sessionAsksUser(metadata: Record<string, unknown> | undefined): 
 
 /**
  * The chart configuration to read a session back with: the built-in tools, the permission mode
- * its metadata names (`default` when it names none: a session created elsewhere), and the
- * `ask_user` tool when its metadata says so.
+ * its metadata names (`default` when it names none: a session created elsewhere), the
+ * `ask_user` tool when its metadata says so, and the hooks it records (their answers are in the
+ * log, and the chart takes them only with the hook switched on).
  *
  * @example
  * const config = cliChartConfig(header.metadata);
@@ -54,9 +110,11 @@ export function cliChartConfig(metadata: Record<string, unknown> | undefined): A
   const mode: PermissionMode = (PERMISSION_MODES as readonly unknown[]).includes(named)
     ? (named as PermissionMode)
     : 'default';
+  const hooks = sessionHooks(metadata);
   return {
     tools: createToolRegistry(createBuiltinTools()).specs(),
     permissions: { mode },
     ...(sessionAsksUser(metadata) ? { askUser: true } : {}),
+    ...(hookNames(hooks).length > 0 ? { hooks } : {}),
   };
 }

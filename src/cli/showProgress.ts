@@ -1,6 +1,7 @@
 /**
  * What `agent-statechart run` prints while a turn runs: the streamed reply under the model's
- * label, the state, each tool call and how it ended, retries, commits and errors.
+ * label, the state, each tool call and how it ended, retries, commits and errors — and a prompt
+ * that started no turn (the `userPromptSubmit` hook blocked it), which the model never saw.
  */
 import type { Agent } from '../agent/index.js';
 
@@ -42,6 +43,10 @@ export function showProgress(agent: Agent, label: string, write: (text: string) 
   agent.on('commit', ({ sha, files }) =>
     write(`  ⎇ committed ${sha.slice(0, 7)}: ${files.join(', ')}\n`),
   );
+  agent.on('promptDropped', ({ reason }) => {
+    endLine();
+    write(`  prompt not sent: ${reason}\n`);
+  });
   agent.on('error', ({ message }) => {
     endLine();
     write(`  ! ${message}\n`);

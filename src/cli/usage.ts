@@ -29,14 +29,21 @@ const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
   --mcp-config FILE MCP servers whose tools the agent may call, as in a .mcp.json
                     ({ "mcpServers": { name: { command, args } | { url, headers } } });
                     \${VAR} in it is read from the environment
+  --hooks MODULE    run your hooks: a .js/.mjs file (.ts under tsx), relative to the current
+                    directory, whose 'hooks' or default export is { userPromptSubmit,
+                    preToolUse, postToolUse, stop }, each an optional function (as createAgent
+                    takes them). A stored session keeps the hooks it was created with: resuming
+                    it needs --hooks with the same ones
+  --hook-timeout MS how long one hook may take (default 60000); a hook that takes longer fails
   --otel            trace the agent with OpenTelemetry: spans printed as they end, or sent
                     with OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
 Type a message; /mode MODE changes the mode, /mcp lists the MCP servers, /quit ends. Asked to
 approve a call, answer y, a (always), or n with what to do instead ("n edit notes.md instead"),
 which the model reads. Asked a question by the model, answer with a choice's number (several,
-comma-separated, where it says so), your own words, or an empty line for none. Ctrl-C
-interrupts a turn, and withdraws a question; twice at the prompt it quits.`,
+comma-separated, where it says so), your own words, or an empty line for none. A message the
+userPromptSubmit hook blocks is shown as "prompt not sent", with its reason; the model never
+sees it. Ctrl-C interrupts a turn, and withdraws a question; twice at the prompt it quits.`,
   },
   'mcp-serve': {
     synopsis: ['mcp-serve [--workspace DIR] [--mode MODE] [--model NAME] [--mcp-config FILE]'],

@@ -17,9 +17,9 @@ import {
   DeltaCoalescer,
   type LlmTransport,
   runToolCall,
-  runToolHook,
+  runHook,
   streamLlmResponse,
-  type ToolHooks,
+  type AgentHooks,
   type ToolRegistry,
 } from '../actors/index.js';
 import {
@@ -39,7 +39,7 @@ import {
   openQuestionsOf,
   type QuestionsAsked,
   type ToolCall,
-  type ToolHookInput,
+  hookInputOf,
 } from '../machine/index.js';
 import { type PostgresSessionStore, SessionCore, type SessionStore } from '../persistence/index.js';
 import type { AgentTracer, SessionTracers } from '../telemetry/index.js';
@@ -124,8 +124,8 @@ export interface DriverDependencies {
   llm: Anthropic | LlmTransport;
   /** Runs the post-tools hook; resolves whether it acted. Default: nothing to do. */
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
-  /** The tool hooks the chart's `hooks` switches say run, and how long each may take. */
-  hooks?: ToolHooks;
+  /** The hooks the chart's `hooks` switches say run, and how long each may take. */
+  hooks?: AgentHooks;
   hookTimeoutMs?: number;
   /** Told when a write of this worker was refused because another execution took the session. */
   onFenced?: (sessionId: string) => void;
@@ -320,16 +320,18 @@ async function advance(
       return { next: 'more' };
     }
     case 'RunPreToolUseHook':
-    case 'RunPostToolUseHook': {
+    case 'RunPostToolUseHook':
+    case 'RunUserPromptSubmitHook':
+    case 'RunStopHook': {
       // A hook's answer is recorded like any event; a step that dies before it asks the hook
       // again, and a recorded answer is never asked for twice.
-      const input: ToolHookInput =
-        effect.type === 'RunPreToolUseHook'
-          ? { hook: 'preToolUse', call: effect.call }
-          : { hook: 'postToolUse', call: effect.call, outcome: effect.outcome };
-      const timeout =
-        dependencies.hookTimeoutMs === undefined ? {} : { timeoutMs: dependencies.hookTimeoutMs };
-      await chart.take(await runToolHook(dependencies.hooks ?? {}, input, timeout));
+      const options = {
+        sessionId,
+        ...(dependencies.hookTimeoutMs === undefined
+          ? {}
+          : { timeoutMs: dependencies.hookTimeoutMs }),
+      };
+      await chart.take(await runHook(dependencies.hooks ?? {}, hookInputOf(effect), options));
       return { next: 'more' };
     }
     case 'ScheduleRetry':
@@ -357,6 +359,8 @@ const EFFECT_TYPES = [
   'RunPostToolsHook',
   'RunPreToolUseHook',
   'RunPostToolUseHook',
+  'RunUserPromptSubmitHook',
+  'RunStopHook',
   'ScheduleRetry',
 ] as const satisfies ReadonlyArray<AgentAction['type']>;
 

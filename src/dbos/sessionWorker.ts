@@ -10,8 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type Anthropic from '@anthropic-ai/sdk';
 import {
   type LlmTransport,
-  type ToolHooks,
-  toolHookSwitches,
+  type AgentHooks,
+  hookSwitches,
   type ToolRegistry,
 } from '../actors/index.js';
 import {
@@ -106,14 +106,14 @@ export interface SessionWorkerOptions {
   /** Runs the post-tools hook; resolves whether it acted. */
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
   /**
-   * Tool hooks, as `createAgent` takes them: `preToolUse` decides about each call before the
-   * permission check, `postToolUse` comments on each result (see `CreateAgentOptions.hooks`). A
+   * Hooks, as `createAgent` takes them (see `CreateAgentOptions.hooks`): `userPromptSubmit` on
+   * each prompt, `preToolUse` and `postToolUse` on each call, `stop` when a turn would end. A
    * drive runs each as a step of its own, and records its answer; the worker that takes a
-   * session over asks a hook again only about a call it had not decided. Every worker of a
+   * session over asks a hook again only about what it had not decided. Every worker of a
    * service should be given the same hooks.
    */
-  hooks?: ToolHooks;
-  /** How long one tool hook may take, in milliseconds. Default 60 000. */
+  hooks?: AgentHooks;
+  /** How long one hook may take, in milliseconds. Default 60 000. */
   hookTimeoutMs?: number;
   /**
    * Trace the sessions this worker drives with OpenTelemetry (see `createAgent`'s option of the
@@ -156,7 +156,7 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   );
   // The chart waits for the hooks the worker is given; refused before anything opens when they
   // are not hooks.
-  const switches = toolHookSwitches(options.hooks, options.hookTimeoutMs);
+  const switches = hookSwitches(options.hooks, options.hookTimeoutMs);
   const agent = switches === undefined ? options.agent : { ...options.agent, hooks: switches };
   const schema = options.schema ?? 'agent_statechart';
   const applicationName = options.applicationName ?? 'agent-statechart';

@@ -9,7 +9,7 @@
  * console.log(toMermaid(agentMachine));
  * await writeFile('agent.svg', await toSvg(agentMachine));
  */
-export { isStateMachine, loadMachine, parseMachineSpec } from './loadMachine.js';
+export { importModule, isStateMachine, loadMachine, parseMachineSpec } from './loadMachine.js';
 export { type DotOptions, toDot } from './toDot.js';
 export {
   type GraphState,

@@ -1,7 +1,8 @@
 /**
  * Finds the machine a `--machine MODULE:EXPORT` option names: imports the module (a path to a
  * `.js`/`.mjs` file, a `.ts` file when running under tsx, or a package name) and checks that the
- * export really is an XState v5 machine.
+ * export really is an XState v5 machine. The import itself ({@link importModule}) is shared with
+ * the other options that name a module of the user's (`run --hooks`).
  */
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,23 +22,7 @@ export async function loadMachine(
   cwd: string = process.cwd(),
 ): Promise<AnyStateMachine> {
   const { module, exportName } = parseMachineSpec(spec);
-  const url =
-    isPathLike(module) && !module.startsWith('file:')
-      ? pathToFileURL(isAbsolute(module) ? module : resolve(cwd, module)).href
-      : module;
-  let namespace: Record<string, unknown>;
-  try {
-    namespace = (await import(url)) as Record<string, unknown>;
-  } catch (error) {
-    const hint = /\.[cm]?tsx?$/.test(module)
-      ? " (a .ts module loads only with tsx: NODE_OPTIONS='--import tsx' npx agent-statechart diagram …, or compile it to .js first)"
-      : '';
-    throw new AgentStatechartError(
-      'MODULE_NOT_LOADED',
-      `could not load '${module}': ${errorMessage(error)}${hint}`,
-      { cause: error },
-    );
-  }
+  const namespace = await importModule(module, cwd);
   if (!(exportName in namespace)) {
     const machines = Object.keys(namespace)
       .filter((name) => isStateMachine(namespace[name]))
@@ -59,6 +44,39 @@ export async function loadMachine(
     );
   }
   return value;
+}
+
+/**
+ * Imports a module of the user's and answers its exports: `module` is a path to a `.js`/`.mjs`
+ * file (relative paths resolve against `cwd`, not against this package), a `.ts` file when the
+ * command runs under tsx, a `file:` URL, or a package name. A module that cannot be found, or
+ * throws while it loads, is `MODULE_NOT_LOADED`, with what to do about a `.ts` file.
+ *
+ * @example
+ * const exports = await importModule('./hooks.mjs', process.cwd());
+ * exports.default; // the module's default export, if it has one
+ */
+export async function importModule(
+  module: string,
+  cwd: string = process.cwd(),
+): Promise<Record<string, unknown>> {
+  const url =
+    isPathLike(module) && !module.startsWith('file:')
+      ? pathToFileURL(isAbsolute(module) ? module : resolve(cwd, module)).href
+      : module;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    // Node cannot import TypeScript by itself: say how to run the command so that it can.
+    const hint = /\.[cm]?tsx?$/.test(module)
+      ? " (a .ts module loads only with tsx: NODE_OPTIONS='--import tsx' npx agent-statechart …, or compile it to .js first)"
+      : '';
+    throw new AgentStatechartError(
+      'MODULE_NOT_LOADED',
+      `could not load '${module}': ${errorMessage(error)}${hint}`,
+      { cause: error },
+    );
+  }
 }
 
 /**

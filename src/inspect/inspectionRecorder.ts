@@ -69,6 +69,46 @@ interface PendingEvent {
   event: JsonValue;
   source: string | undefined;
   microsteps: RawState[];
+  /** The shown actions each microstep emitted, by the microstep's index (most emit none). */
+  emitted: Map<number, unknown[]>;
+  /**
+   * Shown actions emitted since the last microstep: XState reports a microstep's actions before
+   * the microstep itself, so they belong to the next one (or, left over, to the last).
+   */
+  emitting: unknown[];
+}
+
+/**
+ * The emitted actions a step keeps (see `RecordedStep.emitted`): what the page shows that no
+ * other part of a step records.
+ */
+const SHOWN_EMITTED = new Set(['PromptDropped']);
+
+function isShownEmitted(event: unknown): boolean {
+  const type = (event as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && SHOWN_EMITTED.has(type);
+}
+
+/** The event an executed action emitted (XState's `emit`, which the chart's actions use). */
+function emittedBy(action: { type: string; params: unknown }): unknown {
+  return action.type === 'xstate.emit'
+    ? (action.params as { event?: unknown } | undefined)?.event
+    : undefined;
+}
+
+/**
+ * The events the actions of a microstep emitted, as `getMicrosteps` gives them: for a step
+ * recorded by hand (a replayed log), so it keeps what a watched agent's step keeps.
+ *
+ * @example
+ * const states = getMicrosteps(agentMachine, snapshot, event).map(([next, actions]) => ({
+ *   value: next.value, context: next.context, emitted: emittedEvents(actions),
+ * }));
+ */
+export function emittedEvents(
+  actions: ReadonlyArray<{ type: string; params: unknown }>,
+): unknown[] {
+  return actions.map(emittedBy).filter((event) => event !== undefined);
 }
 
 /**
@@ -89,7 +129,13 @@ export interface ExternalStep {
   source?: string;
   /** When it happened (ms since the epoch). Default: now. */
   time?: number;
-  states: Array<{ value: unknown; status?: string; context: unknown }>;
+  states: Array<{
+    value: unknown;
+    status?: string;
+    context: unknown;
+    /** What the microstep emitted (see {@link emittedEvents}); the recorder keeps what it shows. */
+    emitted?: unknown[];
+  }>;
 }
 
 /**
@@ -263,12 +309,28 @@ export class InspectionRecorder {
           event: sanitizeWith(event.event, this.#limits),
           source: sourceId(event.sourceRef),
           microsteps: [],
+          emitted: new Map(),
+          emitting: [],
         };
         return;
       }
-      case '@xstate.microstep':
-        this.#agents.get(actor.sessionId)?.pending?.microsteps.push(rawState(event.snapshot));
+      case '@xstate.action': {
+        const emitted = emittedBy(event.action);
+        if (isShownEmitted(emitted)) {
+          this.#agents.get(actor.sessionId)?.pending?.emitting.push(emitted);
+        }
         return;
+      }
+      case '@xstate.microstep': {
+        const pending = this.#agents.get(actor.sessionId)?.pending;
+        if (pending === undefined || pending === null) return;
+        if (pending.emitting.length > 0) {
+          pending.emitted.set(pending.microsteps.length, pending.emitting);
+          pending.emitting = [];
+        }
+        pending.microsteps.push(rawState(event.snapshot));
+        return;
+      }
       case '@xstate.snapshot': {
         const record = this.#agents.get(actor.sessionId);
         if (record !== undefined) this.#flush(record, rawState(event.snapshot));
@@ -304,10 +366,17 @@ export class InspectionRecorder {
           if (record === undefined || this.#agents.get(options.id) !== record) return;
           const states = step.states.map(rawState);
           const final = states.pop();
+          const emitted = new Map<number, unknown[]>();
+          step.states.forEach((state, index) => {
+            const shown = (state.emitted ?? []).filter(isShownEmitted);
+            if (shown.length > 0) emitted.set(index, shown);
+          });
           record.pending = {
             event: sanitizeWith(step.event, this.#limits),
             source: step.source,
             microsteps: states,
+            emitted,
+            emitting: [],
           };
           this.#flush(record, final ?? record.last, step.time);
         } catch (error) {
@@ -369,6 +438,14 @@ export class InspectionRecorder {
         if (pending.source !== undefined) step.source = pending.source;
       } else {
         step.continued = true;
+      }
+      const emitted = [
+        ...(pending?.emitted.get(index) ?? []),
+        // Emitted after the last microstep (as the actor stopped): the last step's.
+        ...(index === states.length - 1 ? (pending?.emitting ?? []) : []),
+      ];
+      if (emitted.length > 0) {
+        step.emitted = emitted.map((item) => sanitizeWith(item, this.#limits));
       }
       const patch = diffContext(record.last.context, state.context, this.#limits);
       if (patch !== undefined) step.patch = patch;

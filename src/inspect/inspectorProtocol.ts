@@ -57,6 +57,13 @@ export interface RecordedStep {
   source?: string;
   /** `true` when this step continues the previous one's event (an eventless transition). */
   continued?: true;
+  /**
+   * What the chart told its caller in this step that the page shows, sanitised: for now a
+   * prompt it dropped (`PromptDropped`, with the reason), which never reaches the transcript and
+   * so would leave no other trace. Other emitted actions are left out: a streamed delta or a
+   * request would double every step's size for nothing the page draws.
+   */
+  emitted?: JsonValue[];
   /** The state value after the step, e.g. `'CallingLlm'`. */
   value: JsonValue;
   status: StepStatus;

@@ -1,7 +1,8 @@
 /**
  * A stored session's log replayed through the chart from its first entry, one step per event with
- * every microstep it caused — what the inspector page steps through for a session that is not
- * running here. The chart's own pure transitions (`getMicrosteps`) do the work: nothing runs.
+ * every microstep it caused (and what each emitted: a prompt it dropped shows in the page as it
+ * does live) — what the inspector page steps through for a session that is not running here. The
+ * chart's own pure transitions (`getMicrosteps`) do the work: nothing runs.
  */
 import { getInitialSnapshot, getMicrosteps, type SnapshotFrom } from 'xstate';
 import {
@@ -14,7 +15,7 @@ import {
   validateEvent,
 } from '../machine/index.js';
 import type { StoredEntry } from '../persistence/index.js';
-import type { ExternalStep } from './inspectionRecorder.js';
+import { emittedEvents, type ExternalStep } from './inspectionRecorder.js';
 
 type ChartSnapshot = SnapshotFrom<AgentMachine>;
 
@@ -80,16 +81,22 @@ export class SessionLogReplay {
       throw new AgentStatechartError('SESSION_CORRUPT', `log entry ${entry.seq}: ${problem}`);
     }
     const event = entry.data;
-    const microsteps = getMicrosteps(agentMachine, this.#snapshot, event).map(([next]) => next);
+    const microsteps = getMicrosteps(agentMachine, this.#snapshot, event);
     // An event the chart did not take (a late result of a cancelled call) changes nothing.
-    const states = microsteps.length > 0 ? microsteps : [this.#snapshot];
-    this.#snapshot = states.at(-1)!;
+    const states =
+      microsteps.length > 0
+        ? microsteps.map(([next, actions]) => ({
+            ...stateOf(next),
+            emitted: emittedEvents(actions),
+          }))
+        : [stateOf(this.#snapshot)];
+    this.#snapshot = microsteps.at(-1)?.[0] ?? this.#snapshot;
     const source = sourceOf(event);
     return {
       event,
       time: entry.at,
       ...(source === undefined ? {} : { source }),
-      states: states.map(stateOf),
+      states,
     };
   }
 }

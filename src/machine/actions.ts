@@ -46,6 +46,12 @@ export interface CompletedToolInfo {
  * - `RunPreToolUseHook`: run the `preToolUse` hook on a call, then send `PreToolUseDecision`;
  * - `RunPostToolUseHook`: run the `postToolUse` hook on a call that ran, then send
  *   `PostToolUseResult`;
+ * - `RunUserPromptSubmitHook`: run the `userPromptSubmit` hook on a prompt, then send
+ *   `UserPromptSubmitDecision`;
+ * - `RunStopHook`: run the `stop` hook on the response that would end the turn, then send
+ *   `StopDecision`;
+ * - `PromptDropped`: this prompt started no turn and the model never saw it: the
+ *   `userPromptSubmit` hook blocked it, or an interrupt came before the hook decided;
  * - `OutputGiven`: the turn ends with its answer in the form it asked for (see `OutputSpec`);
  * - `Cancel`: abort this in-flight work.
  *
@@ -76,6 +82,9 @@ export type AgentAction =
   | { type: 'AskUser'; callId: string; questions: UserQuestion[] }
   | { type: 'RunPreToolUseHook'; call: ToolCall }
   | { type: 'RunPostToolUseHook'; call: ToolCall; outcome: ToolOutcome }
+  | { type: 'RunUserPromptSubmitHook'; prompt: Message }
+  | { type: 'RunStopHook'; response: Message | null }
+  | { type: 'PromptDropped'; prompt: Message; reason: string }
   | { type: 'OutputGiven'; output: unknown }
   | {
       type: 'Cancel';
@@ -87,6 +96,7 @@ export type AgentAction =
        * milliseconds, then send `ToolGraceExpired`.
        */
       graceMs?: number;
+      /** The hook that runs alone: the post-tools hook, `userPromptSubmit` or `stop`. */
       hook?: boolean;
       retry?: boolean;
     };

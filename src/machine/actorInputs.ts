@@ -2,11 +2,11 @@
  * What the chart hands to each invoked actor. Implementations of `llm`, `tool`, `postToolsHook`
  * and `retryTimer` receive these as `input` and answer with the chart's own events.
  */
-import type { CompletedToolInfo } from './actions.js';
+import type { AgentAction, CompletedToolInfo } from './actions.js';
 import type { AgentActorName } from './actorNames.js';
 import type { AgentEvent } from './events.js';
 import { errorOutcome } from './toolRuns.js';
-import type { LlmRequest, ToolCall, ToolOutcome } from './messages.js';
+import type { LlmRequest, Message, ToolCall, ToolOutcome } from './messages.js';
 
 /**
  * Input of the `llm` actor: the request to stream. The actor answers with `LlmTextDelta`,
@@ -76,17 +76,36 @@ export interface ToolGraceTimerInput {
 }
 
 /**
- * Input of one `toolHook` actor (one per call whose hook runs, with `hookActorId(call.id)` as
- * actor id): the `preToolUse` hook on a call before the permission check, answered with one
- * `PreToolUseDecision`, or the `postToolUse` hook on a call that ran, with its outcome, answered
- * with one `PostToolUseResult`.
+ * Input of one `hook` actor: the `preToolUse` hook on a call before the permission check,
+ * answered with one `PreToolUseDecision`, or the `postToolUse` hook on a call that ran, with its
+ * outcome, answered with one `PostToolUseResult` (one actor per call, with `hookActorId(call.id)`
+ * as actor id); the `userPromptSubmit` hook on a prompt, answered with one
+ * `UserPromptSubmitDecision`; the `stop` hook on the response that would end the turn (`null`
+ * when it had no content), answered with one `StopDecision`.
  *
  * @example
- * const input: ToolHookInput = { hook: 'preToolUse', call: { id: 't1', name: 'bash', input: { command: 'ls' } } };
+ * const input: HookInput = { hook: 'preToolUse', call: { id: 't1', name: 'bash', input: { command: 'ls' } } };
+ */
+export type HookInput = ToolHookInput | TurnHookInput;
+
+/**
+ * Input of a `hook` actor for a tool call's hook.
+ *
+ * @example
+ * const input: ToolHookInput = { hook: 'postToolUse', call, outcome };
  */
 export type ToolHookInput =
   | { hook: 'preToolUse'; call: ToolCall }
   | { hook: 'postToolUse'; call: ToolCall; outcome: ToolOutcome };
+
+/**
+ * Input of a `hook` actor for a hook on the turn: its prompt, or the response that would end it.
+ *
+ * @example
+ * const input: TurnHookInput = { hook: 'userPromptSubmit', prompt: { role: 'user', content: 'hi' } };
+ */
+export type TurnHookInput =
+  { hook: 'userPromptSubmit'; prompt: Message } | { hook: 'stop'; response: Message | null };
 
 /**
  * A side effect the chart's actors are about to start: a model call, a tool call (with whether
@@ -143,12 +162,56 @@ export function failureEvent(actor: AgentActorName, input: unknown, reason: stri
       return { type: 'RetryTimeoutFired' };
     case 'toolGraceTimer':
       return { type: 'ToolGraceExpired' };
-    case 'toolHook': {
-      const { hook, call } = input as ToolHookInput;
-      const error = `the ${hook} hook failed: ${reason}`;
-      return hook === 'preToolUse'
-        ? { type: 'PreToolUseDecision', callId: call.id, error }
-        : { type: 'PostToolUseResult', callId: call.id, error };
-    }
+    case 'hook':
+      return hookFailure(input as HookInput, reason);
+  }
+}
+
+/** The actions that ask for a hook to run. */
+export type RunHookAction = Extract<
+  AgentAction,
+  { type: 'RunPreToolUseHook' | 'RunPostToolUseHook' | 'RunUserPromptSubmitHook' | 'RunStopHook' }
+>;
+
+/**
+ * What a hook runs on, from the action that asks for it: what a pure-mode driver hands to
+ * `runHook`.
+ *
+ * @example
+ * if (action.type === 'RunStopHook') await core.handleEvent(await runHook(hooks, hookInputOf(action)));
+ */
+export function hookInputOf(action: RunHookAction): HookInput {
+  switch (action.type) {
+    case 'RunPreToolUseHook':
+      return { hook: 'preToolUse', call: action.call };
+    case 'RunPostToolUseHook':
+      return { hook: 'postToolUse', call: action.call, outcome: action.outcome };
+    case 'RunUserPromptSubmitHook':
+      return { hook: 'userPromptSubmit', prompt: action.prompt };
+    case 'RunStopHook':
+      return { hook: 'stop', response: action.response };
+  }
+}
+
+/**
+ * The chart's answer for a hook that failed (threw, hung past its timeout or answered something
+ * malformed): the event its hook answers with, carrying `error`.
+ *
+ * @example
+ * hookFailure({ hook: 'stop', response: null }, 'it threw: boom');
+ * // { type: 'StopDecision', error: 'the stop hook failed: it threw: boom' }
+ */
+export function hookFailure(input: HookInput, reason: string): AgentEvent {
+  const on = 'call' in input ? ` on ${input.call.name}` : '';
+  const error = `the ${input.hook} hook failed${on}: ${reason}`;
+  switch (input.hook) {
+    case 'preToolUse':
+      return { type: 'PreToolUseDecision', callId: input.call.id, error };
+    case 'postToolUse':
+      return { type: 'PostToolUseResult', callId: input.call.id, error };
+    case 'userPromptSubmit':
+      return { type: 'UserPromptSubmitDecision', error };
+    case 'stop':
+      return { type: 'StopDecision', error };
   }
 }

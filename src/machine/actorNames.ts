@@ -9,7 +9,7 @@ export const AGENT_ACTOR_NAMES = [
   'postToolsHook',
   'retryTimer',
   'toolGraceTimer',
-  'toolHook',
+  'hook',
 ] as const;
 
 /** One of {@link AGENT_ACTOR_NAMES}. */

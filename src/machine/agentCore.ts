@@ -7,12 +7,23 @@ import { type ActorScope, type AnyActorScope, createActor, type SnapshotFrom } f
 import { type AgentMachine, agentMachine } from './agentMachine.js';
 import { type AgentDiagnosticCode, admit, isStopped } from './admission.js';
 import { AgentStatechartError, errorMessage } from './agentStatechartError.js';
-import { type AgentContext, createInitialContext, resolveConfig } from './context.js';
+import {
+  type AgentContext,
+  createInitialContext,
+  resolveConfig,
+  type TurnState,
+} from './context.js';
 import { type AgentAction } from './actions.js';
 import { type AgentConfig } from './config.js';
 import { type AgentEvent } from './events.js';
 import { type Message } from './messages.js';
-import { approvalsWaiting, questionsWaiting, toolHooksRunning, toolsSettling } from './guards.js';
+import {
+  approvalsWaiting,
+  hasQueuedInput,
+  questionsWaiting,
+  toolHooksRunning,
+  toolsSettling,
+} from './guards.js';
 import {
   AGENT_STATE_NAMES,
   type AgentStateName,
@@ -118,10 +129,20 @@ export function restoreContext(snapshot: AgentSnapshot, config: AgentConfig): Ag
     ...fresh,
     ...kept,
     usage,
-    turnUsage: usageTotalsOf(stored.turnUsage),
+    turn: turnOf(stored),
     streamingText: '',
     streamingToolCalls: [],
     config: fresh.config,
+  };
+}
+
+/** A stored turn, or one from a version that kept only the turn's usage (`turnUsage`). */
+function turnOf(stored: StoredContext): TurnState {
+  const turn = stored.turn as Partial<TurnState> | undefined;
+  const older = (stored as { turnUsage?: Partial<UsageTotals> }).turnUsage;
+  return {
+    usage: usageTotalsOf(turn?.usage ?? older),
+    stopHookContinued: turn?.stopHookContinued === true,
   };
 }
 
@@ -150,8 +171,10 @@ export function restoreMachineSnapshot(
 /**
  * Where inside its top-level state a stored agent stands. A snapshot stores only the top-level
  * name: the nested state follows from the context (calls an interrupt aborted and not yet
- * settled mean `WaitingForUserInput.SettlingCancelledCalls`; a call waiting for approval,
- * `ExecutingTools`' `Approvals.Waiting`).
+ * settled mean `WaitingForUserInput.SettlingCancelledCalls`; a prompt held in the queue,
+ * `WaitingForUserInput.CheckingPrompt`, since a queued prompt starts a turn at once otherwise; a call waiting for approval, `ExecutingTools`' `Approvals.Waiting`).
+ * `ProcessingLlmResponse` is only ever stored while it waits for the `stop` hook, since it
+ * routes a response at once otherwise.
  */
 function stateValueOf(state: AgentStateName, context: AgentContext): AgentStateValue {
   if (state === 'ExecutingTools') {
@@ -164,8 +187,12 @@ function stateValueOf(state: AgentStateName, context: AgentContext): AgentStateV
       },
     };
   }
+  if (state === 'ProcessingLlmResponse') return { ProcessingLlmResponse: 'CheckingStop' };
   if (state !== 'WaitingForUserInput') return state;
-  return { WaitingForUserInput: toolsSettling(context) ? 'SettlingCancelledCalls' : 'Ready' };
+  if (toolsSettling(context)) return { WaitingForUserInput: 'SettlingCancelledCalls' };
+  // Restored with the hook off, the held prompt is still checked once: a `Resume` asks a hook
+  // that is not there, which lets it through, and input keeps its order behind it.
+  return { WaitingForUserInput: hasQueuedInput(context) ? 'CheckingPrompt' : 'Ready' };
 }
 
 /**

@@ -20,6 +20,8 @@ import * as toolHooks from './toolHookActions.js';
 import { completedToolsOf } from './toolRuns.js';
 import { buildRequest } from './transcript.js';
 import * as turns from './turnActions.js';
+import * as turnHooks from './turnHookActions.js';
+import { promptHookInput, stopHookInput } from './turnHookInputs.js';
 
 /**
  * The agent statechart. Use it through `AgentCore` (pure mode) or `createAgent` (actor mode), or
@@ -45,6 +47,7 @@ export const agentMachine = chart
       ...performAll(toolCalls),
       ...performAll(toolHooks),
       ...performAll(hookAndRetry),
+      ...performAll(turnHooks),
       // The hottest transitions of a turn: plain assign and emit, no action queue.
       appendStreamedText: chart.assign(({ context, event }) =>
         stream.appendStreamedText(context, event),
@@ -78,6 +81,13 @@ export const agentMachine = chart
         states: {
           Ready: {
             always: [
+              // The hook sees every prompt, even one that a spent budget keeps from the model:
+              // a prompt it would block must not reach the transcript.
+              {
+                guard: and(['hasQueuedInput', 'promptHookOn']),
+                target: 'CheckingPrompt',
+                actions: 'holdQueuedPrompt',
+              },
               // Once the budget is spent, input goes into the transcript without a model call.
               {
                 guard: and(['hasQueuedInput', 'budgetSpent']),
@@ -89,6 +99,7 @@ export const agentMachine = chart
             ],
             on: {
               UserInput: [
+                { guard: 'promptHookOn', target: 'CheckingPrompt', actions: 'holdPrompt' },
                 {
                   guard: 'budgetSpent',
                   target: '#agent.WaitingForUserInput',
@@ -97,6 +108,40 @@ export const agentMachine = chart
                 },
                 { target: '#agent.CallingLlm', actions: 'startTurn' },
               ],
+            },
+          },
+          // The prompt at the head of the queue waits for the caller's userPromptSubmit hook;
+          // input that comes meanwhile queues behind it.
+          CheckingPrompt: {
+            entry: 'runPromptHook',
+            invoke: {
+              id: 'promptHook',
+              src: 'hook',
+              input: ({ context }) => promptHookInput(context),
+            },
+            on: {
+              UserPromptSubmitDecision: [
+                {
+                  guard: 'promptBlocked',
+                  target: '#agent.WaitingForUserInput',
+                  reenter: true,
+                  actions: 'blockPrompt',
+                },
+                {
+                  guard: 'budgetSpent',
+                  target: '#agent.WaitingForUserInput',
+                  reenter: true,
+                  actions: ['startCheckedTurn', 'stopAtLimit'],
+                },
+                { target: '#agent.CallingLlm', actions: 'startCheckedTurn' },
+              ],
+              Interrupt: {
+                target: '#agent.WaitingForUserInput',
+                reenter: true,
+                actions: 'withdrawPrompt',
+              },
+              ShutdownRequested: { target: '#agent.ShuttingDown', actions: 'cancelHook' },
+              Resume: { target: 'CheckingPrompt', reenter: true },
             },
           },
           // Tool calls an interrupt aborted report how they really ended; input waits its turn.
@@ -142,16 +187,50 @@ export const agentMachine = chart
         },
       },
       ProcessingLlmResponse: {
-        always: [
-          {
-            guard: 'responseRefused',
-            target: 'WaitingForUserInput',
-            actions: ['refuseToolCalls', 'reportStopReason'],
+        initial: 'Deciding',
+        states: {
+          Deciding: {
+            always: [
+              {
+                guard: 'responseRefused',
+                target: '#agent.WaitingForUserInput',
+                actions: ['refuseToolCalls', 'reportStopReason'],
+              },
+              { guard: 'hasToolCalls', target: '#agent.ExecutingTools' },
+              { guard: 'outputAskable', target: '#agent.CallingLlm', actions: 'askForOutput' },
+              { guard: 'stopHookDue', target: 'CheckingStop' },
+              {
+                target: '#agent.WaitingForUserInput',
+                actions: ['reportStopReason', 'endOutputTurn'],
+              },
+            ],
           },
-          { guard: 'hasToolCalls', target: 'ExecutingTools' },
-          { guard: 'outputAskable', target: 'CallingLlm', actions: 'askForOutput' },
-          { target: 'WaitingForUserInput', actions: ['reportStopReason', 'endOutputTurn'] },
-        ],
+          // The model ended its response without a tool call: the caller's stop hook may have
+          // the turn go on, once.
+          CheckingStop: {
+            entry: 'runStopHook',
+            invoke: { id: 'stopHook', src: 'hook', input: ({ context }) => stopHookInput(context) },
+            on: {
+              StopDecision: [
+                {
+                  guard: 'turnContinued',
+                  target: '#agent.CallingLlm',
+                  actions: ['reportStopReason', 'continueTurn'],
+                },
+                {
+                  target: '#agent.WaitingForUserInput',
+                  actions: ['reportStopHookFailure', 'reportStopReason', 'endOutputTurn'],
+                },
+              ],
+              Interrupt: {
+                target: '#agent.WaitingForUserInput',
+                actions: ['cancelHook', 'reportStopReason', 'endOutputTurn'],
+              },
+              ShutdownRequested: { target: '#agent.ShuttingDown', actions: 'cancelHook' },
+              Resume: { target: 'CheckingStop', reenter: true },
+            },
+          },
+        },
       },
       // The calls of one response, run in parallel; beside them, in regions of their own, the
       // waits: the caller's tool hooks, a person's approvals and the questions of `ask_user`

@@ -7,7 +7,8 @@
  * - `PATH_OUTSIDE_WORKSPACE`: a path given to a built-in tool leaves the workspace root.
  * - `INVALID_WORKSPACE`: the workspace root does not exist or is not a directory.
  * - `INVALID_MACHINE_SPEC`: a diagram's `--machine` is not `MODULE` or `MODULE:EXPORT`.
- * - `MODULE_NOT_LOADED`: the module to draw could not be found or threw while loading.
+ * - `MODULE_NOT_LOADED`: a module named on the command line (a machine to draw, hooks to run)
+ *   could not be found or threw while loading.
  * - `EXPORT_NOT_FOUND`: the module has no export of that name.
  * - `NOT_A_MACHINE`: the export is not an XState v5 machine.
  * - `MISSING_PEER_DEPENDENCY`: an optional peer (`@statelyai/inspect`) is not installed.
@@ -28,6 +29,9 @@
  * - `SESSION_VERSION_MISMATCH`: a session was recorded by another version of the chart.
  * - `STORE_FAILED`: the session store could not be reached or refused a write.
  * - `AGENT_NOT_READY`: an agent with a session store was read before its session was open.
+ * - `NO_OUTPUT`: a turn `agent.run` waited for ended without its answer.
+ * - `PROMPT_DROPPED`: the message `agent.run` sent started no turn (the `userPromptSubmit` hook
+ *   blocked it).
  * - `HOST_CLOSED`: an agent host was used after `close()`.
  *
  * @example
@@ -61,6 +65,7 @@ export type AgentStatechartErrorCode =
   | 'STORE_FAILED'
   | 'AGENT_NOT_READY'
   | 'NO_OUTPUT'
+  | 'PROMPT_DROPPED'
   | 'HOST_CLOSED';
 
 /**

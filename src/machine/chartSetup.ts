@@ -11,7 +11,7 @@ import type {
   RetryTimerInput,
   ToolActorInput,
   ToolGraceTimerInput,
-  ToolHookInput,
+  HookInput,
 } from './actorInputs.js';
 import { hookActorId } from './actorNames.js';
 import type { ChartAction } from './chartStep.js';
@@ -49,7 +49,7 @@ export const chart = setup({
     postToolsHook: placeholder<PostToolsHookInput>(),
     retryTimer: placeholder<RetryTimerInput>(),
     toolGraceTimer: placeholder<ToolGraceTimerInput>(),
-    toolHook: placeholder<ToolHookInput>(),
+    hook: placeholder<HookInput>(),
   },
   guards: {
     attemptsLeft: ({ context }) => guards.attemptsLeft(context),
@@ -74,6 +74,10 @@ export const chart = setup({
     outputSettled: ({ context }) => guards.outputSettled(context),
     outputAskable: ({ context }) => guards.outputAskable(context),
     carriesOutput: ({ event }) => guards.carriesOutput(event),
+    promptHookOn: ({ context }) => guards.promptHookOn(context),
+    promptBlocked: ({ event }) => guards.promptBlocked(event),
+    stopHookDue: ({ context }) => guards.stopHookDue(context),
+    turnContinued: ({ event }) => guards.turnContinued(event),
   },
 });
 
@@ -88,7 +92,7 @@ export function perform(action: ChartAction) {
     for (const call of start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
     if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: [...start] });
     for (const hook of step.hooks ?? []) {
-      enqueue.spawnChild('toolHook', { id: hookActorId(hook.call.id), input: hook });
+      enqueue.spawnChild('hook', { id: hookActorId(hook.call.id), input: hook });
       enqueue.emit(
         hook.hook === 'preToolUse'
           ? { type: 'RunPreToolUseHook', call: hook.call }

@@ -8,7 +8,7 @@ import type { AgentAction } from './actions.js';
 import type { ToolHookInput } from './actorInputs.js';
 import type { AgentContext } from './context.js';
 import type { AgentEvent } from './events.js';
-import type { Message, ToolCall } from './messages.js';
+import type { ContentBlock, Message, ToolCall } from './messages.js';
 
 /**
  * One action's effect. Performed in this order: stop, abort, context, start, emit.
@@ -25,7 +25,7 @@ export interface ChartStep {
   abort?: readonly string[];
   /** Tool calls to start: one `tool` actor each, and one `ExecuteTools` naming them all. */
   start?: readonly ToolCall[];
-  /** Hooks to run on calls: one `toolHook` actor each, and the action that asks for it. */
+  /** Hooks to run on calls: one `hook` actor each, and the action that asks for it. */
   hooks?: readonly ToolHookInput[];
   emit?: readonly AgentAction[];
 }
@@ -44,4 +44,32 @@ export function appended(
   message: Message | null,
 ): Message[] {
   return message === null ? context.messages : [...context.messages, message];
+}
+
+/**
+ * `message` with `text` after what it says, as a block of its own.
+ *
+ * @example
+ * withText({ role: 'user', content: 'hi' }, 'a note');
+ * // { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'a note' }] }
+ */
+export function withText(message: Message, text: string): Message {
+  const blocks: ContentBlock[] =
+    typeof message.content === 'string'
+      ? [{ type: 'text', text: message.content }]
+      : message.content;
+  return { ...message, content: [...blocks, { type: 'text', text }] };
+}
+
+/**
+ * The transcript with `text` from the user at its end: in the last message when that is the
+ * user's (tool results, say), since the API takes one user message between the model's.
+ *
+ * @example
+ * appendedUserText(context, 'go on').at(-1)?.role; // 'user'
+ */
+export function appendedUserText(context: Pick<AgentContext, 'messages'>, text: string): Message[] {
+  const last = context.messages.at(-1);
+  if (last?.role !== 'user') return appended(context, { role: 'user', content: text });
+  return [...context.messages.slice(0, -1), withText(last, text)];
 }

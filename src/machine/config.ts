@@ -36,14 +36,16 @@ export interface ToolSpec {
 }
 
 /**
- * Which tool hooks run (see `AgentConfig.hooks`).
+ * Which hooks the chart waits for (see `AgentConfig.hooks`).
  *
  * @example
- * const hooks: ToolHookSwitches = { preToolUse: true };
+ * const hooks: HookSwitches = { preToolUse: true, stop: true };
  */
-export interface ToolHookSwitches {
+export interface HookSwitches {
   preToolUse?: boolean;
   postToolUse?: boolean;
+  userPromptSubmit?: boolean;
+  stop?: boolean;
 }
 
 /**
@@ -149,10 +151,14 @@ export interface AgentConfig {
    * The tool hooks the caller runs: with `preToolUse`, every call (but `ask_user`'s) waits for a
    * `PreToolUseDecision` (after a `RunPreToolUseHook` action) before the permission check; with
    * `postToolUse`, every call that ran waits for a `PostToolUseResult` (after a
-   * `RunPostToolUseHook`) before its result is final. `createAgent` sets these from its `hooks`
+   * `RunPostToolUseHook`) before its result is final; with `userPromptSubmit`, every prompt waits
+   * in `WaitingForUserInput.CheckingPrompt` for a `UserPromptSubmitDecision` (after a
+   * `RunUserPromptSubmitHook`) before it starts a turn; with `stop`, a response that would end
+   * the turn waits in `ProcessingLlmResponse.CheckingStop` for a `StopDecision` (after a
+   * `RunStopHook`), which may have the turn go on once. `createAgent` sets these from its `hooks`
    * functions. Default: none.
    */
-  hooks?: ToolHookSwitches;
+  hooks?: HookSwitches;
   retry?: RetryConfig;
   /** Permission modes and rules. Without them every tool runs (`createAgent`: `acceptEdits`). */
   permissions?: PermissionConfig;

@@ -6,7 +6,7 @@ import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
 import { answerOpenToolUses } from './transcript.js';
 import { DEFAULT_PRICES, type ModelPrice, NO_USAGE, priceOf, type UsageTotals } from './usage.js';
 import type { LlmCallEnding } from './actions.js';
-import type { AgentConfig, PermissionMode, ToolSpec } from './config.js';
+import type { AgentConfig, HookSwitches, PermissionMode, ToolSpec } from './config.js';
 import type {
   LlmError,
   Message,
@@ -37,8 +37,8 @@ export interface ResolvedConfig {
   tools: ToolSpec[];
   /** The built-in `ask_user` tool is offered. */
   askUser: boolean;
-  /** The tool hooks the caller runs. */
-  hooks: { preToolUse: boolean; postToolUse: boolean };
+  /** The hooks the caller runs. */
+  hooks: Required<HookSwitches>;
   /** The tools as sent to the API (computed once, shared by every request). */
   toolDefinitions: ToolDefinition[];
   backoff: BackoffSettings;
@@ -123,6 +123,27 @@ export interface ToolRun {
 }
 
 /**
+ * What belongs to one user turn, kept together: what its model calls used and cost, and whether
+ * the `stop` hook has already had it go on (it may once).
+ *
+ * @example
+ * core.context.turn.usage.calls; // model calls of the current turn
+ */
+export interface TurnState {
+  usage: UsageTotals;
+  /** The `stop` hook asked the turn to go on; it is not asked again until the next turn. */
+  stopHookContinued: boolean;
+}
+
+/**
+ * The state of a turn that has made no model call yet.
+ *
+ * @example
+ * const fresh: TurnState = NEW_TURN;
+ */
+export const NEW_TURN: TurnState = { usage: NO_USAGE, stopHookContinued: false };
+
+/**
  * A tool call as it streams in, before the response completes.
  *
  * @example
@@ -177,8 +198,8 @@ export interface AgentContext {
   rememberedDecisions: Record<string, 'allow' | 'deny'>;
   /** What the session's model calls used and cost, summed. */
   usage: UsageTotals;
-  /** What the current turn's model calls used and cost (the last turn's, between turns). */
-  turnUsage: UsageTotals;
+  /** Where the current turn stands (the last turn's, between turns): see {@link TurnState}. */
+  turn: TurnState;
   /**
    * The id of the server-side container (code execution) the latest response that named one
    * used; every request sends it back, so files and state in it carry over.
@@ -235,6 +256,8 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     hooks: {
       preToolUse: config.hooks?.preToolUse === true,
       postToolUse: config.hooks?.postToolUse === true,
+      userPromptSubmit: config.hooks?.userPromptSubmit === true,
+      stop: config.hooks?.stop === true,
     },
     toolDefinitions: offeredToolDefinitions(tools, config.askUser === true),
     backoff: {
@@ -285,7 +308,7 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     permissionMode: input?.config?.permissions?.mode ?? null,
     rememberedDecisions: {},
     usage: NO_USAGE,
-    turnUsage: NO_USAGE,
+    turn: NEW_TURN,
     containerId: null,
     output: null,
     config,

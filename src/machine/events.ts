@@ -218,6 +218,40 @@ export interface PostToolUseResultEvent {
 }
 
 /**
+ * What the `userPromptSubmit` hook made of the prompt at the head of the queue (after a
+ * `RunUserPromptSubmitHook`): `decision: 'block'` drops it (the model never sees it; `reason`
+ * tells the user why); otherwise the turn starts, with `context`, a note the model reads after
+ * the prompt. An `error` says the hook failed: the prompt goes on as it was (this hook fails
+ * open), and the user is told.
+ *
+ * @example
+ * const event: UserPromptSubmitDecisionEvent = { type: 'UserPromptSubmitDecision', context: 'branch: main, 2 files changed' };
+ */
+export interface UserPromptSubmitDecisionEvent {
+  type: 'UserPromptSubmitDecision';
+  decision?: 'block';
+  reason?: string;
+  context?: string;
+  error?: string;
+}
+
+/**
+ * What the `stop` hook made of a response that would end the turn (after a `RunStopHook`):
+ * `decision: 'continue'` has the turn go on, with `reason` as the model's next instruction
+ * (once per turn); otherwise the turn ends. An `error` says the hook failed: the turn ends as it
+ * would have (this hook fails open), and the user is told.
+ *
+ * @example
+ * const event: StopDecisionEvent = { type: 'StopDecision', decision: 'continue', reason: 'the tests still fail; run them and fix what fails' };
+ */
+export interface StopDecisionEvent {
+  type: 'StopDecision';
+  decision?: 'continue';
+  reason?: string;
+  error?: string;
+}
+
+/**
  * Change the permission mode, at any time. Calls already waiting for approval are re-checked.
  *
  * @example
@@ -308,6 +342,8 @@ export type AgentEvent =
   | UserAnswerEvent
   | PreToolUseDecisionEvent
   | PostToolUseResultEvent
+  | UserPromptSubmitDecisionEvent
+  | StopDecisionEvent
   | SetPermissionModeEvent
   | SetToolsEvent
   | ToolGraceExpiredEvent
@@ -360,8 +396,10 @@ export const EVENT_TRAITS: Readonly<Record<AgentEventType, EventTraits>> = {
   Interrupt: { origin: 'caller' },
   ToolApproval: { origin: 'caller' },
   UserAnswer: { origin: 'caller' },
-  PreToolUseDecision: { origin: 'toolHook' },
-  PostToolUseResult: { origin: 'toolHook' },
+  PreToolUseDecision: { origin: 'hook' },
+  PostToolUseResult: { origin: 'hook' },
+  UserPromptSubmitDecision: { origin: 'hook' },
+  StopDecision: { origin: 'hook' },
   SetPermissionMode: { origin: 'caller' },
   SetTools: { origin: 'caller' },
   ToolGraceExpired: { origin: 'toolGraceTimer' },

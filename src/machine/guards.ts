@@ -150,10 +150,10 @@ export function toolCallsNeedGrace(context: Pick<AgentContext, 'toolRuns' | 'con
  * turnLimitReached(core.context); // true after the 100th response of a turn, by default
  */
 export function turnLimitReached(
-  context: Pick<AgentContext, 'turnUsage'> & { config: Pick<AgentContext['config'], 'maxTurns'> },
+  context: Pick<AgentContext, 'turn'> & { config: Pick<AgentContext['config'], 'maxTurns'> },
 ): boolean {
   const { maxTurns } = context.config;
-  return maxTurns !== null && context.turnUsage.calls >= maxTurns;
+  return maxTurns !== null && context.turn.usage.calls >= maxTurns;
 }
 
 /**
@@ -324,4 +324,51 @@ export function outputAskable(context: Pick<AgentContext, 'output'>): boolean {
  */
 export function carriesOutput(event: AgentEvent): boolean {
   return event.type === 'UserInput' && event.output !== undefined;
+}
+
+/**
+ * Prompts wait for the `userPromptSubmit` hook before they start a turn.
+ *
+ * @example
+ * promptHookOn(core.context); // true with config.hooks.userPromptSubmit
+ */
+export function promptHookOn(context: Pick<AgentContext, 'config'>): boolean {
+  return context.config.hooks.userPromptSubmit;
+}
+
+/**
+ * The `userPromptSubmit` hook blocked the prompt (a failed hook blocks nothing).
+ *
+ * @example
+ * promptBlocked({ type: 'UserPromptSubmitDecision', decision: 'block' }); // true
+ */
+export function promptBlocked(event: AgentEvent): boolean {
+  return (
+    event.type === 'UserPromptSubmitDecision' &&
+    event.error === undefined &&
+    event.decision === 'block'
+  );
+}
+
+/**
+ * A response that would end the turn goes to the `stop` hook first: the hook is on, has not had
+ * this turn go on yet, and no limit would stop the turn before its next model call.
+ *
+ * @example
+ * stopHookDue(core.context); // false once the hook had the turn go on
+ */
+export function stopHookDue(context: AgentContext): boolean {
+  return context.config.hooks.stop && !context.turn.stopHookContinued && !limitReached(context);
+}
+
+/**
+ * The `stop` hook has the turn go on (a failed hook does not).
+ *
+ * @example
+ * turnContinued({ type: 'StopDecision', decision: 'continue', reason: 'run the tests' }); // true
+ */
+export function turnContinued(event: AgentEvent): boolean {
+  return (
+    event.type === 'StopDecision' && event.error === undefined && event.decision === 'continue'
+  );
 }

@@ -14,7 +14,12 @@ export {
   type RetryTimerInput,
   type ToolActorInput,
   type ToolGraceTimerInput,
+  type HookInput,
+  hookFailure,
+  hookInputOf,
+  type RunHookAction,
   type ToolHookInput,
+  type TurnHookInput,
 } from './actorInputs.js';
 export { type AgentDiagnosticCode, admit, type Refusal } from './admission.js';
 export { AGENT_STATECHART_FOLDER } from './agentStatechartFolder.js';
@@ -43,7 +48,7 @@ export {
   type PermissionConfig,
   type PermissionMode,
   type RetryConfig,
-  type ToolHookSwitches,
+  type HookSwitches,
   type ToolSpec,
 } from './config.js';
 export {
@@ -55,6 +60,8 @@ export {
   type StreamingToolCall,
   type ToolRun,
   type ToolRunStatus,
+  NEW_TURN,
+  type TurnState,
 } from './context.js';
 export {
   type AgentEvent,
@@ -72,6 +79,8 @@ export {
   type LlmToolCallDeltaEvent,
   type PostToolsHookCompletedEvent,
   type PostToolUseResultEvent,
+  type UserPromptSubmitDecisionEvent,
+  type StopDecisionEvent,
   type PreToolUseDecisionEvent,
   type ResumeEvent,
   type RetryTimeoutFiredEvent,
@@ -124,6 +133,7 @@ export {
   type AgentStateValue,
   describeStateValue,
   EXECUTING_REGIONS,
+  PROCESSING_SUBSTATES,
   type RegionState,
   topStateOf,
   WAITING_SUBSTATES,

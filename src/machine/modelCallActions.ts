@@ -43,7 +43,7 @@ export const recordResponse: ChartAction = (context, event) => {
     priceOf(model, config.prices) ?? priceOf(config.model, config.prices),
   );
   const usage = addCall(context.usage, tokens, costUsd);
-  const turnUsage = addCall(context.turnUsage, tokens, costUsd);
+  const turn = { ...context.turn, usage: addCall(context.turn.usage, tokens, costUsd) };
   const answer = settleOutputCalls(toolRuns, context.output, response);
   return {
     context: {
@@ -58,7 +58,7 @@ export const recordResponse: ChartAction = (context, event) => {
       lastError: null,
       lastCallEnding: ending(context, 'completed'),
       usage,
-      turnUsage,
+      turn,
     },
     emit: [
       ended(context, 'completed'),
@@ -66,7 +66,7 @@ export const recordResponse: ChartAction = (context, event) => {
         type: 'UsageReported',
         model,
         call: { ...tokens, costUsd },
-        turn: turnUsage,
+        turn: turn.usage,
         session: usage,
       },
     ],

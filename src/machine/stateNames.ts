@@ -25,9 +25,17 @@ export type AgentStateName = (typeof AGENT_STATE_NAMES)[number];
 /**
  * The states nested inside `WaitingForUserInput`: `Ready` takes input; `SettlingCancelledCalls`
  * waits (within the grace period) for the tool calls an interrupt aborted to report how they
- * ended, and queues input meanwhile.
+ * ended, and queues input meanwhile; `CheckingPrompt` waits for the `userPromptSubmit` hook on
+ * the prompt at the head of the queue.
  */
-export const WAITING_SUBSTATES = ['Ready', 'SettlingCancelledCalls'] as const;
+export const WAITING_SUBSTATES = ['Ready', 'SettlingCancelledCalls', 'CheckingPrompt'] as const;
+
+/**
+ * The states nested inside `ProcessingLlmResponse`: `Deciding` routes the response at once (to
+ * the tools, the next model call or the end of the turn); `CheckingStop` waits for the `stop`
+ * hook on a response that would end the turn.
+ */
+export const PROCESSING_SUBSTATES = ['Deciding', 'CheckingStop'] as const;
 
 /**
  * The regions of `ExecutingTools`, beside the calls it runs: each waits or not. `Hooks` runs
@@ -45,11 +53,13 @@ export type RegionState = 'Idle' | 'Waiting' | 'Running';
  *
  * @example
  * const settling: AgentStateValue = { WaitingForUserInput: 'SettlingCancelledCalls' };
+ * const stopping: AgentStateValue = { ProcessingLlmResponse: 'CheckingStop' };
  * const asking: AgentStateValue = { ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' } };
  */
 export type AgentStateValue =
-  | Exclude<AgentStateName, 'WaitingForUserInput' | 'ExecutingTools'>
+  | Exclude<AgentStateName, 'WaitingForUserInput' | 'ProcessingLlmResponse' | 'ExecutingTools'>
   | { WaitingForUserInput: (typeof WAITING_SUBSTATES)[number] }
+  | { ProcessingLlmResponse: (typeof PROCESSING_SUBSTATES)[number] }
   | {
       ExecutingTools: {
         Hooks: 'Idle' | 'Running';

@@ -3,46 +3,95 @@
  * turn, the permission mode and the tools the next turn may call, and the final shutdown.
  */
 import { assertEvent } from 'xstate';
-import { appended, type ChartAction } from './chartStep.js';
-import type { AgentContext } from './context.js';
+import { appended, type ChartAction, withText } from './chartStep.js';
+import { type AgentContext, NEW_TURN } from './context.js';
+import type { UserInputEvent } from './events.js';
 import { budgetSpent } from './guards.js';
+import type { Message } from './messages.js';
 import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
 import { offeredToolDefinitions } from './toolSpecs.js';
-import { NO_USAGE } from './usage.js';
 
 /** The user's input starts a turn. */
 export const startTurn: ChartAction = (context, event) => {
   assertEvent(event, 'UserInput');
-  return {
-    context: {
-      messages: appended(context, event.message),
-      retries: 0,
-      turnUsage: NO_USAGE,
-      ...newTurnOutput(
-        event.output === undefined ? context.config.output : resolveOutput(event.output),
-      ),
-    },
-  };
+  return { context: { ...turnStarted(context, event.message), ...turnOutputOf(context, event) } };
 };
-
-/** A turn starts with no answer yet, in the form its input or the configuration asks for. */
-function newTurnOutput(form: ResolvedOutput | null): Pick<AgentContext, 'output'> {
-  return { output: form === null ? null : { form, misses: 0, answer: null } };
-}
 
 /** The oldest queued input starts the next turn. */
 export const startQueuedTurn: ChartAction = (context) => {
   const [next, ...rest] = context.queue;
   return {
     context: {
-      messages: appended(context, next ?? null),
+      ...turnStarted(context, next ?? null),
       queue: rest,
-      retries: 0,
-      turnUsage: NO_USAGE,
       ...newTurnOutput(context.config.output),
     },
   };
 };
+
+/**
+ * The user's input waits for the `userPromptSubmit` hook at the head of the queue, ahead of input
+ * queued meanwhile, with the form of its turn's answer (which a queued input cannot carry).
+ */
+export const holdPrompt: ChartAction = (context, event) => {
+  assertEvent(event, 'UserInput');
+  return { context: { queue: [event.message, ...context.queue], ...turnOutputOf(context, event) } };
+};
+
+/** The oldest queued input, at the head of the queue, waits for the `userPromptSubmit` hook. */
+export const holdQueuedPrompt: ChartAction = (context) => ({
+  context: newTurnOutput(context.config.output),
+});
+
+/**
+ * The `userPromptSubmit` hook let the prompt at the head of the queue through: it starts the
+ * turn, with the note the hook added after it. A hook that failed is skipped (it fails open),
+ * and the user is told.
+ */
+export const startCheckedTurn: ChartAction = (context, event) => {
+  assertEvent(event, 'UserPromptSubmitDecision');
+  const [prompt, ...rest] = context.queue;
+  // A hook that failed said nothing to go by, a note included.
+  const note = event.error === undefined ? event.context : undefined;
+  const message =
+    prompt === undefined || note === undefined
+      ? (prompt ?? null)
+      : withText(prompt, `[userPromptSubmit hook] ${note}`);
+  return {
+    context: { ...turnStarted(context, message), queue: rest },
+    ...(event.error === undefined
+      ? {}
+      : {
+          emit: [
+            {
+              type: 'DisplayError',
+              message: `${event.error}; the prompt went on unchecked`,
+              source: 'hook',
+            },
+          ],
+        }),
+  };
+};
+
+/** What a new turn starts with: its prompt in the transcript, no retries, nothing used yet. */
+function turnStarted(
+  context: AgentContext,
+  prompt: Message | null,
+): Pick<AgentContext, 'messages' | 'retries' | 'turn'> {
+  return { messages: appended(context, prompt), retries: 0, turn: NEW_TURN };
+}
+
+/** The form of the answer the input's turn asks for: its own, or the configuration's. */
+function turnOutputOf(context: AgentContext, event: UserInputEvent): Pick<AgentContext, 'output'> {
+  return newTurnOutput(
+    event.output === undefined ? context.config.output : resolveOutput(event.output),
+  );
+}
+
+/** A turn starts with no answer yet, in the form its input or the configuration asks for. */
+function newTurnOutput(form: ResolvedOutput | null): Pick<AgentContext, 'output'> {
+  return { output: form === null ? null : { form, misses: 0, answer: null } };
+}
 
 /**
  * A limit ends the turn before the next model call (the calls of the last response are answered
@@ -54,7 +103,7 @@ export const stopAtLimit: ChartAction = (context) => ({
       type: 'DisplayError',
       message: budgetSpent(context)
         ? describeBudget(context)
-        : `Stopped: this turn made ${context.turnUsage.calls} model calls, the most maxTurns (${context.config.maxTurns}) allows; the last tool calls were answered. Send a message to go on.`,
+        : `Stopped: this turn made ${context.turn.usage.calls} model calls, the most maxTurns (${context.config.maxTurns}) allows; the last tool calls were answered. Send a message to go on.`,
     },
   ],
 });

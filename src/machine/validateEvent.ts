@@ -114,19 +114,12 @@ const checks: Record<AgentEventType, Check> = {
   PreToolUseDecision: (event) => {
     const problem =
       expectString(event.callId, 'callId') ??
+      oneOf(event.decision, ['allow', 'deny', 'ask'], 'decision') ??
       optionalString(event.reason, 'reason') ??
       optionalString(event.context, 'context') ??
       optionalString(event.error, 'error');
     if (problem) return problem;
-    const { decision, input } = event;
-    if (
-      decision !== undefined &&
-      decision !== 'allow' &&
-      decision !== 'deny' &&
-      decision !== 'ask'
-    ) {
-      return `decision must be 'allow', 'deny' or 'ask' when given; got ${describe(decision)}`;
-    }
+    const { input } = event;
     if (input !== undefined && !isPlainObject(input)) {
       return `input must be an object; got ${describe(input)}`;
     }
@@ -137,6 +130,22 @@ const checks: Record<AgentEventType, Check> = {
     optionalString(event.context, 'context') ??
     optionalString(event.message, 'message') ??
     optionalString(event.error, 'error'),
+  UserPromptSubmitDecision: (event) =>
+    oneOf(event.decision, ['block'], 'decision') ??
+    optionalString(event.reason, 'reason') ??
+    optionalString(event.context, 'context') ??
+    optionalString(event.error, 'error'),
+  StopDecision: (event) => {
+    const problem =
+      oneOf(event.decision, ['continue'], 'decision') ??
+      optionalString(event.reason, 'reason') ??
+      optionalString(event.error, 'error');
+    if (problem) return problem;
+    return event.decision === 'continue' &&
+      (typeof event.reason !== 'string' || event.reason.trim() === '')
+      ? "a 'continue' decision needs a reason: the model's next instruction"
+      : null;
+  },
   ToolGraceExpired: () => null,
   Resume: (event) => {
     const ids = event.startedToolCallIds;
@@ -408,6 +417,14 @@ function optionalString(value: unknown, name: string): string | null {
   return value === undefined || typeof value === 'string'
     ? null
     : `${name} must be a string when given; got ${describe(value)}`;
+}
+
+function oneOf(value: unknown, allowed: readonly string[], name: string): string | null {
+  if (value === undefined || allowed.includes(value as string)) return null;
+  const choices = allowed.map((choice) => `'${choice}'`);
+  const listed =
+    choices.length === 1 ? choices[0] : `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`;
+  return `${name} must be ${listed} when given; got ${describe(value)}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -76,6 +76,7 @@ export async function startSession(
     mcp: [],
     approvalRequest: [],
     question: [],
+    promptDropped: [],
     output: [],
     state: [],
     retry: [],

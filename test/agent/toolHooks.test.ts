@@ -12,7 +12,7 @@ import {
   createAgent,
   defineTool,
   findTranscriptViolations,
-  type ToolHooks,
+  type AgentHooks,
 } from '../../src/index.js';
 import { reply, type ScriptedTurn } from '../../src/testing/index.js';
 import { useScriptedAgents } from './scriptedAgents.js';
@@ -43,7 +43,7 @@ function resultsRead(): unknown {
   return scripted.server().requests[1]?.body.messages.at(-1)?.content;
 }
 
-async function turn(hooks: ToolHooks, options: Parameters<typeof scripted.start>[1] = {}) {
+async function turn(hooks: AgentHooks, options: Parameters<typeof scripted.start>[1] = {}) {
   const { tool, words } = recordingTool();
   const agent = await scripted.start([looksUp('cat'), reply('Done.')], {
     tools: [tool],

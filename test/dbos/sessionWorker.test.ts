@@ -2,8 +2,8 @@
  * A DBOS worker in this process on a real PostgreSQL, driving sessions through what a turn can
  * carry besides text: the tools of an MCP server (the stdio test server), a tool answering with
  * an image, a turn that ends with a structured answer, and questions the model puts to the user
- * (`ask_user`), answered through another client. One worker for the file: DBOS is one per
- * process.
+ * (`ask_user`), answered through another client, and the caller's hooks run as steps. One worker
+ * for the file: DBOS is one per process.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -70,6 +70,7 @@ const SCRIPTS: Record<string, ScriptedTurn[]> = {
     ]),
     reply('One of two.'),
   ],
+  stop: [reply('Done, I think.'), reply('Checked again: done.')],
   ask: [
     reply([
       { type: 'text', text: 'One thing first.' },
@@ -85,6 +86,8 @@ describe.skipIf(installation === null)('a session worker', () => {
   let worker: SessionWorker;
   let directory: string;
   const served = new Map<string, number>();
+  /** The sessions the stop hook was told it ran for. */
+  const stoppedIn: (string | undefined)[] = [];
 
   /** The requests of one session, in order. */
   const requestsOf = (session: string) =>
@@ -130,6 +133,17 @@ describe.skipIf(installation === null)('a session worker', () => {
             : undefined,
         postToolUse: ({ call }) =>
           call.id === 'toolu_noted' ? { context: 'seen by the hook' } : undefined,
+        // Prompts of the `blocked` session never reach the model; `stop` turns go on once.
+        userPromptSubmit: ({ text }) =>
+          text.startsWith('blocked')
+            ? { decision: 'block', reason: 'blocked sessions send nothing' }
+            : undefined,
+        stop: ({ text }, { sessionId }) => {
+          stoppedIn.push(sessionId);
+          return text === 'Done, I think.'
+            ? { decision: 'continue', reason: 'check again' }
+            : undefined;
+        },
       },
     });
   });
@@ -158,6 +172,33 @@ describe.skipIf(installation === null)('a session worker', () => {
         ],
       },
     ]);
+  });
+
+  it('runs the userPromptSubmit hook as a step: a blocked prompt is streamed back, the model never called', async () => {
+    const prompt = { role: 'user' as const, content: 'blocked: deploy everything' };
+    const { values, result } = await drive('blocked-1', { type: 'UserInput', message: prompt });
+    expect(result).toMatchObject({ state: 'WaitingForUserInput' });
+    expect(values).toContainEqual({
+      type: 'promptDropped',
+      prompt,
+      reason: 'the userPromptSubmit hook blocked it: blocked sessions send nothing',
+    });
+    expect(requestsOf('blocked')).toEqual([]);
+  });
+
+  it('runs the stop hook as a step: the turn goes on once with its reason', async () => {
+    const { result } = await drive('stop-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'stop when done' },
+    });
+    expect(result).toMatchObject({ state: 'WaitingForUserInput' });
+    const [, second, third] = requestsOf('stop');
+    expect(third).toBeUndefined();
+    expect(stoppedIn).toContain('stop-1');
+    expect(second?.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: '[stop hook] check again',
+    });
   });
 
   afterAll(async () => {

@@ -91,7 +91,10 @@ describe.runIf(chromiumPath)('the SVG diagram in Chromium', () => {
         [
           ...AGENT_STATE_NAMES,
           'Ready',
+          'CheckingPrompt',
           'SettlingCancelledCalls',
+          'Deciding',
+          'CheckingStop',
           // The regions of ExecutingTools, and the two states of each.
           'Hooks',
           'Approvals',
@@ -126,7 +129,14 @@ describe.runIf(chromiumPath)('the Mermaid diagram in Mermaid itself', () => {
       const png = await page.locator('#diagram svg').screenshot();
       await writeFile(join(results, 'state-machine-mermaid.png'), png);
       const labels = await page.locator('#diagram svg').textContent();
-      for (const state of [...AGENT_STATE_NAMES, 'Ready', 'SettlingCancelledCalls']) {
+      for (const state of [
+        ...AGENT_STATE_NAMES,
+        'Ready',
+        'CheckingPrompt',
+        'SettlingCancelledCalls',
+        'Deciding',
+        'CheckingStop',
+      ]) {
         expect(labels).toContain(state);
       }
       expect((await inkOf(page, png)).ink).toBeGreaterThan(10_000);

@@ -23,7 +23,7 @@ describe('agent-statechart diagram', () => {
     const { code, stdout, stderr } = await run('--format', 'mermaid');
     expect([code, stderr]).toEqual([0, '']);
     await expect(parseMermaid(stdout)).resolves.toBeDefined();
-    expect(stdout).toContain('ProcessingLlmResponse --> ExecutingTools : always [hasToolCalls]');
+    expect(stdout).toContain('Deciding --> ExecutingTools : always [hasToolCalls]');
     expect((await run()).stdout).toBe(stdout);
   });
 

@@ -13,19 +13,22 @@ describe('toDot', () => {
     const svg = graphviz.dot(dot);
     for (const state of [
       'WaitingForUserInput.Ready',
+      'WaitingForUserInput.CheckingPrompt',
       'WaitingForUserInput.SettlingCancelledCalls',
-      'ProcessingLlmResponse',
+      'ProcessingLlmResponse.Deciding',
+      'ProcessingLlmResponse.CheckingStop',
       'ShuttingDown',
     ]) {
       expect(svg).toContain(`<title>${state}</title>`);
     }
-    // The compound state is a cluster around its nested states.
+    // Each compound state is a cluster around its nested states.
     expect(svg).toContain('<title>cluster_WaitingForUserInput</title>');
+    expect(svg).toContain('<title>cluster_ProcessingLlmResponse</title>');
   });
 
   it('dashes eventless transitions and double-borders the final state', () => {
     expect(dot).toContain(
-      '"ProcessingLlmResponse" -> "ExecutingTools" [label="always [hasToolCalls]", lhead="cluster_ExecutingTools", style=dashed];',
+      '"ProcessingLlmResponse.Deciding" -> "ExecutingTools" [label="always [hasToolCalls]", lhead="cluster_ExecutingTools", style=dashed];',
     );
     expect(dot).toMatch(/"ShuttingDown" \[label=.*peripheries=2/);
     expect(dot).toContain('"(any state)" -> "ShuttingDown" [label="ShutdownRequested"];');

@@ -16,7 +16,7 @@ describe('toGraph', () => {
       expect(graph.root.children.map((state) => state.path)).toEqual(SEVEN);
     });
 
-    it('nests Ready and SettlingCancelledCalls in WaitingForUserInput, the grace timer invoked by the second', () => {
+    it('nests Ready, CheckingPrompt and SettlingCancelledCalls in WaitingForUserInput, the hook and the grace timer invoked by the last two', () => {
       const states = statesByPath(graph);
       expect(states.get('WaitingForUserInput')).toMatchObject({
         kind: 'compound',
@@ -24,11 +24,31 @@ describe('toGraph', () => {
       });
       expect(states.get('WaitingForUserInput')?.children.map((state) => state.path)).toEqual([
         'WaitingForUserInput.Ready',
+        'WaitingForUserInput.CheckingPrompt',
         'WaitingForUserInput.SettlingCancelledCalls',
       ]);
+      expect(states.get('WaitingForUserInput.CheckingPrompt')).toMatchObject({
+        kind: 'atomic',
+        entry: ['runPromptHook'],
+        invoke: ['hook'],
+      });
       expect(states.get('WaitingForUserInput.SettlingCancelledCalls')).toMatchObject({
         kind: 'atomic',
         invoke: ['toolGraceTimer'],
+      });
+    });
+
+    it('nests Deciding and CheckingStop in ProcessingLlmResponse, the stop hook invoked by the second', () => {
+      const states = statesByPath(graph);
+      expect(states.get('ProcessingLlmResponse')).toMatchObject({ kind: 'compound' });
+      expect(states.get('ProcessingLlmResponse')?.children.map((state) => state.path)).toEqual([
+        'ProcessingLlmResponse.Deciding',
+        'ProcessingLlmResponse.CheckingStop',
+      ]);
+      expect(states.get('ProcessingLlmResponse.CheckingStop')).toMatchObject({
+        kind: 'atomic',
+        entry: ['runStopHook'],
+        invoke: ['hook'],
       });
     });
 
@@ -39,6 +59,7 @@ describe('toGraph', () => {
       ).toEqual([
         'WaitingForUserInput',
         'WaitingForUserInput.Ready',
+        'ProcessingLlmResponse.Deciding',
         'ExecutingTools.Hooks.Idle',
         'ExecutingTools.Approvals.Idle',
         'ExecutingTools.Questions.Idle',
@@ -51,16 +72,21 @@ describe('toGraph', () => {
     it('keeps the eventless transitions, with their guards', () => {
       const always = graph.transitions.filter((transition) => transition.trigger === 'always');
       expect(always.map((transition) => [transition.source, transition.label])).toEqual([
+        ['WaitingForUserInput.Ready', 'always [hasQueuedInput && promptHookOn] / holdQueuedPrompt'],
         [
           'WaitingForUserInput.Ready',
           'always [hasQueuedInput && budgetSpent] / startQueuedTurn, stopAtLimit',
         ],
         ['WaitingForUserInput.Ready', 'always [hasQueuedInput] / startQueuedTurn'],
         ['WaitingForUserInput.SettlingCancelledCalls', 'always [!toolsSettling] / answerToolCalls'],
-        ['ProcessingLlmResponse', 'always [responseRefused] / refuseToolCalls, reportStopReason'],
-        ['ProcessingLlmResponse', 'always [hasToolCalls]'],
-        ['ProcessingLlmResponse', 'always [outputAskable] / askForOutput'],
-        ['ProcessingLlmResponse', 'always / reportStopReason, endOutputTurn'],
+        [
+          'ProcessingLlmResponse.Deciding',
+          'always [responseRefused] / refuseToolCalls, reportStopReason',
+        ],
+        ['ProcessingLlmResponse.Deciding', 'always [hasToolCalls]'],
+        ['ProcessingLlmResponse.Deciding', 'always [outputAskable] / askForOutput'],
+        ['ProcessingLlmResponse.Deciding', 'always [stopHookDue]'],
+        ['ProcessingLlmResponse.Deciding', 'always / reportStopReason, endOutputTurn'],
         ['ExecutingTools', 'always [allToolsDone && anyMutatingToolSucceeded] / answerToolCalls'],
         [
           'ExecutingTools',

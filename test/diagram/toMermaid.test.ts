@@ -43,16 +43,44 @@ describe('toMermaid', () => {
     );
   });
 
-  it('draws the transient edges out of ProcessingLlmResponse', () => {
-    expect(text).toContain('  ProcessingLlmResponse --> ExecutingTools : always [hasToolCalls]\n');
+  it('draws the transient edges out of ProcessingLlmResponse.Deciding', () => {
+    expect(text).toContain('  Deciding --> ExecutingTools : always [hasToolCalls]\n');
     expect(text).toContain(
-      '  ProcessingLlmResponse --> WaitingForUserInput : always / reportStopReason, endOutputTurn\n',
+      '  Deciding --> WaitingForUserInput : always / reportStopReason, endOutputTurn\n',
     );
     expect(text).toContain(
       '  ExecutingTools --> PostToolsHook : always [allToolsDone && anyMutatingToolSucceeded] / answerToolCalls\n',
     );
+    expect(text).toContain('  Deciding --> CallingLlm : always [outputAskable] / askForOutput\n');
+  });
+
+  it('draws the waits for the hooks on a turn nested in their states, the edges out of them outside', () => {
     expect(text).toContain(
-      '  ProcessingLlmResponse --> CallingLlm : always [outputAskable] / askForOutput\n',
+      '    Ready --> CheckingPrompt : UserInput [promptHookOn] / holdPrompt\n',
+    );
+    expect(text).toContain(
+      '    Ready --> CheckingPrompt : always [hasQueuedInput && promptHookOn] / holdQueuedPrompt\n',
+    );
+    expect(text).toContain(
+      '    CheckingPrompt : entry / runPromptHook\n    CheckingPrompt : invoke hook\n',
+    );
+    expect(text).toContain(
+      '\n  CheckingPrompt --> WaitingForUserInput : UserPromptSubmitDecision [promptBlocked] / blockPrompt\n',
+    );
+    expect(text).toContain(
+      '\n  CheckingPrompt --> CallingLlm : UserPromptSubmitDecision / startCheckedTurn\n',
+    );
+    expect(text).toContain(
+      '  state ProcessingLlmResponse {\n    [*] --> Deciding\n    Deciding --> CheckingStop : always [stopHookDue]\n',
+    );
+    expect(text).toContain(
+      '    CheckingStop : entry / runStopHook\n    CheckingStop : invoke hook\n',
+    );
+    expect(text).toContain(
+      '\n  CheckingStop --> CallingLlm : StopDecision [turnContinued] / reportStopReason, continueTurn\n',
+    );
+    expect(text).toContain(
+      '\n  CheckingStop --> WaitingForUserInput : Interrupt / cancelHook, reportStopReason, endOutputTurn\n',
     );
   });
 

@@ -6,10 +6,16 @@ import { toSvg } from '../../src/diagram/toSvg.js';
 import { nestedMachine } from './fixtures/nestedMachine.js';
 import { AGENT_STATE_NAMES } from '../../src/index.js';
 
-/** Where the agent machine nests states: the two inside WaitingForUserInput. */
+/**
+ * Where the agent machine nests states: the three inside WaitingForUserInput, the two inside
+ * ProcessingLlmResponse, and the regions of ExecutingTools with their states.
+ */
 const NESTED = [
   'WaitingForUserInput.Ready',
+  'WaitingForUserInput.CheckingPrompt',
   'WaitingForUserInput.SettlingCancelledCalls',
+  'ProcessingLlmResponse.Deciding',
+  'ProcessingLlmResponse.CheckingStop',
   'ExecutingTools.Hooks',
   'ExecutingTools.Hooks.Idle',
   'ExecutingTools.Hooks.Running',
@@ -31,10 +37,10 @@ describe('toSvg', () => {
     expect(svg).toContain('data-event="LlmError"');
     expect(svg).toContain('data-event="ShutdownRequested"');
     expect(svg).toContain('data-event="PostToolsHookCompleted"');
-    // Eventless transitions have the empty event type, as XState's own transitions do: the two
-    // of Ready for queued input, leaving SettlingCancelledCalls, eight of the top-level states,
-    // and into and out of each wait of ExecutingTools' three regions.
-    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(17);
+    // Eventless transitions have the empty event type, as XState's own transitions do: the three
+    // of Ready for queued input, leaving SettlingCancelledCalls, the five of Deciding, the four
+    // of ExecutingTools, and into and out of each wait of ExecutingTools' three regions.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(19);
     expect(svg).toContain('class="final-border"');
     expect(svg).toContain('<g class="initial" data-initial-of="">');
   });

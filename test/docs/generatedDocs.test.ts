@@ -62,8 +62,11 @@ describe('generated docs', () => {
     expect(page).toMatch(
       /\| `WaitingForUserInput\.SettlingCancelledCalls` +\| `ToolGraceExpired` +\|/,
     );
-    // Two in WaitingForUserInput; three regions of ExecutingTools and two states in each.
-    expect(page).toContain('11 states nested in them');
+    // Three in WaitingForUserInput, two in ProcessingLlmResponse; three regions of
+    // ExecutingTools and two states in each.
+    expect(page).toContain('14 states nested in them');
+    expect(nested).toMatch(/^ +CheckingPrompt : invoke hook$/m);
+    expect(block).toMatch(/^ +CheckingStop : invoke hook$/m);
     const svg = docs.get('docs/state-machine.svg') ?? '';
     for (const state of [
       'WaitingForUserInput.Ready',

@@ -5,16 +5,23 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type AgentService,
+  type AgentServiceOptions,
   createAgentService,
 } from '../../examples/http-service/createAgentService.js';
+import { loadHooks } from '../../examples/http-service/hooksModule.js';
 import { createSqliteSessionStore, type SessionStore } from '../../src/index.js';
-import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
+import {
+  type MessagesApiServer,
+  reply,
+  type ScriptedTurn,
+  startMessagesApiServer,
+} from '../../src/testing/index.js';
 
 interface SseEvent {
   id: number;
@@ -109,6 +116,34 @@ async function events(agentId: string): Promise<EventReader> {
   expect(response.headers.get('content-type')).toContain('text/event-stream');
   if (response.body === null) throw new Error('no event stream');
   return new EventReader(response.body);
+}
+
+/**
+ * Runs `test` against a service of its own, with its own model `script` and `options` (hooks),
+ * on the same store and workspace root; both are stopped after, whatever happened.
+ */
+async function withService(
+  script: ScriptedTurn[],
+  options: Partial<AgentServiceOptions>,
+  test: (model: MessagesApiServer) => Promise<void>,
+): Promise<void> {
+  const model = await startMessagesApiServer({ script });
+  const own = createAgentService({
+    workspaceRoot,
+    store,
+    anthropic: { baseURL: model.baseURL, apiKey: 'test-key' },
+    agentOptions: { autoCommit: false },
+    ...options,
+  });
+  const serviceUrl = baseUrl;
+  try {
+    baseUrl = await own.listen();
+    await test(model);
+  } finally {
+    baseUrl = serviceUrl;
+    await own.close();
+    await model.close();
+  }
 }
 
 beforeEach(async () => {
@@ -347,6 +382,120 @@ describe('the HTTP service example', () => {
       await asking.close();
       await model.close();
     }
+  });
+
+  it('sends a prompt the userPromptSubmit hook blocks back as a promptDropped event, and never calls the model with it', async () => {
+    const asked: string[] = [];
+    await withService(
+      [reply('Hello.')],
+      {
+        hooks: {
+          userPromptSubmit: ({ text }) => {
+            asked.push(text);
+            return text.includes('sk-ant-')
+              ? { decision: 'block', reason: 'the prompt contains an API key' }
+              : undefined;
+          },
+        },
+      },
+      async (model) => {
+        const { id } = (await (await post('/agents')).json()) as { id: string };
+        const stream = await events(id);
+        const secret = 'Deploy with key sk-ant-0000';
+        expect((await post(`/agents/${id}/messages`, { text: secret })).status).toBe(202);
+        const dropped = await stream.next('promptDropped');
+        expect(dropped.data).toEqual({
+          prompt: { role: 'user', content: secret },
+          reason: 'the userPromptSubmit hook blocked it: the prompt contains an API key',
+        });
+        // The blocked prompt ends its (empty) turn: the client knows the agent waits again.
+        await stream.next('turnEnd');
+        expect(model.requests).toEqual([]);
+        expect(stream.events.map((event) => event.type)).not.toContain('llmStart');
+
+        // The next prompt goes through, and the model's transcript holds only that one.
+        await post(`/agents/${id}/messages`, { text: 'Say hello' });
+        await stream.next('turnEnd');
+        await stream.cancel();
+        expect(asked).toEqual([secret, 'Say hello']);
+        expect(model.requests).toHaveLength(1);
+        expect(model.requests[0]?.body.messages).toEqual([{ role: 'user', content: 'Say hello' }]);
+        const status = (await (await fetch(`${baseUrl}/agents/${id}`)).json()) as {
+          messages: number;
+        };
+        expect(status.messages).toBe(2);
+      },
+    );
+  });
+
+  it('has a turn go on once when the stop hook says so: the stream shows the second model call', async () => {
+    const asked: { id: string; workspace: string; text: string }[] = [];
+    await withService(
+      [reply('Done, I think.'), reply('Checked again: done.')],
+      {
+        // A function of the agent: the hook knows whose turn it ends. It always asks for more;
+        // the turn goes on once all the same.
+        hooks: ({ id, workspace }) => ({
+          stop: ({ text }) => {
+            asked.push({ id, workspace, text });
+            return { decision: 'continue', reason: 'check your work again' };
+          },
+        }),
+        hookTimeoutMs: 5_000,
+      },
+      async (model) => {
+        const { id, workspace } = (await (await post('/agents')).json()) as {
+          id: string;
+          workspace: string;
+        };
+        const stream = await events(id);
+        await post(`/agents/${id}/messages`, { text: 'Fix the build' });
+        // (A new agent's stream may open with a `turnEnd`: it waits for input.)
+        await stream.next('llmStart');
+        await stream.next('turnEnd');
+        await stream.cancel();
+        const calls = stream.events
+          .filter((event) => event.type === 'llmStart' || event.type === 'llmEnd')
+          .map((event) => (event.type === 'llmEnd' ? String(event.data.status) : event.type));
+        expect(calls).toEqual(['llmStart', 'completed', 'llmStart', 'completed']);
+        const text = stream.events
+          .filter((event) => event.type === 'text')
+          .map((event) => event.data.text)
+          .join('');
+        expect(text).toBe('Done, I think.Checked again: done.');
+        expect(asked).toEqual([{ id, workspace, text: 'Done, I think.' }]);
+        // The second call carries the hook's reason as the model's next instruction.
+        expect(model.requests).toHaveLength(2);
+        expect(model.requests[1]?.body.messages.slice(1)).toEqual([
+          { role: 'assistant', content: [{ type: 'text', text: 'Done, I think.' }] },
+          { role: 'user', content: '[stop hook] check your work again' },
+        ]);
+      },
+    );
+  });
+
+  it('loads the hooks from the module AGENT_HOOKS names, and says what is wrong with one it cannot use', async () => {
+    expect(await loadHooks(undefined)).toEqual({});
+    const good = join(workspaceRoot, 'hooks.mjs');
+    await writeFile(
+      good,
+      'export const hooks = { stop: () => undefined };\nexport const hookTimeoutMs = 5000;\n',
+    );
+    const loaded = await loadHooks(good);
+    expect(Object.keys(loaded.hooks ?? {})).toEqual(['stop']);
+    expect(loaded.hookTimeoutMs).toBe(5000);
+
+    const empty = join(workspaceRoot, 'empty.mjs');
+    await writeFile(empty, 'export const hook = {};\n');
+    await expect(loadHooks(empty)).rejects.toThrow(
+      /must export `hooks`, an object of hook functions/,
+    );
+    const slow = join(workspaceRoot, 'slow.mjs');
+    await writeFile(slow, "export const hooks = {};\nexport const hookTimeoutMs = '1m';\n");
+    await expect(loadHooks(slow)).rejects.toThrow(/`hookTimeoutMs`, if exported, must be a number/);
+    await expect(loadHooks(join(workspaceRoot, 'missing.mjs'))).rejects.toThrow(
+      /AGENT_HOOKS=.*missing\.mjs: the module could not be imported/,
+    );
   });
 
   it('answers mistakes with a status and a message that says what to do', async () => {

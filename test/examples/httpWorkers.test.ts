@@ -2,7 +2,9 @@
  * The HTTP service example as two worker processes on one PostgreSQL: a session created on one,
  * its input sent to the other, its event stream read from one and resumed on the other with
  * `Last-Event-ID`, its approval given on either; the tool's file is where the session works. A
- * question the model asks is on the stream, and its answer is taken on any worker.
+ * question the model asks is on the stream, and its answer is taken on any worker. The workers
+ * run the hooks of `workerHooks.ts` (`AGENT_HOOKS`): a prompt one blocks is streamed back, and a
+ * turn the `stop` hook has go on makes a second model call in the same drive.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -15,6 +17,7 @@ import { startPostgres, type PostgresServer } from '../support/postgresServer.js
 
 const installation = inject('postgresInstallation');
 const WORKER = join(import.meta.dirname, '../../examples/http-service/workerMain.ts');
+const HOOKS = join(import.meta.dirname, 'workerHooks.ts');
 
 interface SseEvent {
   id: number;
@@ -78,6 +81,13 @@ describe.skipIf(installation === null)('the HTTP service as several workers', ()
     model = await startMessagesApiServer({
       eventDelayMs: 2,
       script: (request) => {
+        // A session told to check its work says it is done twice (the stop hook of
+        // workerHooks.ts has it go on once).
+        if (request.messages[0]?.content === 'Check your work') {
+          return request.messages.length === 1
+            ? reply('Done, I think.')
+            : reply('Checked again: done.');
+        }
         // A session told to plan is asked a question first; any other writes a file.
         if (request.messages[0]?.content === 'Plan the service') {
           return request.messages.length === 1
@@ -120,6 +130,7 @@ describe.skipIf(installation === null)('the HTTP service as several workers', ()
           WORKSPACE_ROOT: root,
           ANTHROPIC_BASE_URL: model.baseURL,
           ANTHROPIC_API_KEY: 'test',
+          AGENT_HOOKS: HOOKS,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -255,6 +266,47 @@ describe.skipIf(installation === null)('the HTTP service as several workers', ()
         request.body.messages.length === 3,
     );
     expect(JSON.stringify(resent?.body.messages.at(-1))).toContain('→ SQLite');
+  }, 60_000);
+
+  it('runs the hooks on the workers: a blocked prompt is streamed back, and a stop hook makes a second model call', async () => {
+    const [a, b] = urls as [string, string];
+    const { id } = await post(`${a}/sessions`, {});
+    const secret = 'Deploy with key sk-ant-0000';
+    const blocked = await post(`${a}/sessions/${String(id)}/messages`, { text: secret });
+    const dropped = await readEvents(
+      `${b}/sessions/${String(id)}/drives/${String(blocked.drive)}/events`,
+    );
+    expect(dropped.map((event) => event.type)).toEqual(['promptDropped', 'idle']);
+    expect(dropped[0]?.data).toEqual({
+      type: 'promptDropped',
+      prompt: { role: 'user', content: secret },
+      reason: 'the userPromptSubmit hook blocked it: the prompt contains an API key',
+    });
+    expect(dropped.at(-1)).toMatchObject({ data: { state: 'WaitingForUserInput' } });
+    expect(await (await fetch(`${a}/sessions/${String(id)}`)).json()).toMatchObject({
+      messages: 0,
+    });
+
+    const checked = await post(`${b}/sessions/${String(id)}/messages`, {
+      text: 'Check your work',
+    });
+    const turn = await readEvents(
+      `${a}/sessions/${String(id)}/drives/${String(checked.drive)}/events`,
+    );
+    expect(turn.filter((event) => event.type === 'llmStart')).toHaveLength(2);
+    const text = turn.flatMap((event) => (event.type === 'text' ? [event.data.text] : []));
+    expect(text.join('')).toBe('Done, I think.Checked again: done.');
+    expect(turn.at(-1)).toMatchObject({ type: 'idle', data: { state: 'WaitingForUserInput' } });
+    // The blocked prompt never reached the model: the session's first message is the next one.
+    const requests = model.requests.filter(
+      (request) => request.body.messages[0]?.content === 'Check your work',
+    );
+    expect(requests).toHaveLength(2);
+    expect(requests[1]?.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: '[stop hook] check your work again',
+    });
+    expect(JSON.stringify(model.requests)).not.toContain('sk-ant-');
   }, 60_000);
 
   it('runs no query on a connection busy with another (pg warns of it, and pg 9 refuses it)', () => {

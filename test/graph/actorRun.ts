@@ -3,7 +3,8 @@
  * doubles of `scriptedDoubles.ts`, each behind the failure boundary an agent puts around its
  * actors (`withFailureBoundary`). The path's events reach the agent the way they would in a
  * service: model stream events from the LLM double, tool outcomes from the tool doubles, the
- * hook's and the timers' answers from theirs, crashes as throws of those doubles (which the
+ * hooks' and the timers' answers from theirs (a hook on the turn from `promptHook` or
+ * `stopHook`, a call's hook from its own), crashes as throws of those doubles (which the
  * boundary turns into the chart's event for the failure), and the rest (user input, approvals,
  * interrupts, shutdown, a resume) sent to the agent from outside.
  *
@@ -23,7 +24,12 @@ import {
   type AgentMachine,
   type AgentStateValue,
 } from '../../src/index.js';
-import { AGENT_ACTOR_NAMES, describeStateValue, hookActorId } from '../../src/machine/index.js';
+import {
+  AGENT_ACTOR_NAMES,
+  describeStateValue,
+  hookActorId,
+  hookInputOf,
+} from '../../src/machine/index.js';
 import { placeOf } from './stateKey.js';
 import { stateName } from './coverage.js';
 import type { PathRun, RunView, StepResult } from './pathRun.js';
@@ -193,6 +199,10 @@ export class ActorRun implements PathRun {
       case 'PreToolUseDecision':
       case 'PostToolUseResult':
         return from(hookActorId(event.callId));
+      case 'UserPromptSubmitDecision':
+        return from('promptHook');
+      case 'StopDecision':
+        return from('stopHook');
       default:
         this.#actor.send(event);
     }
@@ -222,17 +232,17 @@ export class ActorRun implements PathRun {
       d.kind === 'postToolsHook' ? [d.input.completedTools] : [],
     );
     this.#expectSame('post-tools hooks', hooks, hookInputs);
-    const toolHooks = actions.flatMap((a) =>
-      a.type === 'RunPreToolUseHook'
-        ? [{ hook: 'preToolUse', call: a.call }]
-        : a.type === 'RunPostToolUseHook'
-          ? [{ hook: 'postToolUse', call: a.call, outcome: a.outcome }]
-          : [],
+    // The hooks on calls and on the turn: one `hook` actor each, with what its action names.
+    const hookRuns = actions.flatMap((a) =>
+      a.type === 'RunPreToolUseHook' ||
+      a.type === 'RunPostToolUseHook' ||
+      a.type === 'RunUserPromptSubmitHook' ||
+      a.type === 'RunStopHook'
+        ? [hookInputOf(a)]
+        : [],
     );
-    const toolHookInputs = startedOf('toolHook').flatMap((d) =>
-      d.kind === 'toolHook' ? [d.input] : [],
-    );
-    this.#expectSame('tool hooks', toolHooks, toolHookInputs);
+    const hookRunInputs = startedOf('hook').flatMap((d) => (d.kind === 'hook' ? [d.input] : []));
+    this.#expectSame('hooks', hookRuns, hookRunInputs);
     const retries = actions.flatMap((a) =>
       a.type === 'ScheduleRetry' ? [{ delayMs: a.delayMs, attempt: a.attempt }] : [],
     );
@@ -256,7 +266,7 @@ export class ActorRun implements PathRun {
     );
     for (const action of actions) {
       if (action.type !== 'Cancel') continue;
-      for (const id of cancelledIds(action)) {
+      for (const id of cancelledIds(action, liveBefore)) {
         const double = liveBefore.get(id);
         if (double === undefined && !open.has(id)) {
           this.#problems.push(`Cancel names '${id}', which was neither running nor waiting`);
@@ -277,7 +287,7 @@ export class ActorRun implements PathRun {
       (event.type === 'Interrupt' || event.type === 'ShutdownRequested')
     ) {
       const cancels = actions.filter((action) => action.type === 'Cancel');
-      const cancelled = new Set(cancels.flatMap(cancelledIds));
+      const cancelled = new Set(cancels.flatMap((cancel) => cancelledIds(cancel, liveBefore)));
       if (cancels.some((action) => action.toolCallIds !== undefined))
         cancelled.add('toolGraceTimer');
       for (const [id] of stopped) {
@@ -313,12 +323,22 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : JSON.stringify(error);
 }
 
-/** The child ids a `Cancel` names. */
-function cancelledIds(action: Extract<AgentAction, { type: 'Cancel' }>): string[] {
+/** The hooks that run alone, each in a state of its own: what a `Cancel`'s `hook` names. */
+const ALONE_HOOKS = ['postToolsHook', 'promptHook', 'stopHook'];
+
+/**
+ * The child ids a `Cancel` names. Its `hook` names the hook that runs alone, whichever of them
+ * was running (with none running, the post-tools hook, so the check reports it).
+ */
+function cancelledIds(
+  action: Extract<AgentAction, { type: 'Cancel' }>,
+  liveBefore: Map<string, ScriptedDouble>,
+): string[] {
+  const aloneHooks = ALONE_HOOKS.filter((id) => liveBefore.has(id));
   return [
     ...(action.llm ? ['llm'] : []),
     ...(action.toolCallIds ?? []),
-    ...(action.hook ? ['postToolsHook'] : []),
+    ...(action.hook ? (aloneHooks.length > 0 ? aloneHooks : ['postToolsHook']) : []),
     ...(action.retry ? ['retryTimer'] : []),
   ];
 }
@@ -344,6 +364,10 @@ function inFlight(value: AgentStateValue, context: AgentContext): string[] {
         .sort();
     case 'PostToolsHook':
       return ['postToolsHook'];
+    case 'WaitingForUserInput.CheckingPrompt':
+      return ['promptHook'];
+    case 'ProcessingLlmResponse.CheckingStop':
+      return ['stopHook'];
     case 'Error':
       return ['retryTimer'];
     case 'WaitingForUserInput.SettlingCancelledCalls':

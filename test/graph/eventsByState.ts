@@ -4,7 +4,9 @@
  * or with read-only, mutating or mixed tool calls, refuses, runs out of tokens or fails
  * (retryable with and without `Retry-After`, non-retryable); tools succeed, fail, report
  * progress or crash, and after an interrupt report how they really ended; the hook commits,
- * does nothing, fails or crashes; timers fire or crash; people approve, deny and remember,
+ * does nothing, fails or crashes; the hooks on a turn block a prompt, let it through (with a note
+ * or without), have a turn go on or end it, fail or crash; timers fire or crash; people approve,
+ * deny and remember,
  * change the permission mode, type while a turn runs, interrupt and shut down; the tool list is
  * sent again; the agent is resumed after a restart with work in flight.
  *
@@ -26,6 +28,7 @@ import {
   newCallId,
   type PathEvent,
   runId,
+  turnHookCrash,
 } from './pathEvents.js';
 import type { GraphVariant } from './variants.js';
 
@@ -78,14 +81,44 @@ function chartEvents(state: WalkState, variant: GraphVariant): PathEvent[] {
   const { context } = state;
   const permissionsOn = variant.config.permissions !== undefined;
   // One queued input is enough to show it is delivered; more would make the graph infinite.
-  const whileBusy: PathEvent[] = [];
-  if (!variant.busyEventsOnlyWhenFresh || isFresh(context, variant)) {
-    whileBusy.push(interrupt);
-    if (context.queue.length === 0) whileBusy.push(userInput);
-    whileBusy.push(shutdown);
-  }
+  const busy = (queueRoom: number): PathEvent[] => {
+    if (variant.busyEventsOnlyWhenFresh && !isFresh(context, variant)) return [];
+    const events: PathEvent[] = [interrupt];
+    if (context.queue.length < queueRoom) events.push(userInput);
+    return events.concat(shutdown);
+  };
+  const whileBusy = busy(1);
 
   switch (placeOf(state.value)) {
+    case 'WaitingForUserInput.CheckingPrompt': {
+      // The prompt held at the head of the queue waits for the userPromptSubmit hook: it goes
+      // on (as it is, or with the hook's note), is blocked, or the hook fails (it answers so, or
+      // its actor crashes) and it goes on unchecked. One input may queue behind it.
+      const events: PathEvent[] = [
+        { type: 'UserPromptSubmitDecision' },
+        { type: 'UserPromptSubmitDecision', context: 'branch: main, 2 files changed' },
+        { type: 'UserPromptSubmitDecision', decision: 'block', reason: 'it names a secret' },
+        {
+          type: 'UserPromptSubmitDecision',
+          error: 'the userPromptSubmit hook failed: it exited with 2',
+        },
+        turnHookCrash('promptHook'),
+        resume,
+      ];
+      return events.concat(busy(2));
+    }
+    case 'ProcessingLlmResponse.CheckingStop': {
+      // A response that would end the turn waits for the stop hook: it ends the turn, has it go
+      // on (once a turn), or fails (it answers so, or its actor crashes) and the turn ends.
+      const events: PathEvent[] = [
+        { type: 'StopDecision' },
+        { type: 'StopDecision', decision: 'continue', reason: 'the tests still fail: fix them' },
+        { type: 'StopDecision', error: 'the stop hook failed: it exited with 1' },
+        turnHookCrash('stopHook'),
+        resume,
+      ];
+      return events.concat(whileBusy);
+    }
     case 'WaitingForUserInput.SettlingCancelledCalls': {
       // After an interrupt: the aborted calls report how they ended, or the grace period ends
       // (or its timer crashes); input typed meanwhile waits (once is enough to show it).
@@ -142,8 +175,8 @@ function chartEvents(state: WalkState, variant: GraphVariant): PathEvent[] {
       return events.concat(whileBusy);
     }
     default:
-      // Transient (`ProcessingLlmResponse`, left by `always` before the walk sees it) and final
-      // (`ShuttingDown`): nothing to send.
+      // Transient (`ProcessingLlmResponse.Deciding`, left by `always` before the walk sees it)
+      // and final (`ShuttingDown`): nothing to send.
       return [];
   }
 }
@@ -222,12 +255,12 @@ function toolEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
         input: { path: 'other.txt' },
         context: 'checked by the hook',
       });
-      events.push(crash('toolHook', callId));
+      events.push(crash('hook', callId));
     }
     if (run.status === 'postHook') {
       events.push({ type: 'PostToolUseResult', callId, context: 'lint: clean' });
       events.push({ type: 'PostToolUseResult', callId, message: 'explained by the hook' });
-      events.push(crash('toolHook', callId));
+      events.push(crash('hook', callId));
     }
     if (run.status === 'awaitingApproval') {
       waiting = true;

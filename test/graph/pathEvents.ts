@@ -10,6 +10,7 @@
  */
 import type { AgentActorName, AgentContext, AgentEvent } from '../../src/index.js';
 import { failureEvent, hookActorId } from '../../src/machine/index.js';
+import { promptHookInput, stopHookInput } from '../../src/machine/turnHookInputs.js';
 
 /**
  * An invoked actor throwing instead of answering (a bug in it). In actor mode the runner makes
@@ -22,6 +23,25 @@ export interface ActorCrashEvent {
   actor: AgentActorName;
   /** For a tool or tool hook actor: the call it is about (a template such as `$run0`). */
   callId?: string;
+  /**
+   * For a hook on the turn (a `hook` actor with no call): which one, by its actor id — the
+   * `userPromptSubmit` hook (`promptHook`) or the `stop` hook (`stopHook`).
+   */
+  turnHook?: TurnHookId;
+}
+
+/** The actor ids of the hooks on a turn, each invoked by the wait state of its own. */
+export type TurnHookId = 'promptHook' | 'stopHook';
+
+/**
+ * The `hook` actor of a hook on the turn throwing: the `userPromptSubmit` hook's (`promptHook`)
+ * or the `stop` hook's (`stopHook`).
+ *
+ * @example
+ * turnHookCrash('stopHook'); // { type: 'ActorCrash', actor: 'hook', turnHook: 'stopHook' }
+ */
+export function turnHookCrash(turnHook: TurnHookId): ActorCrashEvent {
+  return { type: 'ActorCrash', actor: 'hook', turnHook };
 }
 
 /**
@@ -98,10 +118,13 @@ export function isActorCrash(event: PathEvent): event is ActorCrashEvent {
   return event.type === 'ActorCrash';
 }
 
-/** The id of the child actor a crash is about: the call id for a tool, else the actor's name. */
+/**
+ * The id of the child actor a crash is about: the call id for a tool, the hook's own id for a
+ * hook on the turn or on a call, else the actor's name.
+ */
 export function crashedActorId(event: ActorCrashEvent): string {
   if (event.actor === 'tool') return event.callId ?? '';
-  if (event.actor === 'toolHook') return hookActorId(event.callId ?? '');
+  if (event.actor === 'hook') return event.turnHook ?? hookActorId(event.callId ?? '');
   return event.actor;
 }
 
@@ -151,6 +174,12 @@ export function describeEvent(event: PathEvent): string {
     case 'PostToolsHookCompleted':
       if (event.error !== undefined) return 'PostToolsHookCompleted(failed)';
       return `PostToolsHookCompleted(${event.actionTaken ? 'committed' : 'nothing'})`;
+    case 'UserPromptSubmitDecision':
+      if (event.error !== undefined) return 'UserPromptSubmitDecision(failed)';
+      return `UserPromptSubmitDecision(${event.decision ?? (event.context ? 'context' : 'pass')})`;
+    case 'StopDecision':
+      if (event.error !== undefined) return 'StopDecision(failed)';
+      return `StopDecision(${event.decision ?? 'end'})`;
     default:
       return event.type;
   }
@@ -165,11 +194,18 @@ export function describeEvent(event: PathEvent): string {
  */
 export function toChartEvent(
   event: PathEvent,
-  context: Pick<AgentContext, 'toolRuns'>,
+  context: Pick<AgentContext, 'toolRuns' | 'queue' | 'messages'>,
 ): AgentEvent {
   if (!isActorCrash(event)) return event;
-  if (event.actor !== 'tool' && event.actor !== 'toolHook') {
+  if (event.actor !== 'tool' && event.actor !== 'hook') {
     return failureEvent(event.actor, undefined, CRASH_MESSAGE);
+  }
+  // A hook on the turn crashed with the input its state invoked it with.
+  if (event.turnHook === 'promptHook') {
+    return failureEvent('hook', promptHookInput(context), CRASH_MESSAGE);
+  }
+  if (event.turnHook === 'stopHook') {
+    return failureEvent('hook', stopHookInput(context), CRASH_MESSAGE);
   }
   const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
   if (run === undefined) throw new Error(`${describeEvent(event)}: no such tool call`);
@@ -178,5 +214,5 @@ export function toChartEvent(
     run.status === 'postHook' && run.outcome !== undefined
       ? { hook: 'postToolUse' as const, call: run.call, outcome: run.outcome }
       : { hook: 'preToolUse' as const, call: run.call };
-  return failureEvent('toolHook', input, CRASH_MESSAGE);
+  return failureEvent('hook', input, CRASH_MESSAGE);
 }

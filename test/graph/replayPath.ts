@@ -244,7 +244,9 @@ function crashTargetRuns(event: ActorCrashEvent, view: RunView): boolean {
         (state === 'ExecutingTools' && runs('running')) ||
         (state === 'WaitingForUserInput.SettlingCancelledCalls' && runs('cancelling'))
       );
-    case 'toolHook':
+    case 'hook':
+      if (event.turnHook === 'promptHook') return state === 'WaitingForUserInput.CheckingPrompt';
+      if (event.turnHook === 'stopHook') return state === 'ProcessingLlmResponse.CheckingStop';
       return state === 'ExecutingTools' && (runs('preHook') || runs('postHook'));
   }
 }

@@ -4,7 +4,8 @@
  * next event (`sendBack`), or crash (a receive handler that throws, as a buggy actor would; the
  * failure boundary the runner puts around each double turns it into the chart's event). Each
  * double remembers its input and whether it was stopped, so runners can check what the chart
- * handed its actors and what it cancelled.
+ * handed its actors and what it cancelled. The `hook` double runs every hook: a call's (with
+ * `hookActorId(call.id)` as id) and the hooks on a turn (`promptHook`, `stopHook`).
  */
 import { type AnyActorRef, type AnyEventObject, fromCallback } from 'xstate';
 import type {
@@ -13,7 +14,7 @@ import type {
   RetryTimerInput,
   ToolActorInput,
   ToolGraceTimerInput,
-  ToolHookInput,
+  HookInput,
 } from '../../src/index.js';
 import { CRASH_MESSAGE } from './pathEvents.js';
 
@@ -27,7 +28,7 @@ export type ScriptedDouble =
   | { kind: 'postToolsHook'; input: PostToolsHookInput; control: DoubleControl }
   | { kind: 'retryTimer'; input: RetryTimerInput; control: DoubleControl }
   | { kind: 'toolGraceTimer'; input: ToolGraceTimerInput; control: DoubleControl }
-  | { kind: 'toolHook'; input: ToolHookInput; control: DoubleControl };
+  | { kind: 'hook'; input: HookInput; control: DoubleControl };
 
 /** How a runner drives a double. */
 export interface DoubleControl {
@@ -76,5 +77,5 @@ export const scriptedActors = {
     input,
     control,
   })),
-  toolHook: scripted<ToolHookInput>((input, control) => ({ kind: 'toolHook', input, control })),
+  hook: scripted<HookInput>((input, control) => ({ kind: 'hook', input, control })),
 };

@@ -21,7 +21,7 @@ const JITTER = { low: 0.5, high: 1.5 };
 
 /**
  * The ledger of one path: it remembers what the rules need across steps (the user messages
- * sent, the input reported as discarded) and checks each step.
+ * sent, the input reported as discarded or dropped) and checks each step.
  *
  * @example
  * const ledger = new SectionFourLedger(config);
@@ -50,6 +50,7 @@ export class SectionFourLedger {
     const unserialisable = notPlainJson(after.context, 'context');
     if (unserialisable !== null) problems.push(unserialisable);
     problems.push(...settlingProblems(after));
+    problems.push(...nestedWaitProblems(after));
     if (event.type === 'LlmTextDelta' || event.type === 'LlmToolCallDelta') {
       // Cheap per event: a delta never copies the transcript or the queue.
       if (after.context.messages !== before.context.messages)
@@ -64,13 +65,12 @@ export class SectionFourLedger {
   /** The end of a path: every user message sent reached the transcript, or was reported. */
   atEnd(view: RunView): string[] {
     const problems: string[] = [];
-    const delivered = new Set<unknown>([
-      ...view.context.messages.map((message) => message.content),
-      ...view.context.queue.map((message) => message.content),
-      ...this.#discarded.map((message) => message.content),
-    ]);
+    // A prompt the userPromptSubmit hook added a note to is in the transcript as text blocks.
+    const delivered = new Set<string>(
+      [...view.context.messages, ...view.context.queue, ...this.#discarded].flatMap(textsOf),
+    );
     for (const message of this.#sentInput) {
-      if (!delivered.has(message.content)) {
+      if (!textsOf(message).every((text) => delivered.has(text))) {
         problems.push(`user input ${JSON.stringify(message.content)} was lost`);
       }
     }
@@ -100,6 +100,17 @@ export class SectionFourLedger {
   #nothingLost(before: RunView, after: StepResult): string[] {
     const problems: string[] = [];
     for (const action of after.actions) {
+      if (action.type === 'PromptDropped') {
+        // Handed back to the caller (blocked by the userPromptSubmit hook, or withdrawn by an
+        // interrupt): the prompt held at the head of the queue, which leaves it unsent.
+        this.#discarded.push(action.prompt);
+        if (before.context.queue[0]?.content !== action.prompt.content) {
+          problems.push('PromptDropped must hand back the prompt held at the head of the queue');
+        }
+        if (after.context.queue.some((message) => message.content === action.prompt.content)) {
+          problems.push('a dropped prompt is still queued');
+        }
+      }
       if (action.type === 'Shutdown') {
         this.#discarded.push(...action.discardedInput);
         if (!sameContents(action.discardedInput, before.context.queue)) {
@@ -111,12 +122,14 @@ export class SectionFourLedger {
       }
     }
     // A turn that ends for any reason but shutdown starts the oldest queued input at once — once
-    // the calls an interrupt aborted are answered, so the next request carries their results.
+    // the calls an interrupt aborted are answered, so the next request carries their results —
+    // or holds it at the head of the queue for the userPromptSubmit hook.
     const settling = after.context.toolRuns.some((run) => run.status === 'cancelling');
     if (
       topStateOf(after.state) === 'WaitingForUserInput' &&
       after.context.queue.length > 0 &&
-      !settling
+      !settling &&
+      describeStateValue(after.state) !== 'WaitingForUserInput.CheckingPrompt'
     ) {
       problems.push('idle with input still queued');
     }
@@ -131,6 +144,13 @@ export class SectionFourLedger {
       );
     }
     const error = event.type === 'LlmError' ? event.error : undefined;
+    // The stop hook has a turn go on at most once: a turn it could keep going is unbounded.
+    if (
+      after.context.turn.stopHookContinued &&
+      after.actions.some((action) => action.type === 'RunStopHook')
+    ) {
+      problems.push('the stop hook was asked again in a turn it already had go on');
+    }
     for (const action of after.actions) {
       if (action.type !== 'ScheduleRetry') continue;
       if (action.attempt > this.#maxRetries) {
@@ -253,6 +273,34 @@ function settlingProblems(after: StepResult): string[] {
       ? `calls are waited for in ${describeStateValue(after.state)}, not in SettlingCancelledCalls`
       : 'SettlingCancelledCalls with no call left to wait for',
   ];
+}
+
+/**
+ * The nested waits and the context agree, as a stored agent's nested state is read back from
+ * the context: `CheckingPrompt` holds a prompt at the head of the queue, and
+ * `ProcessingLlmResponse` is only ever rested in while the stop hook runs (`Deciding` routes a
+ * response at once).
+ */
+function nestedWaitProblems(after: StepResult): string[] {
+  const where = describeStateValue(after.state);
+  if (where === 'WaitingForUserInput.CheckingPrompt' && after.context.queue.length === 0) {
+    return ['CheckingPrompt with no prompt held in the queue'];
+  }
+  if (
+    topStateOf(after.state) === 'ProcessingLlmResponse' &&
+    where !== 'ProcessingLlmResponse.CheckingStop'
+  ) {
+    return [`rests in ${where}, which routes a response at once`];
+  }
+  return [];
+}
+
+/** The text of a message: its content, or the text of each of its text blocks. */
+function textsOf(message: Message): string[] {
+  if (typeof message.content === 'string') return [message.content];
+  return message.content.flatMap((block) =>
+    block.type === 'text' && typeof block.text === 'string' ? [block.text] : [],
+  );
 }
 
 function sameContents(a: readonly Message[], b: readonly Message[]): boolean {

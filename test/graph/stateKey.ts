@@ -5,10 +5,13 @@
  * state would ever repeat and the walk would not end. The key keeps exactly what the chart's
  * guards and actions branch on:
  *
- * - the state, nested states included (`WaitingForUserInput.SettlingCancelledCalls`), and the
- *   actor status, so a failed machine never looks like a live one;
+ * - the state, nested states included (`WaitingForUserInput.SettlingCancelledCalls`,
+ *   `ProcessingLlmResponse.CheckingStop`), and the actor status, so a failed machine never looks
+ *   like a live one;
  * - `retries` (against `maxRetries`: `attemptsLeft`);
- * - the queue length (`hasQueuedInput`);
+ * - the queue length (`hasQueuedInput`; in `CheckingPrompt` its head is the prompt being checked);
+ * - during a turn, whether the `stop` hook already had it go on (`stopHookDue`); between turns
+ *   it is left out, since every turn starts without it;
  * - the permission mode and the remembered decisions (`settleToolRuns`);
  * - whether a limit is reached (`limitReached`, `budgetSpent`);
  * - in a turn that asks for a structured answer, whether it was given and how often the model
@@ -33,11 +36,13 @@ import {
 import type { WalkState } from './eventsByState.js';
 
 /**
- * Where the chart stands, as the walk tells places apart: the nested state's path, except in
+ * Where the chart stands, as the walk tells places apart: the nested state's path
+ * (`WaitingForUserInput.CheckingPrompt`, `ProcessingLlmResponse.CheckingStop`), except in
  * `ExecutingTools`, whose regions follow from the tool runs (which the key and the events read
  * anyway).
  *
  * @example
+ * placeOf({ ProcessingLlmResponse: 'CheckingStop' }); // 'ProcessingLlmResponse.CheckingStop'
  * placeOf({ ExecutingTools: { Hooks: 'Idle', Approvals: 'Waiting', Questions: 'Idle' } }); // 'ExecutingTools'
  */
 export function placeOf(value: AgentStateValue): string {
@@ -69,6 +74,10 @@ export function stateKey(snapshot: KeyedState): string {
   // The limits read sums the key leaves out; whether one is reached is what they branch on.
   if (budgetSpent(context)) key.limit = 'budget';
   else if (turnLimitReached(context)) key.limit = 'turns';
+  // The stop hook has a turn go on once; the next turn starts afresh, so only a turn keys it.
+  if (context.turn.stopHookContinued && topStateOf(snapshot.value) !== 'WaitingForUserInput') {
+    key.stopHookContinued = true;
+  }
   if (context.permissionMode !== null) key.mode = context.permissionMode;
   // A turn that asks for its answer branches on whether it has it, and on how often it missed.
   if (context.output !== null) {

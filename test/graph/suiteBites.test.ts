@@ -7,10 +7,11 @@
  * - one rule of DESIGN section 4 broken through `provide`: replaying the generated paths
  *   reports that rule.
  *
- * The open variant alone reaches everything broken here, and the reference run alone is
- * replayed: pure and actor mode would only repeat what it reports.
+ * The open variant alone reaches everything broken here but the hooks on a turn, which the
+ * `turnHooks` variant reaches; the reference run alone is replayed, since pure and actor mode
+ * would only repeat what it reports, except for what only actor mode sees (a hook left running).
  */
-import { assign, emit } from 'xstate';
+import { assign, emit, enqueueActions } from 'xstate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AgentMachine, agentMachine } from '../../src/index.js';
 import { type GeneratedPath, walkChart } from './chartWalk.js';
@@ -18,14 +19,14 @@ import { type ChartCheck, checkChart } from './checkChart.js';
 import { coverageOf, listTransitions } from './coverage.js';
 import { withoutTransition } from './mutateChart.js';
 import { replayPath } from './replayPath.js';
-import { openVariant } from './variants.js';
+import { openVariant, turnHooksVariant } from './variants.js';
 
 const HOOK_COMPLETED = [
   'PostToolsHook PostToolsHookCompleted [outputSettled] → WaitingForUserInput',
   'PostToolsHook PostToolsHookCompleted [limitReached] → WaitingForUserInput',
   'PostToolsHook PostToolsHookCompleted → CallingLlm',
 ];
-const TO_TOOLS = 'ProcessingLlmResponse always [hasToolCalls] → ExecutingTools';
+const TO_TOOLS = 'ProcessingLlmResponse.Deciding always [hasToolCalls] → ExecutingTools';
 
 const transitionIds = (machine: AgentMachine) => listTransitions(machine).map(({ id }) => id);
 
@@ -97,9 +98,12 @@ describe('the generated suite, on a chart whose interrupts never wait for the ca
   }, 60_000);
 
   it('reports the nested state SettlingCancelledCalls and the transitions into and out of it uncovered', () => {
-    // The waits for a person are uncovered too: the open variant asks nothing of anyone.
+    // The waits for a person and for the caller's hooks are uncovered too: the open variant asks
+    // nothing of anyone.
     expect(check.coverage.states.missing).toEqual([
+      'agent.WaitingForUserInput.CheckingPrompt',
       'agent.WaitingForUserInput.SettlingCancelledCalls',
+      'agent.ProcessingLlmResponse.CheckingStop',
       'agent.ExecutingTools.Hooks.Running',
       'agent.ExecutingTools.Approvals.Waiting',
       'agent.ExecutingTools.Questions.Waiting',
@@ -114,15 +118,24 @@ describe('the generated suite, on a chart whose interrupts never wait for the ca
 });
 
 let paths: GeneratedPath[];
+let turnHookPaths: GeneratedPath[];
 
 beforeAll(() => {
   paths = walkChart(openVariant).paths;
+  turnHookPaths = walkChart(turnHooksVariant).paths;
 }, 60_000);
 
-/** The first problem matching `pattern` that replaying the paths on `machine` reports. */
-function firstProblem(machine: AgentMachine, pattern: RegExp): string | undefined {
-  for (const path of paths) {
-    const { problems } = replayPath(path, { machine, modes: [] });
+/**
+ * The first problem matching `pattern` that replaying the paths (the open variant's unless
+ * told) on `machine` reports, in the reference alone unless told.
+ */
+function firstProblem(
+  machine: AgentMachine,
+  pattern: RegExp,
+  options: { paths?: GeneratedPath[]; modes?: ReadonlyArray<'pure' | 'actor'> } = {},
+): string | undefined {
+  for (const path of options.paths ?? paths) {
+    const { problems } = replayPath(path, { machine, modes: options.modes ?? [] });
     const found = problems.find((problem) => pattern.test(problem));
     if (found !== undefined) return found;
   }
@@ -191,5 +204,45 @@ describe('the section 4 checks, on a chart that breaks one rule', () => {
     const lastError = () => Object.assign(new Error('not JSON'), { kind: 'unknown' as const });
     const broken = agentMachine.provide({ actions: { startTurn: assign({ lastError }) } });
     expect(firstProblem(broken, /not plain JSON/)).toBeDefined();
+  });
+  it('report a prompt an interrupt withdraws without handing it back (nothing lost)', () => {
+    const broken = agentMachine.provide({
+      actions: {
+        withdrawPrompt: enqueueActions(({ context, enqueue }) => {
+          enqueue.assign({ queue: context.queue.slice(1) });
+          enqueue.emit({ type: 'Cancel', hook: true });
+        }),
+      },
+    });
+    expect(firstProblem(broken, /user input .* was lost/, { paths: turnHookPaths })).toBeDefined();
+  });
+
+  it('report a prompt withdrawn with its hook left running (actor mode)', () => {
+    const broken = agentMachine.provide({
+      actions: {
+        withdrawPrompt: enqueueActions(({ context, enqueue }) => {
+          const [prompt, ...rest] = context.queue;
+          enqueue.assign({ queue: rest });
+          if (prompt !== undefined) {
+            enqueue.emit({ type: 'PromptDropped', prompt, reason: 'interrupted' });
+          }
+        }),
+      },
+    });
+    expect(
+      firstProblem(broken, /Interrupt stopped 'promptHook' without a Cancel naming it/, {
+        paths: turnHookPaths,
+        modes: ['actor'],
+      }),
+    ).toBeDefined();
+  });
+
+  it('report a stop hook that can keep a turn going more than once (bounded)', () => {
+    const broken = agentMachine.provide({
+      guards: { stopHookDue: ({ context }) => context.config.hooks.stop },
+    });
+    expect(
+      firstProblem(broken, /stop hook was asked again/, { paths: turnHookPaths }),
+    ).toBeDefined();
   });
 });

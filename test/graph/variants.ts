@@ -164,6 +164,41 @@ export const hooksVariant: GraphVariant = {
   busyEventsOnlyWhenFresh: true,
 };
 
+/**
+ * The caller's hooks on a turn: every prompt waits for the `userPromptSubmit` hook (which blocks
+ * it, lets it through, adds a note to it, or fails open), and every response that would end the
+ * turn waits for the `stop` hook (which has the turn go on once, ends it, or fails open). A
+ * read-only call puts a tool round between the prompt and the end of the turn, and an empty
+ * reply gives the stop hook a turn whose response was not kept. No permissions: the hooks on a
+ * turn do not meet them.
+ */
+export const turnHooksVariant: GraphVariant = {
+  name: 'turnHooks',
+  config: {
+    maxRetries: 2,
+    tools: READ_AND_EDIT,
+    hooks: { userPromptSubmit: true, stop: true },
+  },
+  replies: [replies.text, replies.readOnly, replies.empty],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: false,
+};
+
+/**
+ * The `userPromptSubmit` hook once the budget is spent: it still sees every prompt, and one it
+ * lets through goes into the transcript without a model call (the first reply spends the budget,
+ * as in `limitsVariant`, so the key's `limit` tells the states apart).
+ */
+export const promptHookLimitsVariant: GraphVariant = {
+  name: 'promptHookLimits',
+  config: { ...limitsVariant.config, hooks: { userPromptSubmit: true } },
+  replies: [replies.text],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: false,
+};
+
 export const graphVariants: readonly GraphVariant[] = [
   openVariant,
   permissionsVariant,
@@ -171,4 +206,6 @@ export const graphVariants: readonly GraphVariant[] = [
   outputVariant,
   questionsVariant,
   hooksVariant,
+  turnHooksVariant,
+  promptHookLimitsVariant,
 ];

@@ -15,6 +15,8 @@ import {
   sanitizeForInspection,
 } from '../../src/inspect/index.js';
 import { RingBuffer } from '../../src/inspect/ringBuffer.js';
+import { SessionLogReplay } from '../../src/inspect/sessionLogReplay.js';
+import type { StoredEntry } from '../../src/persistence/index.js';
 
 function startAgent(inspect: InspectionObserver) {
   return createActor(agentMachine, { input: { config: { maxRetries: 3 } }, inspect }).start();
@@ -45,6 +47,44 @@ const TURN: AgentEvent[] = [
   },
 ];
 
+/** Two prompts the userPromptSubmit hook decides on: one it blocks, one an interrupt withdraws. */
+const PROMPT_HOOK_EVENTS: AgentEvent[] = [
+  { type: 'UserInput', message: { role: 'user', content: 'my key is sk-ant-1' } },
+  { type: 'UserPromptSubmitDecision', decision: 'block', reason: 'it holds an API key' },
+  { type: 'UserInput', message: { role: 'user', content: 'deploy' } },
+  { type: 'Interrupt' },
+];
+
+/** What the recorder keeps of them: the event, the state, and what the step emitted. */
+const DROPPED_STEPS = [
+  ['xstate.init', 'WaitingForUserInput.Ready', undefined],
+  // RunUserPromptSubmitHook is emitted here: the page has no use for it, so it is not kept.
+  ['UserInput', 'WaitingForUserInput.CheckingPrompt', undefined],
+  [
+    'UserPromptSubmitDecision',
+    'WaitingForUserInput.Ready',
+    [
+      {
+        type: 'PromptDropped',
+        prompt: { role: 'user', content: 'my key is sk-ant-1' },
+        reason: 'the userPromptSubmit hook blocked it: it holds an API key',
+      },
+    ],
+  ],
+  ['UserInput', 'WaitingForUserInput.CheckingPrompt', undefined],
+  [
+    'Interrupt',
+    'WaitingForUserInput.Ready',
+    [
+      {
+        type: 'PromptDropped',
+        prompt: { role: 'user', content: 'deploy' },
+        reason: 'the turn was interrupted before the userPromptSubmit hook decided',
+      },
+    ],
+  ],
+];
+
 function rebuild(
   base: Record<string, JsonValue>,
   steps: RecordedStep[],
@@ -54,6 +94,15 @@ function rebuild(
 
 function value(step: RecordedStep): string {
   return describeStateValue(step.value as AgentStateValue);
+}
+
+/** Each recorded step of `agentId` as its event, where it went and what it dropped. */
+function droppedView(recorder: InspectionRecorder, agentId: string) {
+  return (recorder.history(agentId)?.steps ?? []).map((step) => [
+    step.continued ? '↳' : (step.event as { type: string }).type,
+    value(step),
+    step.emitted,
+  ]);
 }
 
 describe('InspectionRecorder', () => {
@@ -79,13 +128,14 @@ describe('InspectionRecorder', () => {
       ['UserInput', 'CallingLlm'],
       ['LlmTextDelta', 'CallingLlm'],
       ['LlmTextDelta', 'CallingLlm'],
-      ['LlmCompleted', 'ProcessingLlmResponse'],
+      // ProcessingLlmResponse decides in Deciding, a transient state: one microstep each.
+      ['LlmCompleted', 'ProcessingLlmResponse.Deciding'],
       // ExecutingTools is a parallel state: its regions say what waits for a person (nothing here).
       ['↳', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)'],
       ['ToolCompleted', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)'],
       ['↳', 'PostToolsHook'],
       ['PostToolsHookCompleted', 'CallingLlm'],
-      ['LlmCompleted', 'ProcessingLlmResponse'],
+      ['LlmCompleted', 'ProcessingLlmResponse.Deciding'],
       ['↳', 'WaitingForUserInput.Ready'],
     ]);
     expect(new Set(steps.map((step) => step.seq)).size).toBe(steps.length);
@@ -164,6 +214,31 @@ describe('InspectionRecorder', () => {
     expect(recorder.chart('agent')?.id).toBe('agent');
     a.stop();
     b.stop();
+  });
+
+  it('keeps, on the step that dropped it, a prompt the chart dropped with the reason, and nothing else it emitted', () => {
+    const recorder = new InspectionRecorder();
+    const actor = createActor(agentMachine, {
+      input: { config: { hooks: { userPromptSubmit: true } } },
+      inspect: recorder.observe(),
+    }).start();
+    for (const event of PROMPT_HOOK_EVENTS) actor.send(event);
+
+    expect(droppedView(recorder, actor.sessionId)).toEqual(DROPPED_STEPS);
+  });
+
+  it('keeps the same on a stored session replayed from its log', () => {
+    const recorder = new InspectionRecorder();
+    const replay = new SessionLogReplay({ hooks: { userPromptSubmit: true } });
+    const writer = recorder.recordAgent({ id: 'stored:hooked', machine: agentMachine });
+    writer.step(replay.initialStep(0));
+    PROMPT_HOOK_EVENTS.forEach((data, index) => {
+      const entry: StoredEntry = { seq: index + 1, at: index + 1, kind: 'event', data };
+      const step = replay.next(entry);
+      if (step !== undefined) writer.step(step);
+    });
+
+    expect(droppedView(recorder, writer.agentId)).toEqual(DROPPED_STEPS);
   });
 
   it('never throws into the agent: failures go to onError', () => {

@@ -15,6 +15,11 @@ import {
   agentMachine,
   type CreateAgentOptions,
   createAgent,
+  type PostToolUseAnswer,
+  type PreToolUseAnswer,
+  type StopAnswer,
+  type ToolCall,
+  type UserPromptSubmitAnswer,
 } from '../../src/index.js';
 import { type StartedInspectorServer, startInspectorServer } from '../../src/inspect/index.js';
 import { overloaded, reply, type Script, startMessagesApiServer } from '../../src/testing/index.js';
@@ -30,6 +35,7 @@ import {
   screenshot,
 } from './browser.js';
 import { AGENT_STATE_NAMES } from '../../src/index.js';
+import { hookGate } from './hookGate.js';
 
 const SEVEN_STATES: readonly AgentStateName[] = AGENT_STATE_NAMES;
 
@@ -118,17 +124,23 @@ const viewedState = () => page.locator('body').getAttribute('data-view-state');
 /** The page's view of `{ WaitingForUserInput: 'Ready' }`: every state the value is in. */
 const READY = 'WaitingForUserInput WaitingForUserInput.Ready';
 /** The states of the parallel `ExecutingTools`: the state, then each region and its state. */
-function executing(approvals: 'Idle' | 'Waiting', questions: 'Idle' | 'Waiting'): string {
+function executing(
+  approvals: 'Idle' | 'Waiting',
+  questions: 'Idle' | 'Waiting',
+  hooks: 'Idle' | 'Running' = 'Idle',
+): string {
   return [
     'ExecutingTools',
     'ExecutingTools.Hooks',
-    'ExecutingTools.Hooks.Idle',
+    `ExecutingTools.Hooks.${hooks}`,
     'ExecutingTools.Approvals',
     `ExecutingTools.Approvals.${approvals}`,
     'ExecutingTools.Questions',
     `ExecutingTools.Questions.${questions}`,
   ].join(' ');
 }
+/** The page's view of `{ ProcessingLlmResponse: 'Deciding' }`, where a response is routed at once. */
+const DECIDING = 'ProcessingLlmResponse ProcessingLlmResponse.Deciding';
 /** Whether the chart lights the state at `path` (`data-state`). */
 const isLit = async (path: string) =>
   /\bis-active\b/.test((await page.locator(`[data-state="${path}"]`).getAttribute('class')) ?? '');
@@ -183,7 +195,8 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     expect(await text('state-name')).toBe('ShuttingDown');
     await screenshot(page, 'after-shutdown');
 
-    // Transient states (ProcessingLlmResponse) last no time: they flash as passed through.
+    // Transient states (ProcessingLlmResponse's Deciding) last no time: they flash as passed
+    // through, the compound state around them with them.
     const lit = await litStates(page);
     const expected = [
       'CallingLlm',
@@ -200,12 +213,14 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     let matched = 0;
     for (const state of lit) if (state === expected[matched]) matched += 1;
     expect(matched, `lit in order: ${lit.join(' → ')}`).toBe(expected.length);
-    // WaitingForUserInput lights with the state inside it where input is taken, ExecutingTools
-    // with its regions, neither waiting for a person.
+    // WaitingForUserInput lights with the state inside it where input is taken,
+    // ProcessingLlmResponse with the one where it decides, ExecutingTools with its regions, none
+    // waiting for a person or a hook.
     expect(new Set(lit)).toEqual(
       new Set([
         ...SEVEN_STATES,
         'WaitingForUserInput.Ready',
+        'ProcessingLlmResponse.Deciding',
         ...executing('Idle', 'Idle').split(' '),
       ]),
     );
@@ -263,7 +278,7 @@ describe.runIf(chromiumPath)('the inspector page', () => {
 
     // The response has just arrived: the call is known but not started yet.
     await (await findLogRow(page, '→ ProcessingLlmResponse'))?.click();
-    await expect.poll(() => viewedState()).toBe('ProcessingLlmResponse');
+    await expect.poll(() => viewedState()).toBe(DECIDING);
     await expect
       .poll(() => page.locator('[data-tool-call]').getAttribute('data-status'))
       .toBe('pending');
@@ -523,5 +538,180 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     expect(await card.locator('.result').count()).toBe(0);
     await page.getByTestId('go-live').click();
     await expect.poll(() => card.getAttribute('data-status')).toBe('done');
+  });
+
+  it('shows a call waiting for its preToolUse hook as "hook deciding" and for its postToolUse hook as "hook reviewing", Hooks.Running lit', async () => {
+    const pre = hookGate<{ call: ToolCall }, PreToolUseAnswer>();
+    const post = hookGate<{ call: ToolCall }, PostToolUseAnswer>();
+    const hooked = await startAgent(
+      'hooked tools',
+      [
+        reply([{ type: 'tool_use', name: 'write_file', input: { path: 'h.txt', content: 'h' } }]),
+        reply('Written, and checked.'),
+      ],
+      {
+        permissions: { mode: 'acceptEdits' },
+        hooks: { preToolUse: pre.hook, postToolUse: post.hook },
+      },
+    );
+    hooked.send('Write h.txt');
+    const { call } = await pre.called(1);
+
+    await page.getByTestId('agent-tab').filter({ hasText: 'hooked tools' }).click();
+    await expect.poll(() => viewedState()).toBe(executing('Idle', 'Idle', 'Running'));
+    await expect.poll(() => isLit('ExecutingTools.Hooks.Running')).toBe(true);
+    expect(await isLit('ExecutingTools.Hooks.Idle')).toBe(false);
+    const card = page.locator(`[data-tool-call="${call.id}"]`);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('preHook');
+    expect(await card.locator('.chip').textContent()).toBe('hook deciding');
+    expect(await text('facts')).toContain('waiting for the preToolUse hook on write_file');
+    expect(await text('state-name')).toBe(
+      'ExecutingTools (Hooks.Running, Approvals.Idle, Questions.Idle)',
+    );
+    await screenshot(page, 'hook-deciding');
+
+    // Allowed, the call runs; its result waits for the postToolUse hook.
+    pre.answer({ decision: 'allow' });
+    await post.called(1);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('postHook');
+    expect(await card.locator('.chip').textContent()).toBe('hook reviewing');
+    await expect
+      .poll(() => text('facts'))
+      .toContain('waiting for the postToolUse hook on write_file');
+    expect(await isLit('ExecutingTools.Hooks.Running')).toBe(true);
+
+    post.answer({ context: 'prettier found nothing to change' });
+    await hooked.waitUntilIdle({ timeoutMs: 5_000 });
+    await expect.poll(() => viewedState()).toBe(READY);
+    await expect.poll(() => card.getAttribute('data-status')).toBe('done');
+    expect(await text('facts')).not.toContain('waiting for');
+  });
+
+  it('lights WaitingForUserInput.CheckingPrompt while the userPromptSubmit hook decides, quotes the prompt, and logs the prompt it blocks with the reason', async () => {
+    const prompts = hookGate<{ text: string }, UserPromptSubmitAnswer>();
+    const gatekeeper = await startAgent('gatekeeper', [reply('Deployed on Monday.')], {
+      hooks: { userPromptSubmit: prompts.hook },
+    });
+    const blocked =
+      'deploy the release branch to production now, and tell the whole team once it is live';
+    gatekeeper.send(blocked);
+    expect((await prompts.called(1)).text).toBe(blocked);
+    // A prompt sent meanwhile queues behind the one being checked.
+    gatekeeper.send('deploy on Monday');
+
+    await page.getByTestId('agent-tab').filter({ hasText: 'gatekeeper' }).click();
+    await expect
+      .poll(() => viewedState())
+      .toBe('WaitingForUserInput WaitingForUserInput.CheckingPrompt');
+    await expect.poll(() => isLit('WaitingForUserInput.CheckingPrompt')).toBe(true);
+    expect(await isLit('WaitingForUserInput.Ready')).toBe(false);
+    expect(await text('state-name')).toBe('WaitingForUserInput.CheckingPrompt');
+    // The prompt is in no message yet: the status line quotes its start, the queue says it is
+    // being checked rather than kept for the next turn.
+    await expect
+      .poll(() => text('facts'))
+      .toContain('waiting for the userPromptSubmit hook on the prompt: deploy the release branch');
+    const facts = await text('facts');
+    expect(facts).toContain('…');
+    expect(facts).not.toContain('once it is live');
+    await expect
+      .poll(() => text('queue'))
+      .toMatch(
+        /^the userPromptSubmit hook is checking: deploy the release branch to production now, [^—]+… — 1 queued for the next turn: deploy on Monday$/,
+      );
+    expect(await text('conversation-caption')).toBe('0 messages');
+    await screenshot(page, 'checking-prompt');
+
+    // Blocked: the prompt leaves without reaching the transcript. The conversation shows it
+    // dropped, with the reason, where it came; its row in the log says so too.
+    const reason = 'the userPromptSubmit hook blocked it: no deploys while the release is frozen';
+    prompts.answer({ decision: 'block', reason: 'no deploys while the release is frozen' });
+    expect((await prompts.called(2)).text).toBe('deploy on Monday');
+    // The prompt behind it is checked now, and is no longer queued for later.
+    await expect
+      .poll(() => text('queue'))
+      .toBe('the userPromptSubmit hook is checking: deploy on Monday');
+    const dropped = page.getByTestId('dropped-prompt');
+    expect(await dropped.count()).toBe(1);
+    expect(await dropped.locator('.text').textContent()).toBe(blocked);
+    expect(await dropped.locator('.reason').textContent()).toBe(reason);
+    expect(await text('conversation-caption')).toBe('0 messages');
+    const row = await findLogRow(page, 'prompt dropped');
+    expect(row).toBeDefined();
+    expect(await row!.locator('.type').textContent()).toBe('UserPromptSubmitDecision');
+    expect(await row!.locator('.note').textContent()).toBe(`prompt dropped: ${reason}`);
+    expect(await row!.getAttribute('title')).toContain(`"${blocked.slice(0, 40)}`);
+    await row!.click();
+    await expect.poll(() => text('payload')).toContain('"type": "PromptDropped"');
+    expect(await text('payload')).toContain(`"content": "${blocked}"`);
+    expect(await dropped.count()).toBe(1);
+    await screenshot(page, 'prompt-dropped');
+    // A step before it was dropped: not dropped yet, the prompt is being checked.
+    await page.getByTestId('step-prev').click();
+    await expect
+      .poll(() => viewedState())
+      .toBe('WaitingForUserInput WaitingForUserInput.CheckingPrompt');
+    await expect.poll(() => dropped.count()).toBe(0);
+    await page.getByTestId('go-live').click();
+    await expect.poll(() => dropped.count()).toBe(1);
+
+    // The prompt behind it goes through.
+    prompts.answer();
+    await gatekeeper.waitUntilIdle({ timeoutMs: 5_000 });
+    await expect.poll(() => viewedState()).toBe(READY);
+    await expect.poll(() => text('conversation-caption')).toBe('2 messages');
+    // In the order they came: the dropped prompt, then the turn the next one started.
+    expect(
+      await page.getByTestId('conversation').locator('.message .text').allTextContents(),
+    ).toEqual([blocked, 'deploy on Monday', 'Deployed on Monday.']);
+    expect(await page.locator('.message.user:not(.dropped) .text').allTextContents()).toEqual([
+      'deploy on Monday',
+    ]);
+    expect(await text('facts')).not.toContain('waiting for');
+    expect(await page.getByTestId('queue').isVisible()).toBe(false);
+  });
+
+  it('lights ProcessingLlmResponse.CheckingStop, reached through Deciding, while the stop hook decides, and shows the turn going on', async () => {
+    const stop = hookGate<{ text: string }, StopAnswer>();
+    const finisher = await startAgent(
+      'finisher',
+      [reply('All done.'), reply('The tests pass now.')],
+      { hooks: { stop: stop.hook } },
+    );
+    await page.getByTestId('agent-tab').filter({ hasText: 'finisher' }).click();
+    await expect.poll(() => viewedState()).toBe(READY);
+    await recordLitStates(page);
+    finisher.send('Fix the build');
+    expect((await stop.called(1)).text).toBe('All done.');
+
+    await expect
+      .poll(() => viewedState())
+      .toBe('ProcessingLlmResponse ProcessingLlmResponse.CheckingStop');
+    await expect.poll(() => isLit('ProcessingLlmResponse.CheckingStop')).toBe(true);
+    expect(await isLit('ProcessingLlmResponse.Deciding')).toBe(false);
+    expect(await isLit('ProcessingLlmResponse')).toBe(true);
+    const lit = await litStates(page);
+    expect(lit.indexOf('ProcessingLlmResponse.Deciding'), lit.join(' → ')).toBeGreaterThan(-1);
+    expect(lit.indexOf('ProcessingLlmResponse.Deciding')).toBeLessThan(
+      lit.indexOf('ProcessingLlmResponse.CheckingStop'),
+    );
+    expect(await text('state-name')).toBe('ProcessingLlmResponse.CheckingStop');
+    expect(await text('facts')).toContain('waiting for the stop hook');
+    expect(
+      await page.getByTestId('agent-tab').filter({ hasText: 'finisher' }).textContent(),
+    ).toContain('ProcessingLlmResponse.CheckingStop');
+    expect(await findLogRow(page, '→ ProcessingLlmResponse.CheckingStop')).toBeDefined();
+    await screenshot(page, 'checking-stop');
+
+    // The hook has the turn go on: its reason is the model's next instruction; it is asked once.
+    stop.answer({ decision: 'continue', reason: 'the tests still fail: run them' });
+    await finisher.waitUntilIdle({ timeoutMs: 5_000 });
+    await expect.poll(() => viewedState()).toBe(READY);
+    await expect.poll(() => text('conversation-caption')).toBe('4 messages');
+    const conversation = await text('conversation');
+    expect(conversation).toContain('[stop hook] the tests still fail: run them');
+    expect(conversation).toContain('The tests pass now.');
+    expect(stop.calls).toHaveLength(1);
+    expect(await text('facts')).not.toContain('waiting for');
   });
 });

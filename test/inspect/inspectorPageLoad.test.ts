@@ -117,11 +117,21 @@ function activeStateInView(): Promise<boolean> {
   })()`);
 }
 
+/** Two frames of the page: a resize observer's callback runs in a frame's rendering steps. */
+const frames = () =>
+  page.evaluate(
+    'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))',
+  );
+
 /** Waits for the chart's size to settle after a resize (it is set on the next frames). */
 async function settled(): Promise<Measured> {
+  // Time alone may pass without a frame on a busy machine: the chart would not be resized yet,
+  // and two measurements of its old size would agree.
+  await frames();
   let last = await measureChart();
   for (;;) {
     await page.waitForTimeout(100);
+    await frames();
     const next = await measureChart();
     // Heights too: when the chart's height is what limits it, the panel's header losing the
     // "Whole chart" button gives it a few pixels more height and no more width.
@@ -162,9 +172,10 @@ describe.runIf(chromiumPath)('the inspector page as it opens', () => {
   });
 
   it('shows the whole chart in a large window, no label cut off, and keeps labels readable in a small one (scrolling, or whole on request)', async () => {
-    // A 1440p screen: the chart, with ExecutingTools' two regions drawn inside it, is taller
-    // than a 1080p window's chart panel holds with labels of 10 px.
-    await page.setViewportSize({ width: 2560, height: 1440 });
+    // A 4K screen: the chart, with ExecutingTools' three regions and the states nested in
+    // WaitingForUserInput and ProcessingLlmResponse drawn inside it, is larger than a 1440p
+    // window's chart panel holds with labels of 10 px.
+    await page.setViewportSize({ width: 3840, height: 2160 });
     const large = await settled();
     expect(fitsWhole(large), JSON.stringify(large)).toBe(true);
     // Whole rather than scrolled by a few pixels: labels may be a pixel under the readable size.

@@ -3,19 +3,26 @@
  * playwright-core): `agent-statechart run --session` stores a turn in the workspace's SQLite
  * file, `agent-statechart inspect --session` (another process) replays its log into the page,
  * and the page steps back and forth through it — then follows a new run that appends to it. And
- * a session stored in-process whose model asked a question the user has not answered yet.
+ * sessions stored in-process that wait: for the user's answer to the model's question, and for
+ * the caller's hooks on a turn.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createAgent, createMemorySessionStore } from '../../src/index.js';
+import {
+  createAgent,
+  createMemorySessionStore,
+  type StopAnswer,
+  type UserPromptSubmitAnswer,
+} from '../../src/index.js';
 import { inspectStoredSession, startInspectorServer } from '../../src/inspect/index.js';
 import { reply, startMessagesApiServer } from '../../src/testing/index.js';
 import { gitWorkspace } from '../agent/harness.js';
 import { runCli, startCli } from '../cli/cliProcess.js';
 import { findLogRow, launchChromium, screenshot } from './browser.js';
+import { hookGate } from './hookGate.js';
 
 /** `null` when no Chromium was found: the tests are skipped (see test/support/chromiumSetup.ts). */
 const chromiumPath = inject('chromiumPath');
@@ -174,6 +181,82 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     await expect.poll(() => viewedState()).toBe(READY);
     await expect.poll(() => card.getAttribute('data-status')).toBe('done');
     expect(await card.locator('.result').textContent()).toContain('→ SQLite');
+    expect(view.warnings).toEqual([]);
+  });
+
+  it('shows a stored session waiting for its hooks: CheckingPrompt lit, the blocked prompt logged with its reason, then CheckingStop lit', async ({
+    onTestFinished,
+  }) => {
+    const prompts = hookGate<{ text: string }, UserPromptSubmitAnswer>();
+    const stop = hookGate<{ text: string }, StopAnswer>();
+    const [llm, inspector] = await Promise.all([
+      startMessagesApiServer({ script: [reply('Deployed on Monday.')] }),
+      startInspectorServer(),
+    ]);
+    const store = createMemorySessionStore();
+    const agent = createAgent({
+      workspace,
+      store,
+      sessionId: 'release',
+      autoCommit: false,
+      hooks: { userPromptSubmit: prompts.hook, stop: stop.hook },
+      anthropic: { baseURL: llm.baseURL, apiKey: 'test-key' },
+    });
+    onTestFinished(async () => {
+      await agent.shutdown({ timeoutMs: 2_000 });
+      await Promise.all([llm.close(), inspector.close()]);
+    });
+    agent.send('deploy on Friday');
+    await prompts.called(1);
+    await agent.recorded();
+
+    // Replayed from the log alone, with the hooks the session runs with: the chart waits for them.
+    const view = await inspectStoredSession(inspector.recorder, store, 'release', {
+      config: { hooks: { userPromptSubmit: true, stop: true } },
+      follow: true,
+      followIntervalMs: 50,
+    });
+    onTestFinished(() => view.stop());
+    await page.goto(inspector.url);
+    await expect.poll(() => text('agent-tabs')).toContain('release');
+    await expect
+      .poll(() => viewedState())
+      .toBe('WaitingForUserInput WaitingForUserInput.CheckingPrompt');
+    await page.locator('[data-state="WaitingForUserInput.CheckingPrompt"].is-active').waitFor();
+    expect(await text('facts')).toContain(
+      'waiting for the userPromptSubmit hook on the prompt: deploy on Friday',
+    );
+    await screenshot(page, 'stored-session-checking-prompt');
+
+    // The hook's answer is stored by the agent; the page, following the log, shows the prompt
+    // dropped, in the row of the answer that dropped it.
+    prompts.answer({ decision: 'block', reason: 'no deploys on Fridays' });
+    await expect.poll(() => viewedState()).toBe(READY);
+    const reason = 'the userPromptSubmit hook blocked it: no deploys on Fridays';
+    const row = await findLogRow(page, 'prompt dropped');
+    expect(await row?.locator('.type').textContent()).toBe('UserPromptSubmitDecision');
+    expect(await row?.locator('.note').textContent()).toBe(`prompt dropped: ${reason}`);
+    const dropped = page.getByTestId('dropped-prompt');
+    expect(await dropped.locator('.text').textContent()).toBe('deploy on Friday');
+    expect(await dropped.locator('.reason').textContent()).toBe(reason);
+    expect(await text('conversation-caption')).toBe('0 messages');
+
+    // The next prompt goes through; the model ends the turn, and the stop hook decides on it.
+    agent.send('deploy on Monday');
+    await prompts.called(2);
+    prompts.answer();
+    expect((await stop.called(1)).text).toBe('Deployed on Monday.');
+    await expect
+      .poll(() => viewedState())
+      .toBe('ProcessingLlmResponse ProcessingLlmResponse.CheckingStop');
+    await page.locator('[data-state="ProcessingLlmResponse.CheckingStop"].is-active').waitFor();
+    expect(await text('facts')).toContain('waiting for the stop hook');
+    expect(await text('conversation-caption')).toBe('2 messages');
+    await screenshot(page, 'stored-session-checking-stop');
+
+    stop.answer();
+    await expect.poll(() => viewedState()).toBe(READY);
+    expect(await text('facts')).not.toContain('waiting for');
     expect(view.warnings).toEqual([]);
   });
 

@@ -141,11 +141,11 @@ describe('actor mode with scripted actors', () => {
       'CallingLlm',
       'Error',
       'CallingLlm',
-      'ProcessingLlmResponse',
+      'ProcessingLlmResponse.Deciding',
       'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)',
       'PostToolsHook',
       'CallingLlm',
-      'ProcessingLlmResponse',
+      'ProcessingLlmResponse.Deciding',
       'WaitingForUserInput.Ready',
       'ShuttingDown',
     ]);

@@ -86,13 +86,13 @@ describe('usage and cost', () => {
     runTools(core);
     core.handleEvent(response({ model: 'claude-sonnet-4-5-20250929' }));
     const secondCost = (1_000 * 3 + 100 * 15) / 1e6;
-    expect(core.context.turnUsage).toMatchObject({ calls: 2, input_tokens: 3_000 });
-    expect(core.context.turnUsage.costUsd).toBeCloseTo(callCost + secondCost, 12);
+    expect(core.context.turn.usage).toMatchObject({ calls: 2, input_tokens: 3_000 });
+    expect(core.context.turn.usage.costUsd).toBeCloseTo(callCost + secondCost, 12);
 
     core.handleEvent(input('again'));
-    expect(core.context.turnUsage).toMatchObject({ calls: 0, costUsd: 0, input_tokens: 0 });
+    expect(core.context.turn.usage).toMatchObject({ calls: 0, costUsd: 0, input_tokens: 0 });
     core.handleEvent(response({ model: 'claude-sonnet-4-5-20250929' }));
-    expect(core.context.turnUsage).toMatchObject({ calls: 1, input_tokens: 1_000 });
+    expect(core.context.turn.usage).toMatchObject({ calls: 1, input_tokens: 1_000 });
     expect(core.context.usage).toMatchObject({ calls: 3, input_tokens: 4_000, output_tokens: 500 });
     expect(core.context.usage.costUsd).toBeCloseTo(callCost + 2 * secondCost, 12);
   });
@@ -120,7 +120,7 @@ describe('usage and cost', () => {
       ...snapshot,
       context: { ...snapshot.context, usage: { input_tokens: 7, output_tokens: 3 } },
     };
-    delete (older.context as Partial<typeof older.context>).turnUsage;
+    delete (older.context as Partial<typeof older.context>).turn;
     const restored = AgentCore.fromSnapshot(JSON.parse(JSON.stringify(older)) as typeof snapshot);
     expect(restored.context.usage).toEqual({
       input_tokens: 7,
@@ -133,7 +133,16 @@ describe('usage and cost', () => {
     restored.handleEvent(input('hi'));
     restored.handleEvent(response());
     expect(restored.context.usage.input_tokens).toBe(1_007);
-    expect(restored.context.turnUsage.calls).toBe(1);
+    expect(restored.context.turn.usage.calls).toBe(1);
+  });
+
+  it("carries over the turn's usage from a snapshot that kept it as turnUsage", () => {
+    const snapshot = new AgentCore().snapshot();
+    const { turn: _dropped, ...fields } = snapshot.context;
+    const older = { ...snapshot, context: { ...fields, turnUsage: { calls: 2, input_tokens: 5 } } };
+    const restored = AgentCore.fromSnapshot(older as unknown as typeof snapshot);
+    expect(restored.context.turn).toMatchObject({ usage: { calls: 2, input_tokens: 5 } });
+    expect(Object.keys(restored.context)).not.toContain('turnUsage');
   });
 });
 

@@ -115,6 +115,8 @@ describe('AgentCore.handleEvent', () => {
       | 'UserAnswer'
       | 'PreToolUseDecision'
       | 'PostToolUseResult'
+      | 'UserPromptSubmitDecision'
+      | 'StopDecision'
       | 'SetPermissionMode'
       | 'SetTools'
       | 'ToolGraceExpired'
@@ -135,6 +137,9 @@ describe('AgentCore.handleEvent', () => {
       | 'AskUser'
       | 'RunPreToolUseHook'
       | 'RunPostToolUseHook'
+      | 'RunUserPromptSubmitHook'
+      | 'RunStopHook'
+      | 'PromptDropped'
       | 'OutputGiven'
       | 'Cancel'
     >();
@@ -241,11 +246,11 @@ describe('AgentCore state and snapshot', () => {
     expectTypeOf<Agent['state']>().toEqualTypeOf<AgentStateName>();
     expectTypeOf<AgentStateValue>().toEqualTypeOf<
       | 'CallingLlm'
-      | 'ProcessingLlmResponse'
       | 'PostToolsHook'
       | 'Error'
       | 'ShuttingDown'
-      | { WaitingForUserInput: 'Ready' | 'SettlingCancelledCalls' }
+      | { WaitingForUserInput: 'Ready' | 'SettlingCancelledCalls' | 'CheckingPrompt' }
+      | { ProcessingLlmResponse: 'Deciding' | 'CheckingStop' }
       | {
           ExecutingTools: {
             Hooks: 'Idle' | 'Running';
@@ -320,7 +325,7 @@ describe('EVENT_TRAITS', () => {
     expectTypeOf(EVENT_TRAITS).toEqualTypeOf<Readonly<Record<AgentEventType, EventTraits>>>();
     expectTypeOf<EventOrigin>().toEqualTypeOf<'caller' | 'store' | AgentActorName>();
     expectTypeOf<AgentActorName>().toEqualTypeOf<
-      'llm' | 'tool' | 'postToolsHook' | 'retryTimer' | 'toolGraceTimer' | 'toolHook'
+      'llm' | 'tool' | 'postToolsHook' | 'retryTimer' | 'toolGraceTimer' | 'hook'
     >();
     expectTypeOf<EventTraits>().toEqualTypeOf<{
       origin: EventOrigin;

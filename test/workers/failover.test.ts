@@ -4,7 +4,7 @@
  * against a scripted model in its own process. One worker is SIGKILLed mid-load and restarted
  * later; another is SIGSTOPped past its lease and SIGCONTed (it must find itself declared dead and
  * exit, its late writes refused). Smaller tests kill a worker while the model's question to the
- * user waits, pause one mid-call, interrupt a turn and stream a drive to several readers. Every session must complete with no input lost, no tool_use
+ * user waits or the stop hook decides, pause one mid-call, interrupt a turn and stream a drive to several readers. Every session must complete with no input lost, no tool_use
  * left without its result and no mutating call run twice, and a client reading the drives'
  * streams must rebuild exactly the assistant texts each session stored; the time from a worker's
  * death to the next step of each session it held is measured and printed.
@@ -515,6 +515,44 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     const { core } = await openSession(client.store, 'asked', { mustExist: true });
     expect(findTranscriptViolations(core.context.messages)).toEqual([]);
     expect(storedTexts(core.context.messages).at(-1)).toBe('chose blue for asked');
+    await startWorker(holder!.name);
+  });
+
+  it('runs the stop hook again on the worker that took the drive over from one killed while it decided; the turn goes on once', async () => {
+    const stopFile = join(directory, 'side-effects.txt.stop');
+    const noted = async () =>
+      (await readFile(stopFile, 'utf8').catch(() => '')).match(/^checked$/gm);
+    await client.createSession('checked');
+    const { workflowId } = await client.send('checked', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'verify checked' },
+    });
+    while ((await noted()) === null) await sleep(20);
+    let holder: Worker | undefined;
+    for (const worker of workers.values()) {
+      if ((await sessionsOn(worker)).includes('checked')) holder = worker;
+    }
+    expect(holder).toBeDefined();
+    holder!.expected = true;
+    holder!.child.kill('SIGKILL');
+    await holder!.exited;
+    retired.push(holder!);
+
+    expect(await client.result(workflowId)).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+    });
+    await expect.poll(() => recoveredFrom(holder!)).toContain('checked');
+    // The killed worker's hook had not answered, so it was asked again; its answer went in once.
+    expect(await noted()).toHaveLength(2);
+    const { core } = await openSession(client.store, 'checked', { mustExist: true });
+    expect(core.context.messages).toEqual([
+      { role: 'user', content: 'verify checked' },
+      { role: 'assistant', content: [{ type: 'text', text: 'unverified checked' }] },
+      { role: 'user', content: '[stop hook] verify checked' },
+      { role: 'assistant', content: [{ type: 'text', text: 'verified checked' }] },
+    ]);
     await startWorker(holder!.name);
   });
 

@@ -5,7 +5,8 @@
  * turn); once their results are in, the turn ends with `done <session>:<k>`. A session that starts
  * with `hold <key>` gets one call of `hold` (slow, read-only), then `held <key>`. One that starts
  * with `ask <key>` gets an `ask_user` call (which colour, red or blue) beside a call of `hold`,
- * then `chose <answer> for <key>`. Prints the base URL.
+ * then `chose <answer> for <key>`. One that starts with `verify <key>` answers `unverified <key>`
+ * (which the workers' stop hook sends back), then `verified <key>`. Prints the base URL.
  *
  * @example
  * spawn(process.execPath, ['--import', 'tsx', 'test/workers/scriptedModelMain.ts']);
@@ -46,6 +47,10 @@ const server = await startMessagesApiServer({
       // The answer is in the ask_user call's result: `→ <answer>`.
       const answer = /→ (\w+)/.exec(JSON.stringify(request.messages.at(-1)?.content))?.[1];
       return reply(`chose ${answer ?? 'nothing'} for ${key}`);
+    }
+    const verify = typeof first === 'string' ? /^verify (\S+)$/.exec(first) : null;
+    if (verify) {
+      return reply(`${request.messages.length === 1 ? 'unverified' : 'verified'} ${verify[1]!}`);
     }
     // 2,000 characters in 500 deltas, as fast as the server can send them.
     if (first === 'write at length') {

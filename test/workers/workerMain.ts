@@ -3,7 +3,8 @@
  * (read-only), `bump` (mutating: appends `<key> <call id>` to the side file, after a pause that
  * leaves room to kill it mid-call) and `hold` (read-only, notes its start in `<side file>.hold`
  * and takes 5 s). Mutating calls wait for approval; the model may ask the user questions
- * (`askUser`). Prints `ready <executor id>`,
+ * (`askUser`). A turn that ends `unverified <key>` goes on once: the stop hook notes the key in
+ * `<side file>.stop`, takes 5 s, and asks to verify it. Prints `ready <executor id>`,
  * then one line per fenced write and per recovery it made, and, declared dead, `declared dead`
  * and `stopped taking work <ms since the epoch>`. Environment: DATABASE_URL, MODEL_URL,
  * SIDE_FILE, LEASE_MS, CONCURRENCY (default 40), SPANS_FILE (the worker traces its sessions and
@@ -94,6 +95,15 @@ const worker = await startSessionWorker({
   onDeclaredDead: () => {
     process.stdout.write(`declared dead\nstopped taking work ${Date.now()}\n`);
     setTimeout(() => process.exit(75), 3_000);
+  },
+  hooks: {
+    stop: async ({ text }) => {
+      const key = /^unverified (\S+)$/.exec(text)?.[1];
+      if (key === undefined) return undefined;
+      await appendFile(`${env.SIDE_FILE!}.stop`, `${key}\n`);
+      await sleep(5_000);
+      return { decision: 'continue', reason: `verify ${key}` };
+    },
   },
   onRecovery: (recovery) => process.stdout.write(`recovered ${JSON.stringify(recovery)}\n`),
   ...(env.SPANS_FILE ? { telemetry: spansTo(env.SPANS_FILE) } : {}),

@@ -5,7 +5,7 @@
  */
 
 /**
- * Browser JavaScript: `renderConversation`, `toolStatus`, `waitingFact`.
+ * Browser JavaScript: `renderConversation`, `toolStatus`, `waitingFact`, `excerpt`.
  *
  * @example
  * const script = [clientStore, clientChart, clientEventLog, clientConversation].join('\n');
@@ -13,7 +13,9 @@
 export const clientConversation = String.raw`
 var MAX_MESSAGES_SHOWN = 200;
 var conversation = {
-  element: null, queue: null, caption: null, agentId: null, context: null,
+  element: null, queue: null, caption: null, agentId: null, context: null, checking: false,
+  // The agent's dropped prompts (agent.drops) shown, in order: those up to the viewed step.
+  drops: 0,
   count: 0, last: undefined, shown: 0, cards: new Map(), open: new Set(), results: new Map(),
   streaming: null
 };
@@ -25,6 +27,12 @@ var STATUS_TEXT = {
 };
 // The built-in tool with which the model asks the user questions (the chart's ASK_USER_TOOL).
 var ASK_USER_TOOL = 'ask_user';
+// The chart's states that wait for a caller's hook on the turn: the userPromptSubmit hook on the
+// prompt at the head of the queue, and the stop hook on the response that would end the turn.
+var CHECKING_PROMPT = 'WaitingForUserInput.CheckingPrompt';
+var CHECKING_STOP = 'ProcessingLlmResponse.CheckingStop';
+// How much of a prompt the status line and the queue quote: enough to tell prompts apart.
+var EXCERPT_LENGTH = 60;
 
 function node(tag, className, text) {
   var element = document.createElement(tag);
@@ -49,6 +57,12 @@ function blockText(block) {
   return JSON.stringify(block);
 }
 
+// A text on one line, cut to 'length' characters: a quote in a line of other facts.
+function excerpt(text, length) {
+  var line = String(text).replace(/\s+/g, ' ').trim();
+  return line.length > length ? line.slice(0, length - 1) + '…' : line;
+}
+
 function textOf(content) {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
@@ -61,6 +75,7 @@ function resetConversation(agentId) {
   conversation.element.replaceChildren();
   conversation.agentId = agentId;
   conversation.count = 0;
+  conversation.drops = 0;
   conversation.last = undefined;
   conversation.shown = 0;
   conversation.cards = new Map();
@@ -77,18 +92,25 @@ function collectResults(messages, from) {
   }
 }
 
-function renderConversation(agent, context) {
+function renderConversation(agent, view) {
   if (!agent) {
     if (conversation.agentId !== null) resetConversation(null);
     conversation.caption.textContent = '';
     return;
   }
-  if (conversation.agentId === agent.id && conversation.context === context) return;
+  var context = view.context || {};
+  // Whether the head of the queue is being checked changes how the queue reads, not the context.
+  var checking = statePaths(view.value).indexOf(CHECKING_PROMPT) >= 0;
+  var drops = dropsUpTo(agent, view.step ? view.step.seq : agent.base.seq);
+  if (conversation.agentId === agent.id && conversation.context === context &&
+    conversation.checking === checking && conversation.drops === drops) return;
   conversation.context = context;
+  conversation.checking = checking;
   var element = conversation.element;
   var nearBottom = element.scrollTop + element.clientHeight >= element.scrollHeight - 40;
   var messages = Array.isArray(context.messages) ? context.messages : [];
   var grew = conversation.agentId === agent.id && messages.length >= conversation.count &&
+    drops >= conversation.drops &&
     (conversation.count === 0 || messages[conversation.count - 1] === conversation.last);
   if (!grew) resetConversation(agent.id);
   var start = conversation.count;
@@ -96,18 +118,51 @@ function renderConversation(agent, context) {
   if (start === 0 && messages.length > MAX_MESSAGES_SHOWN) {
     start = messages.length - MAX_MESSAGES_SHOWN;
     element.appendChild(node('div', 'note', start + ' earlier messages are not shown'));
+    // Prompts dropped before the first message shown are left out with those messages.
+    while (conversation.drops < drops && agent.drops[conversation.drops].at < start) conversation.drops++;
   }
   if (conversation.streaming) { conversation.streaming.remove(); conversation.streaming = null; }
-  for (var i = start; i < messages.length; i++) element.appendChild(renderMessage(messages[i], context));
+  for (var i = start; i < messages.length; i++) {
+    renderDropsBefore(agent, drops, i);
+    element.appendChild(renderMessage(messages[i], context));
+  }
+  renderDropsBefore(agent, drops, messages.length);
   conversation.shown += messages.length - start;
   conversation.count = messages.length;
   conversation.last = messages[messages.length - 1];
   trimConversation();
   updateOpenCards(context);
   renderStreaming(context);
-  renderQueue(context);
+  renderQueue(context, checking);
   conversation.caption.textContent = messages.length + ' message' + (messages.length === 1 ? '' : 's');
   if (nearBottom || agent.cursor === null) element.scrollTop = element.scrollHeight;
+}
+
+// How many of the agent's dropped prompts came at or before step 'seq'.
+function dropsUpTo(agent, seq) {
+  var count = agent.drops.length;
+  while (count > 0 && agent.drops[count - 1].seq > seq) count--;
+  return count;
+}
+
+// The dropped prompts not shown yet, up to the 'drops'th, that came while the transcript had
+// 'at' messages or fewer: they go before message 'at' (the model never saw them).
+function renderDropsBefore(agent, drops, at) {
+  while (conversation.drops < drops && agent.drops[conversation.drops].at <= at) {
+    conversation.element.appendChild(renderDropped(agent.drops[conversation.drops]));
+    conversation.drops++;
+    conversation.shown++;
+  }
+}
+
+// A prompt that never reached the model, where it would have been, with the reason it was dropped.
+function renderDropped(drop) {
+  var element = node('div', 'message user dropped');
+  element.setAttribute('data-testid', 'dropped-prompt');
+  element.appendChild(node('div', 'role', 'user · dropped'));
+  element.appendChild(node('div', 'text', textOf(drop.prompt && drop.prompt.content)));
+  element.appendChild(node('div', 'reason', drop.reason));
+  return element;
 }
 
 function trimConversation() {
@@ -254,13 +309,20 @@ function updateOpenCards(context) {
   });
 }
 
-// What the agent waits for a person to do, for the status line: approve calls, answer questions.
-function waitingFact(context) {
+// What the agent waits for, for the status line: a person (approvals, answers to questions) or
+// the caller's code (a hook deciding on the prompt, on tool calls, or on the end of the turn) —
+// the waits the chart stands still in, in the order a turn meets them.
+function waitingFact(context, value) {
+  var paths = statePaths(value);
   var runs = Array.isArray(context.toolRuns) ? context.toolRuns : [];
   var approvals = [];
   var headers = [];
+  var preHooks = [];
+  var postHooks = [];
   runs.forEach(function (run) {
     if (!run || !run.call) return;
+    if (run.status === 'preHook') preHooks.push(run.call.name);
+    if (run.status === 'postHook') postHooks.push(run.call.name);
     if (run.status === 'awaitingApproval') approvals.push(run.call.name);
     if (run.status !== 'awaitingAnswer') return;
     (questionsOf(run.call) || []).forEach(function (question) {
@@ -268,8 +330,17 @@ function waitingFact(context) {
     });
   });
   var parts = [];
+  if (paths.indexOf(CHECKING_PROMPT) >= 0) {
+    var queue = Array.isArray(context.queue) ? context.queue : [];
+    // The prompt is not in the transcript yet (it may never be): quote it here.
+    parts.push('the userPromptSubmit hook' + (queue.length ? ' on the prompt: ' + excerpt(textOf(queue[0] && queue[0].content), EXCERPT_LENGTH) : ''));
+  }
+  if (preHooks.length) parts.push('the preToolUse hook on ' + preHooks.join(', '));
   if (approvals.length) parts.push('approval of ' + approvals.join(', '));
   if (headers.length) parts.push((headers.length === 1 ? 'an answer on ' : 'answers on ') + headers.join(', '));
+  if (postHooks.length) parts.push('the postToolUse hook on ' + postHooks.join(', '));
+  // The response it decides on is the last message of the conversation, shown beside it.
+  if (paths.indexOf(CHECKING_STOP) >= 0) parts.push('the stop hook');
   return parts.length ? ['waiting for', parts.join('; ')] : null;
 }
 
@@ -295,11 +366,17 @@ function renderStreaming(context) {
   conversation.streaming = element;
 }
 
-function renderQueue(context) {
+// Input waiting for a turn. While the userPromptSubmit hook checks the head of the queue, that
+// prompt is not queued for later: it starts the next turn, or is dropped, when the hook answers.
+function renderQueue(context, checking) {
   var queue = Array.isArray(context.queue) ? context.queue : [];
-  conversation.queue.classList.toggle('shown', queue.length > 0);
-  conversation.queue.textContent = queue.length
-    ? queue.length + ' queued for the next turn: ' + queue.map(function (message) { return textOf(message && message.content).slice(0, 80); }).join(' · ')
-    : '';
+  var quote = function (message) { return excerpt(textOf(message && message.content), 80); };
+  var checked = checking && queue.length ? queue[0] : null;
+  var later = checked ? queue.slice(1) : queue;
+  var parts = [];
+  if (checked) parts.push('the userPromptSubmit hook is checking: ' + quote(checked));
+  if (later.length) parts.push(later.length + ' queued for the next turn: ' + later.map(quote).join(' · '));
+  conversation.queue.classList.toggle('shown', parts.length > 0);
+  conversation.queue.textContent = parts.join(' — ');
 }
 `;

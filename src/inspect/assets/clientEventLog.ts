@@ -34,6 +34,24 @@ function eventType(step) {
   return step.event && typeof step.event.type === 'string' ? step.event.type : '(event)';
 }
 
+// What a step did that its event and state do not say: a prompt the chart dropped (blocked by the
+// userPromptSubmit hook, or withdrawn by an interrupt before the hook decided), with the reason.
+// The prompt never reaches the transcript: without this, only its absence would show.
+function stepNote(step) {
+  var emitted = Array.isArray(step.emitted) ? step.emitted : [];
+  var notes = [];
+  emitted.forEach(function (action) {
+    if (action && action.type === 'PromptDropped') notes.push('prompt dropped: ' + action.reason);
+  });
+  return notes.join('; ');
+}
+
+function droppedPrompts(step) {
+  var emitted = Array.isArray(step.emitted) ? step.emitted : [];
+  return emitted.filter(function (action) { return action && action.type === 'PromptDropped'; })
+    .map(function (action) { return '"' + excerpt(textOf(action.prompt && action.prompt.content), 120) + '"'; });
+}
+
 function renderEventLog(agent) {
   var element = eventLog.element;
   var count = agent ? agent.steps.length : 0;
@@ -77,7 +95,7 @@ function createRow() {
   var element = document.createElement('div');
   element.className = 'row';
   var parts = {};
-  ['number', 'time', 'type', 'source', 'to'].forEach(function (name) {
+  ['number', 'time', 'type', 'note', 'source', 'to'].forEach(function (name) {
     parts[name] = document.createElement('span');
     parts[name].className = name;
     element.appendChild(parts[name]);
@@ -92,6 +110,7 @@ function fillRow(row, agent, index, isSelected) {
   if (row.key === key) return;
   row.key = key;
   var type = eventType(step);
+  var note = stepNote(step);
   row.element.style.top = index * ROW_HEIGHT + 'px';
   row.element.setAttribute('data-index', String(index));
   row.element.setAttribute('data-seq', String(step.seq));
@@ -100,9 +119,12 @@ function fillRow(row, agent, index, isSelected) {
   row.parts.number.textContent = '#' + stepNumber(agent, index).toLocaleString();
   row.parts.time.textContent = '+' + ((step.time - agent.summary.startedAt) / 1000).toFixed(3) + 's';
   row.parts.type.textContent = type;
+  row.parts.note.textContent = note;
   row.parts.source.textContent = step.source ? 'from ' + step.source : '';
   row.parts.to.textContent = '→ ' + briefStateLabel(step.value, agent.summary.chartId);
-  row.element.title = type + ' → ' + stateLabel(step.value);
+  var dropped = droppedPrompts(step);
+  row.element.title = type + ' → ' + stateLabel(step.value) +
+    (note ? '\n' + note + (dropped.length ? '\n' + dropped.join('\n') : '') : '');
 }
 
 var payloadShown = { key: null, agentId: null, at: 0 };
@@ -133,6 +155,10 @@ function renderPayload(element, agent, view) {
   }
   parts.push('');
   parts.push('// → ' + stateLabel(step.value) + (step.status !== 'active' ? ' (' + step.status + ')' : ''));
+  if (Array.isArray(step.emitted) && step.emitted.length) {
+    parts.push('// the chart told its caller');
+    parts.push(prettyJson(step.emitted));
+  }
   if (step.patch) {
     parts.push('// context changes');
     parts.push(prettyJson(step.patch));

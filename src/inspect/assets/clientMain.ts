@@ -194,12 +194,13 @@ function renderStatus(agent, view) {
       facts.push(['tokens', context.usage.input_tokens.toLocaleString() + ' in / ' + context.usage.output_tokens.toLocaleString() + ' out']);
       if (typeof context.usage.costUsd === 'number') facts.push(['cost', '$' + context.usage.costUsd.toFixed(4)]);
     }
-    if (context.turnUsage && typeof context.turnUsage.calls === 'number' && context.turnUsage.calls > 0) {
-      var turnCost = typeof context.turnUsage.costUsd === 'number' ? ', $' + context.turnUsage.costUsd.toFixed(4) : '';
-      facts.push(['turn', context.turnUsage.calls + ' call' + (context.turnUsage.calls === 1 ? '' : 's') + turnCost]);
+    var turnUsage = context.turn ? context.turn.usage : context.turnUsage;
+    if (turnUsage && typeof turnUsage.calls === 'number' && turnUsage.calls > 0) {
+      var turnCost = typeof turnUsage.costUsd === 'number' ? ', $' + turnUsage.costUsd.toFixed(4) : '';
+      facts.push(['turn', turnUsage.calls + ' call' + (turnUsage.calls === 1 ? '' : 's') + turnCost]);
     }
     if (context.permissionMode) facts.push(['mode', context.permissionMode]);
-    var waiting = view.status === 'active' ? waitingFact(context) : null;
+    var waiting = view.status === 'active' ? waitingFact(context, view.value) : null;
     if (waiting) facts.push(waiting);
     requestFacts(context.config).forEach(function (fact) { facts.push(fact); });
     var answer = answerFact(context.output);
@@ -320,7 +321,7 @@ function render() {
   renderTravel(agent, view);
   renderEventLog(agent);
   renderPayload(ui.payload, agent, view);
-  renderConversation(agent, view.context || {});
+  renderConversation(agent, view);
 }
 
 function start() {

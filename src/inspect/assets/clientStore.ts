@@ -105,7 +105,10 @@ function createAgentRecord(history) {
     contexts: [],
     lastSeq: history.base.seq,
     cursor: null,
-    trimmed: 0
+    trimmed: 0,
+    // The prompts the chart dropped (PromptDropped), in order: never in the transcript, they are
+    // kept here for the conversation to show where they came.
+    drops: []
   };
   for (var i = 0; i < history.steps.length; i++) appendStep(agent, history.steps[i]);
   return agent;
@@ -115,13 +118,29 @@ function appendStep(agent, step) {
   if (step.seq <= agent.lastSeq) return false;
   var count = agent.contexts.length;
   var previous = count ? agent.contexts[count - 1] : agent.base.context;
+  var context = applyPatch(previous, step.patch);
   agent.steps.push(step);
-  agent.contexts.push(applyPatch(previous, step.patch));
+  agent.contexts.push(context);
+  noteDrops(agent, step, context);
   agent.lastSeq = step.seq;
   agent.summary.value = step.value;
   agent.summary.status = step.status;
   trimSteps(agent);
   return true;
+}
+
+function noteDrops(agent, step, context) {
+  if (!Array.isArray(step.emitted)) return;
+  step.emitted.forEach(function (action) {
+    if (!action || action.type !== 'PromptDropped') return;
+    agent.drops.push({
+      seq: step.seq,
+      // The transcript's length then: the dropped prompt comes after those messages.
+      at: Array.isArray(context.messages) ? context.messages.length : 0,
+      prompt: action.prompt,
+      reason: action.reason
+    });
+  });
 }
 
 function trimSteps(agent) {

@@ -13,7 +13,7 @@ export const inspectorStyles = String.raw`
 :root {
   --bg: #f5f6f8; --panel: #ffffff; --ink: #1d2330; --muted: #6b7385; --line: #dde1e8;
   --accent: #2563eb; --lit: #f59e0b; --lit-fill: #fff4d6; --ok: #15803d; --bad: #b91c1c;
-  --warn: #b45309; --wait: #7c3aed; --row: 22px;
+  --warn: #b45309; --wait: #7c3aed; --hook: #0f766e; --row: 22px;
   --mono: ui-monospace, 'DejaVu Sans Mono', 'Liberation Mono', Menlo, Consolas, monospace;
   --sans: system-ui, 'Segoe UI', Arial, 'Liberation Sans', 'DejaVu Sans', sans-serif;
 }
@@ -100,13 +100,16 @@ body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(-
 .log .row > span { flex: none; }
 .log .row .number { color: var(--muted); min-width: 40px; text-align: right; }
 .log .row .time { color: var(--muted); min-width: 62px; }
-/* In a narrow column the sender gives way first, then the event's name; the target state stays,
-   up to most of the row (a parallel state's regions make it long: the tooltip has it whole). */
-.log .row .type { font-weight: 600; flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+/* In a narrow column the sender gives way first, then the event's name (down to a few letters of
+   it) and the target state together, the state keeping up to most of the row (a parallel state's
+   regions and a nested state's path make it long: the tooltip has both whole). */
+.log .row .type { font-weight: 600; flex: 0 1 auto; min-width: min(7em, 25%); overflow: hidden; text-overflow: ellipsis; }
 .log .row.continued .type { font-weight: 400; color: var(--muted); }
 .log .row.error .type { color: var(--bad); }
+.log .row .note { color: var(--bad); flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+.log .row .note:empty { display: none; }
 .log .row .source { color: var(--wait); flex: 0 100 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
-.log .row .to { color: var(--accent); margin-left: auto; max-width: 62%; overflow: hidden; text-overflow: ellipsis; }
+.log .row .to { color: var(--accent); margin-left: auto; flex: 0 1 auto; min-width: 0; max-width: 62%; overflow: hidden; text-overflow: ellipsis; }
 .payload { margin: 0; padding: 8px 10px; overflow: auto; font: 11.5px/1.45 var(--mono); white-space: pre-wrap; word-break: break-word; color: #374151; }
 .payload .hint { color: var(--muted); font-family: var(--sans); }
 
@@ -120,6 +123,10 @@ body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(-
 .message.streaming { border-style: dashed; }
 .message.streaming .text::after { content: '▍'; color: var(--accent); animation: blink 1s steps(1) infinite; }
 @keyframes blink { 50% { opacity: 0; } }
+/* A prompt the chart dropped (the userPromptSubmit hook blocked it, or an interrupt withdrew it):
+   the model never read it. */
+.message.dropped { border-style: dashed; background: #fafafa; border-color: #fca5a5; color: var(--muted); }
+.message.dropped .reason { color: var(--bad); font-size: 12px; margin-top: 3px; }
 .message.results { align-self: flex-end; background: #f9fafb; font-size: 12px; }
 .message .text { white-space: pre-wrap; word-break: break-word; }
 .tool { border: 1px solid var(--line); border-radius: 6px; margin-top: 6px; background: #fafafa; font-size: 12px; }
@@ -133,6 +140,9 @@ body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(-
 .chip.pending { color: var(--muted); border-color: #d1d5db; }
 .chip.awaitingApproval, .chip.awaitingAnswer { color: var(--wait); border-color: #c4b5fd; background: #f5f3ff; }
 .tool[data-status="awaitingApproval"], .tool[data-status="awaitingAnswer"] { border-color: #c4b5fd; }
+/* A call waiting for the caller's code (its preToolUse or postToolUse hook), not for a person. */
+.chip.preHook, .chip.postHook { color: var(--hook); border-color: #5eead4; background: #f0fdfa; }
+.tool[data-status="preHook"], .tool[data-status="postHook"] { border-color: #5eead4; }
 .chip.running { color: var(--accent); border-color: #93c5fd; background: #eff6ff; }
 .chip.done { color: var(--ok); border-color: #86efac; background: #f0fdf4; }
 .chip.failed { color: var(--bad); border-color: #fca5a5; background: #fef2f2; }

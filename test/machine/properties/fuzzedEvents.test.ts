@@ -39,6 +39,8 @@ const EVENT_TYPES = [
   'SetTools',
   'ToolGraceExpired',
   'Resume',
+  'UserPromptSubmitDecision',
+  'StopDecision',
 ] as const;
 
 /** `FUZZ_RUNS` scales it for a quick look; under CI it never runs fewer than 200. */
@@ -132,6 +134,21 @@ class Fuzzer {
                 inputSchema: this.field(() => this.pick([undefined, { type: 'object' }])),
               })),
             ]),
+          };
+        case 'UserPromptSubmitDecision':
+          return {
+            decision: this.field(() => this.pick([undefined, 'block'])),
+            reason: this.field(() => this.pick([undefined, 'not that'])),
+            // Drawn values go in as they are: handed to `pick` (fast-check's constantFrom), a
+            // hostile one (a throwing proxy) would break the fuzzer itself.
+            context: choose.chance(2) ? undefined : text(),
+            error: this.field(() => this.pick([undefined, 'the hook failed'])),
+          };
+        case 'StopDecision':
+          return {
+            decision: this.field(() => this.pick([undefined, 'continue'])),
+            reason: choose.chance(3) ? this.pick([undefined, 'run the tests']) : text(),
+            error: this.field(() => this.pick([undefined, 'the hook failed'])),
           };
         case 'Resume':
           return {

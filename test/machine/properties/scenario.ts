@@ -3,9 +3,10 @@
  *
  * It looks at `core.state` and `core.context` (tool runs, their statuses and ids, the queue) and
  * picks an event that is meaningful there most of the time — the model streams, completes with
- * tool calls or fails, tools finish in any order, people approve or deny, users type while a
- * turn runs — and sometimes an event the state does not take, or a malformed object. The
- * choices are drawn from fast-check's `gen`, so failures shrink and replay.
+ * tool calls or fails, tools finish in any order, people approve or deny, the caller's hooks
+ * answer (on tools, and on a turn: the prompt it starts with, the response that would end it),
+ * users type while a turn runs — and sometimes an event the state does not take, or a malformed
+ * object. The choices are drawn from fast-check's `gen`, so failures shrink and replay.
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -20,6 +21,8 @@ import {
   type AgentStateName,
   type AgentStateValue,
   type ContentBlock,
+  describeStateValue,
+  type HookSwitches,
   type LlmError,
   type LlmErrorKind,
   type LlmResponse,
@@ -50,9 +53,19 @@ const TOOL_SPEC_CHOICES: ReadonlyArray<ToolSpec[] | undefined> = [
   ],
 ];
 
+/** The hooks on a turn: none (most often), `userPromptSubmit`, `stop`, or both. */
+const TURN_HOOK_CHOICES: ReadonlyArray<HookSwitches | undefined> = [
+  undefined,
+  undefined,
+  { userPromptSubmit: true },
+  { stop: true },
+  { userPromptSubmit: true, stop: true },
+];
+
 /**
  * Configurations with and without permissions, with 1 to 4 attempts per model call, with the
- * default backoff or a custom one.
+ * default backoff or a custom one, with the caller's hooks on tools and on turns, and now and
+ * then a `maxTurns` low enough for a turn to reach it (where the `stop` hook is not asked).
  */
 export const configArb: fc.Arbitrary<AgentConfig> = fc
   .record({
@@ -76,6 +89,11 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
       { postToolUse: true },
       { preToolUse: true, postToolUse: true },
     ),
+    turnHooks: fc.constantFrom(...TURN_HOOK_CHOICES),
+    maxTurns: fc.oneof(
+      { weight: 5, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
+    ),
   })
   .map((fields) => {
     // Only the keys that are set, so the config reads like one a person would write.
@@ -85,7 +103,9 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
     if (fields.retry !== undefined) config.retry = fields.retry;
     if (fields.system !== undefined) config.system = fields.system;
     if (fields.askUser) config.askUser = true;
-    if (fields.hooks !== undefined) config.hooks = fields.hooks;
+    const hooks = { ...fields.hooks, ...fields.turnHooks };
+    if (Object.keys(hooks).length > 0) config.hooks = hooks;
+    if (fields.maxTurns !== undefined) config.maxTurns = fields.maxTurns;
     return config;
   });
 
@@ -145,8 +165,14 @@ export interface Profile {
   errors: number;
   /** Weight of `ShutdownRequested`. */
   shutdown: number;
-  /** Weight of `Interrupt` in each state a turn runs in. */
-  interrupts: Record<'CallingLlm' | 'ExecutingTools' | 'PostToolsHook' | 'Error', number>;
+  /**
+   * Weight of `Interrupt` in each state a turn runs in, and in the waits for the hooks on a turn
+   * (`CheckingPrompt` before it starts, `CheckingStop` before it ends).
+   */
+  interrupts: Record<
+    'CallingLlm' | 'ExecutingTools' | 'PostToolsHook' | 'Error' | 'CheckingPrompt' | 'CheckingStop',
+    number
+  >;
   /**
    * One tool call in this many reuses an id, of an earlier call in the same response or of an
    * earlier response (what a broken proxy may send); 0 for never.
@@ -159,6 +185,8 @@ const EVERYWHERE = (weight: number): Profile['interrupts'] => ({
   ExecutingTools: weight,
   PostToolsHook: weight,
   Error: weight,
+  CheckingPrompt: weight,
+  CheckingStop: weight,
 });
 
 export const PLAUSIBLE: Profile = {
@@ -172,7 +200,14 @@ export const NO_SHUTDOWN: Profile = { ...PLAUSIBLE, shutdown: 0 };
 /** Interrupts in every state a turn runs in, often in those a turn reaches late and leaves soon. */
 export const INTERRUPTING: Profile = {
   ...NO_SHUTDOWN,
-  interrupts: { CallingLlm: 4, ExecutingTools: 6, PostToolsHook: 60, Error: 30 },
+  interrupts: {
+    CallingLlm: 4,
+    ExecutingTools: 6,
+    PostToolsHook: 60,
+    Error: 30,
+    CheckingPrompt: 10,
+    CheckingStop: 30,
+  },
 };
 export const NOISY: Profile = { ...PLAUSIBLE, noise: 30, malformed: 20 };
 /** A model behind a proxy that reuses tool_use ids. */
@@ -264,10 +299,24 @@ export function nextEvent(
   // configured specs, so a list that changed them would change what they expect.
   const setTools: Pick = () => valid({ type: 'SetTools', tools: core.config.tools ?? [] });
   const interrupt: Pick = () => valid({ type: 'Interrupt' });
+  const resume: Pick = () => valid({ type: 'Resume' });
 
   const options: Array<readonly [number, Pick]> = (() => {
     switch (core.state) {
       case 'WaitingForUserInput':
+        if (isCheckingPrompt(core)) {
+          // The userPromptSubmit hook on the prompt at the head of the queue answers (every kind
+          // of answer), or the user types on, interrupts, or the process restarts meanwhile.
+          return [
+            [50, () => valid(promptDecision(choose))],
+            [8, userInput],
+            [profile.interrupts.CheckingPrompt, interrupt],
+            [3, resume],
+            [2, setMode],
+            [1, setTools],
+            ...common,
+          ];
+        }
         return [
           [60, userInput],
           [4, setMode],
@@ -279,7 +328,7 @@ export function nextEvent(
           ],
           [cancelling.length > 0 ? 15 : 0, () => valid({ type: 'ToolGraceExpired' })],
           // The process restarted while the aborted calls were settling.
-          [cancelling.length > 0 ? 5 : 0, () => valid({ type: 'Resume' })],
+          [cancelling.length > 0 ? 5 : 0, resume],
           ...common,
         ];
       case 'CallingLlm':
@@ -351,8 +400,20 @@ export function nextEvent(
           [1, setTools],
           ...common,
         ];
+      case 'ProcessingLlmResponse':
+        // It rests only in CheckingStop: the stop hook answers on a response that would end the
+        // turn, or the user types, interrupts, or the process restarts meanwhile.
+        return [
+          [50, () => valid(stopDecision(choose))],
+          [6, userInput],
+          [profile.interrupts.CheckingStop, interrupt],
+          [3, resume],
+          [2, setMode],
+          [1, setTools],
+          ...common,
+        ];
       default:
-        // ShuttingDown (final) or a transient state: anything at all, all of it to be ignored.
+        // ShuttingDown (final): anything at all, all of it to be ignored.
         return [[10, userInput], [5, interrupt], ...common.map(([, pick]) => [5, pick] as const)];
     }
   })();
@@ -361,6 +422,68 @@ export function nextEvent(
 
 function valid(event: AgentEvent): Planned {
   return { kind: 'valid', event };
+}
+
+/** The agent waits for the `userPromptSubmit` hook on the prompt at the head of its queue. */
+export function isCheckingPrompt(core: Pick<AgentCore, 'stateValue'>): boolean {
+  return describeStateValue(core.stateValue) === 'WaitingForUserInput.CheckingPrompt';
+}
+
+/** The agent waits for the `stop` hook on a response that would end the turn. */
+export function isCheckingStop(core: Pick<AgentCore, 'stateValue'>): boolean {
+  return describeStateValue(core.stateValue) === 'ProcessingLlmResponse.CheckingStop';
+}
+
+/**
+ * `config` with the hook on whose wait `place` is (`WaitingForUserInput.CheckingPrompt`, or
+ * `ProcessingLlmResponse` by either name), so a run aiming for that wait can reach it.
+ */
+export function withHookFor(place: string | undefined, config: AgentConfig): AgentConfig {
+  const hook =
+    place === 'WaitingForUserInput.CheckingPrompt'
+      ? 'userPromptSubmit'
+      : place === 'ProcessingLlmResponse' || place === 'ProcessingLlmResponse.CheckingStop'
+        ? 'stop'
+        : null;
+  return hook === null ? config : { ...config, hooks: { ...config.hooks, [hook]: true } };
+}
+
+/** The reason a `userPromptSubmit` hook gives when it blocks, and the note it adds. */
+const PROMPT_BLOCK_REASON = 'the prompt names a secret';
+const PROMPT_CONTEXT = 'branch: main, 2 files changed';
+const HOOK_FAILURE = 'the hook failed: boom';
+/** What a `stop` hook that has the turn go on tells the model. */
+const STOP_REASON = 'the tests still fail; run them and fix what fails';
+
+/**
+ * A `userPromptSubmit` hook's answer: let through, with a note or without; blocked, with a reason
+ * or without; or failed (a failed hook blocks nothing, even when it said block).
+ */
+function promptDecision(choose: Chooser): AgentEvent {
+  return choose.weighted<AgentEvent>([
+    [4, { type: 'UserPromptSubmitDecision' }],
+    [3, { type: 'UserPromptSubmitDecision', context: PROMPT_CONTEXT }],
+    [3, { type: 'UserPromptSubmitDecision', decision: 'block', reason: PROMPT_BLOCK_REASON }],
+    [1, { type: 'UserPromptSubmitDecision', decision: 'block' }],
+    // A note with a block: the prompt goes nowhere, and neither does the note.
+    [1, { type: 'UserPromptSubmitDecision', decision: 'block', context: PROMPT_CONTEXT }],
+    [2, { type: 'UserPromptSubmitDecision', error: HOOK_FAILURE }],
+    [1, { type: 'UserPromptSubmitDecision', decision: 'block', error: HOOK_FAILURE }],
+    [1, { type: 'UserPromptSubmitDecision', context: PROMPT_CONTEXT, error: HOOK_FAILURE }],
+  ]);
+}
+
+/**
+ * A `stop` hook's answer: the turn ends, goes on (with the model's next instruction), or the hook
+ * failed (a failed hook has nothing go on, even when it said continue).
+ */
+function stopDecision(choose: Chooser): AgentEvent {
+  return choose.weighted<AgentEvent>([
+    [4, { type: 'StopDecision' }],
+    [5, { type: 'StopDecision', decision: 'continue', reason: STOP_REASON }],
+    [2, { type: 'StopDecision', error: HOOK_FAILURE }],
+    [1, { type: 'StopDecision', decision: 'continue', reason: STOP_REASON, error: HOOK_FAILURE }],
+  ]);
 }
 
 function toolCallDelta(choose: Chooser, world: World): AgentEvent {
@@ -526,6 +649,10 @@ function noiseEvent(choose: Chooser, world: World): AgentEvent {
     () => ({ type: 'LlmError', error: { kind: 'server', message: 'stray 500' } }),
     () => ({ type: 'LlmStarted' }),
     () => ({ type: 'Interrupt' }),
+    () => ({ type: 'UserPromptSubmitDecision', decision: 'block' }),
+    () => ({ type: 'UserPromptSubmitDecision', context: 'late' }),
+    () => ({ type: 'StopDecision', decision: 'continue', reason: 'late' }),
+    () => ({ type: 'StopDecision' }),
   ])();
 }
 
@@ -573,6 +700,14 @@ function malformedEvent(choose: Chooser, core: AgentCore): unknown {
     () => ({ type: 'PreToolUseDecision', callId: liveId, decision: 'maybe' }),
     () => ({ type: 'PreToolUseDecision', callId: liveId, input: 'rm -rf' }),
     () => ({ type: 'PostToolUseResult', callId: liveId, context: 7 }),
+    () => ({ type: 'UserPromptSubmitDecision', decision: 'allow' }),
+    () => ({ type: 'UserPromptSubmitDecision', decision: 'block', reason: 42 }),
+    () => ({ type: 'UserPromptSubmitDecision', context: { note: 'x' } }),
+    () => ({ type: 'StopDecision', decision: 'stop' }),
+    // A turn that goes on needs the model's next instruction.
+    () => ({ type: 'StopDecision', decision: 'continue' }),
+    () => ({ type: 'StopDecision', decision: 'continue', reason: '  ' }),
+    () => ({ type: 'StopDecision', error: false }),
     () => ({ type: 'SetPermissionMode', mode: 'yolo' }),
     () => ({ type: 'SetPermissionMode' }),
     () => ({ type: 'SetTools' }),
@@ -586,12 +721,16 @@ function malformedEvent(choose: Chooser, core: AgentCore): unknown {
 
 // ─── the oracle ──────────────────────────────────────────────────────────────────────────────
 
-/** States a turn runs in; `Interrupt` leaves each of them. */
+/**
+ * States a turn runs in; `Interrupt` leaves each of them. (`ProcessingLlmResponse` is one only
+ * while it waits for the `stop` hook: it routes a response at once otherwise.)
+ */
 export const TURN_STATES: readonly AgentStateName[] = [
   'CallingLlm',
   'ExecutingTools',
   'PostToolsHook',
   'Error',
+  'ProcessingLlmResponse',
 ];
 
 /**
@@ -606,6 +745,9 @@ export function expectedVerdict(
   if (core.done) return 'AGENT_STOPPED';
   const { event } = planned;
   const { state, context } = core;
+  // Waiting for the userPromptSubmit hook, the agent is between turns and yet busy: the prompt
+  // may be withdrawn (Interrupt) and the hook asked again (Resume).
+  const checkingPrompt = isCheckingPrompt(core);
   const hasRun = (callId: string, status: string) =>
     context.toolRuns.some((run) => run.call.id === callId && run.status === status);
   const taken = (() => {
@@ -622,7 +764,7 @@ export function expectedVerdict(
       case 'LlmError':
         return state === 'CallingLlm';
       case 'Interrupt':
-        return TURN_STATES.includes(state);
+        return TURN_STATES.includes(state) || checkingPrompt;
       case 'ToolCompleted':
         return (
           (state === 'ExecutingTools' && hasRun(event.callId, 'running')) ||
@@ -640,6 +782,7 @@ export function expectedVerdict(
         // waits for are in flight).
         return (
           TURN_STATES.includes(state) ||
+          checkingPrompt ||
           (state === 'WaitingForUserInput' &&
             context.toolRuns.some((run) => run.status === 'cancelling'))
         );
@@ -663,6 +806,10 @@ export function expectedVerdict(
         return state === 'PostToolsHook';
       case 'RetryTimeoutFired':
         return state === 'Error';
+      case 'UserPromptSubmitDecision':
+        return checkingPrompt;
+      case 'StopDecision':
+        return state === 'ProcessingLlmResponse';
     }
   })();
   return taken ? 'accepted' : 'EVENT_NOT_ACCEPTED';
@@ -674,6 +821,8 @@ export function expectedVerdict(
 export interface StepRecord {
   planned: Planned;
   stateBefore: AgentStateName;
+  /** Where the chart was before the event, nested states included. */
+  stateValueBefore: AgentStateValue;
   contextBefore: AgentContext;
   actions: AgentAction[];
   stateAfter: AgentStateName;
@@ -700,6 +849,7 @@ export class Probe {
   feed(planned: Planned): StepRecord {
     const { core } = this;
     const stateBefore = core.state;
+    const stateValueBefore = core.stateValue;
     const contextBefore = core.context;
     this.#diagnostics.length = 0;
     // Malformed events are fed as they are: the point is that a caller may send anything.
@@ -707,6 +857,7 @@ export class Probe {
     return {
       planned,
       stateBefore,
+      stateValueBefore,
       contextBefore,
       actions,
       stateAfter: core.state,
@@ -728,8 +879,11 @@ export function runScenario(
     config: AgentConfig;
     length: number;
     profile: Profile;
-    /** Stop early, before the next event, once the agent is in this state. */
-    stopIn?: AgentStateName | undefined;
+    /**
+     * Stop early, before the next event, once the agent is in this state: a top-level name, or
+     * a nested one as `describeStateValue` writes it (`WaitingForUserInput.CheckingPrompt`).
+     */
+    stopIn?: string | undefined;
   },
   check: (step: StepRecord, probe: Probe, index: number) => void,
 ): { probe: Probe; events: Planned[]; world: World; choose: Chooser } {
@@ -739,7 +893,8 @@ export function runScenario(
   const events: Planned[] = [];
   guard(options.config, events, () => {
     for (let index = 0; index < options.length; index++) {
-      if (probe.core.state === options.stopIn) break;
+      const { state, stateValue } = probe.core;
+      if (state === options.stopIn || describeStateValue(stateValue) === options.stopIn) break;
       const planned = nextEvent(choose, probe.core, world, options.profile);
       events.push(planned);
       check(probe.feed(planned), probe, index);

@@ -1,6 +1,8 @@
 /**
  * Properties of the two early turn endings (DESIGN section 1, "Turn endings"): `ShutdownRequested`
- * from every reachable state and `Interrupt` from every state a turn runs in.
+ * from every reachable state and `Interrupt` from every state a turn runs in, and from the waits
+ * for the hooks on a turn (`WaitingForUserInput.CheckingPrompt`, where an interrupt withdraws the
+ * prompt, and `ProcessingLlmResponse.CheckingStop`, where it ends the turn).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -26,10 +28,29 @@ import {
   runScenario,
   type StepRecord,
   TURN_STATES,
+  withHookFor,
 } from './scenario.js';
 
+const CHECKING_PROMPT = 'WaitingForUserInput.CheckingPrompt';
+const CHECKING_STOP = 'ProcessingLlmResponse.CheckingStop';
+/** The states a turn runs in, as `placeOf` names them. */
+const TURN_PLACES = TURN_STATES.map((state) =>
+  state === 'ProcessingLlmResponse' ? CHECKING_STOP : state,
+);
+
+/** Where a step started, nested states named where they matter (the waits for hooks). */
+const placeOf = (step: StepRecord): string =>
+  step.stateBefore === 'WaitingForUserInput' || step.stateBefore === 'ProcessingLlmResponse'
+    ? describeStateValue(step.stateValueBefore)
+    : step.stateBefore;
+
 /** The `Cancel` an early turn ending must send, by the state it leaves. */
-function expectCancelFor(state: AgentStateName, context: AgentContext, actions: AgentAction[]) {
+function expectCancelFor(
+  state: AgentStateName,
+  context: AgentContext,
+  actions: AgentAction[],
+  checkingPrompt: boolean,
+) {
   const cancels = actionsOf(actions, 'Cancel');
   const openIds = context.toolRuns.filter((run) => run.status !== 'done').map((run) => run.call.id);
   const runningIds = context.toolRuns
@@ -48,12 +69,18 @@ function expectCancelFor(state: AgentStateName, context: AgentContext, actions: 
       break;
     }
     case 'PostToolsHook':
+    case 'ProcessingLlmResponse':
+      // The post-tools hook, or the stop hook.
       expect(cancels).toEqual([{ type: 'Cancel', hook: true }]);
       break;
     case 'Error':
       expect(cancels).toEqual([{ type: 'Cancel', retry: true }]);
       break;
     case 'WaitingForUserInput': {
+      if (checkingPrompt) {
+        expect(cancels).toEqual([{ type: 'Cancel', hook: true }]);
+        break;
+      }
       // Calls an interrupt was still waiting for are given up on, by name.
       const cancelling = context.toolRuns
         .filter((run) => run.status === 'cancelling')
@@ -105,36 +132,51 @@ function expectPartialWorkKept(step: StepRecord, reason: RegExp) {
 
 describe('AgentCore properties', () => {
   it('shutdown succeeds from every reachable state', () => {
-    const shutDownFrom = new Map<AgentStateName, number>();
+    const shutDownFrom = new Map<string, number>();
     // Where the run stops to shut down: anywhere, or the first time it reaches a given state.
-    const stopInArb = fc.constantFrom<AgentStateName | undefined>(
+    const stopInArb = fc.constantFrom<string | undefined>(
       undefined,
       'WaitingForUserInput',
+      CHECKING_PROMPT,
       ...TURN_STATES,
     );
     fc.assert(
-      fc.property(configArb, fc.gen(), lengthArb, stopInArb, (config, g, length, stopIn) => {
+      fc.property(configArb, fc.gen(), lengthArb, stopInArb, (drawn, g, length, stopIn) => {
+        // A run aiming for the wait for a hook has that hook on.
+        const config = withHookFor(stopIn, drawn);
         const { probe, events, world, choose } = runScenario(
           // A run aiming for a state may take longer to get there.
           { g, config, length: stopIn === undefined ? length : 100, profile: NO_SHUTDOWN, stopIn },
           () => undefined,
         );
-        shutDownFrom.set(probe.core.state, (shutDownFrom.get(probe.core.state) ?? 0) + 1);
         const { core } = probe;
         guard(config, events, () => {
           const queued = core.context.queue;
           const planned = { kind: 'valid', event: { type: 'ShutdownRequested' } } as const;
           events.push(planned);
           const step = probe.feed(planned);
+          shutDownFrom.set(placeOf(step), (shutDownFrom.get(placeOf(step)) ?? 0) + 1);
 
           expect(step.diagnostics).toEqual([]);
           expect(core.state).toBe('ShuttingDown');
           expect(core.done).toBe(true);
           const shutdowns = actionsOf(step.actions, 'Shutdown');
+          // A prompt the userPromptSubmit hook was checking is discarded input like the rest:
+          // it is handed back once, there, and not as dropped.
           expect(shutdowns).toEqual([{ type: 'Shutdown', discardedInput: queued }]);
+          expect(actionsOf(step.actions, 'PromptDropped')).toEqual([]);
           expect(step.actions.at(-1)?.type).toBe('Shutdown');
-          expectCancelFor(step.stateBefore, step.contextBefore, step.actions);
+          expectCancelFor(
+            step.stateBefore,
+            step.contextBefore,
+            step.actions,
+            placeOf(step) === CHECKING_PROMPT,
+          );
           expectPartialWorkKept(step, /shut down/);
+          if (placeOf(step) === CHECKING_PROMPT || step.stateBefore === 'ProcessingLlmResponse') {
+            // Waiting for a hook, nothing was half done.
+            expect(core.context.messages).toEqual(step.contextBefore.messages);
+          }
           expect(findTranscriptViolations(core.context.messages)).toEqual([]);
           expect(core.context.queue).toEqual([]);
 
@@ -155,25 +197,54 @@ describe('AgentCore properties', () => {
       }),
       { numRuns: 200 },
     );
-    for (const state of ['WaitingForUserInput', ...TURN_STATES] as const) {
-      expect(shutDownFrom.get(state) ?? 0).toBeGreaterThan(8);
+    for (const place of ['WaitingForUserInput.Ready', CHECKING_PROMPT, ...TURN_PLACES]) {
+      expect(shutDownFrom.get(place) ?? 0, place).toBeGreaterThan(8);
     }
   });
 
   it('an interrupt ends the running turn at once, keeps partial work and names what to cancel', () => {
-    const interruptedFrom = new Map<AgentStateName, number>();
+    const interruptedFrom = new Map<string, number>();
     fc.assert(
       fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
+        const promptHook = config.hooks?.userPromptSubmit === true;
         runScenario({ g, config, length, profile: INTERRUPTING }, (step) => {
           if (step.planned.kind !== 'valid' || step.planned.event.type !== 'Interrupt') return;
           const before = step.contextBefore;
-          if (!TURN_STATES.includes(step.stateBefore)) {
+          const place = placeOf(step);
+          if (!TURN_STATES.includes(step.stateBefore) && place !== CHECKING_PROMPT) {
             expect(step.actions).toEqual([]);
             return;
           }
-          interruptedFrom.set(step.stateBefore, (interruptedFrom.get(step.stateBefore) ?? 0) + 1);
+          interruptedFrom.set(place, (interruptedFrom.get(place) ?? 0) + 1);
           expect(step.diagnostics).toEqual([]);
-          expectCancelFor(step.stateBefore, before, step.actions);
+          expectCancelFor(step.stateBefore, before, step.actions, place === CHECKING_PROMPT);
+          if (place === CHECKING_PROMPT) {
+            // The prompt the hook was checking is handed back, never sent unchecked; the next
+            // queued prompt, if any, is checked in its turn.
+            const [held, ...rest] = before.queue;
+            expect(actionsOf(step.actions, 'PromptDropped')).toEqual([
+              {
+                type: 'PromptDropped',
+                prompt: held,
+                reason: expect.stringMatching(/interrupted/) as string,
+              },
+            ]);
+            expect(step.contextAfter.messages).toEqual(before.messages);
+            expect(step.contextAfter.queue).toEqual(rest);
+            expect(actionsOf(step.actions, 'SendLlmRequest')).toEqual([]);
+            if (rest[0] === undefined) {
+              expect(step.stateValueAfter).toEqual({ WaitingForUserInput: 'Ready' });
+              expect(step.actions.at(-1)).toEqual({ type: 'WaitForInput' });
+            } else {
+              expect(step.stateValueAfter).toEqual({ WaitingForUserInput: 'CheckingPrompt' });
+              expect(actionsOf(step.actions, 'RunUserPromptSubmitHook')).toEqual([
+                { type: 'RunUserPromptSubmitHook', prompt: rest[0] },
+              ]);
+              expect(actionsOf(step.actions, 'WaitForInput')).toEqual([]);
+            }
+            return;
+          }
+          expect(actionsOf(step.actions, 'PromptDropped')).toEqual([]);
           const cancelling = step.contextAfter.toolRuns.filter(
             (run) => run.status === 'cancelling',
           );
@@ -196,9 +267,24 @@ describe('AgentCore properties', () => {
           expectPartialWorkKept(step, /interrupted/);
           expect(findTranscriptViolations(step.contextAfter.messages)).toEqual([]);
           const [next, ...rest] = before.queue;
+          if (step.stateBefore === 'ProcessingLlmResponse') {
+            // The stop hook was asked about a response already kept: nothing more to keep, and
+            // nothing is added but the next turn's prompt, when one starts straight away.
+            const started = next !== undefined && !promptHook ? [next] : [];
+            expect(step.contextAfter.messages).toEqual([...before.messages, ...started]);
+          }
           if (next === undefined) {
             expect(step.stateValueAfter).toEqual({ WaitingForUserInput: 'Ready' });
             expect(step.actions.at(-1)).toEqual({ type: 'WaitForInput' });
+          } else if (promptHook) {
+            // The oldest queued input goes to the userPromptSubmit hook straight away.
+            expect(step.stateValueAfter).toEqual({ WaitingForUserInput: 'CheckingPrompt' });
+            expect(step.contextAfter.queue).toEqual(before.queue);
+            expect(actionsOf(step.actions, 'RunUserPromptSubmitHook')).toEqual([
+              { type: 'RunUserPromptSubmitHook', prompt: next },
+            ]);
+            expect(actionsOf(step.actions, 'SendLlmRequest')).toEqual([]);
+            expect(actionsOf(step.actions, 'WaitForInput')).toEqual([]);
           } else {
             // The oldest queued input starts the next turn straight away.
             expect(step.stateAfter).toBe('CallingLlm');
@@ -213,8 +299,11 @@ describe('AgentCore properties', () => {
       }),
       { numRuns: 200 },
     );
-    // Every state a turn runs in was interrupted often enough for the checks above to mean something.
-    for (const state of TURN_STATES) expect(interruptedFrom.get(state) ?? 0).toBeGreaterThan(5);
+    // Every state a turn runs in, and the wait for the userPromptSubmit hook, was interrupted
+    // often enough for the checks above to mean something.
+    for (const place of [CHECKING_PROMPT, ...TURN_PLACES]) {
+      expect(interruptedFrom.get(place) ?? 0, place).toBeGreaterThan(5);
+    }
   });
 
   it('the generator reaches every state, nested ones included, so the properties are not vacuous', () => {
@@ -235,7 +324,11 @@ describe('AgentCore properties', () => {
     const required = [
       'WaitingForUserInput.Ready',
       'WaitingForUserInput.SettlingCancelledCalls',
-      ...TURN_STATES.filter((state) => state !== 'ExecutingTools'),
+      CHECKING_PROMPT,
+      CHECKING_STOP,
+      ...TURN_STATES.filter(
+        (state) => state !== 'ExecutingTools' && state !== 'ProcessingLlmResponse',
+      ),
       regions('Idle', 'Idle', 'Idle'),
       regions('Idle', 'Waiting', 'Idle'),
       regions('Idle', 'Idle', 'Waiting'),

@@ -127,7 +127,8 @@ describe('AgentCore properties', () => {
       }),
       { numRuns: 200 },
     );
-    expect(started).toBeGreaterThan(250);
+    // (Fewer than without the hooks on a turn: some turns end with a blocked prompt.)
+    expect(started).toBeGreaterThan(180);
     expect(asked).toBeGreaterThan(30);
   });
 
@@ -144,9 +145,15 @@ describe('AgentCore properties', () => {
           expect(actionsOf(step.actions, 'ExecuteTools')).toEqual([]);
           expect(actionsOf(step.actions, 'RequestApproval')).toEqual([]);
           expect(actionsOf(step.actions, 'DisplayError')).toHaveLength(1);
-          expect(step.stateAfter).toBe(
-            step.contextBefore.queue.length > 0 ? 'CallingLlm' : 'WaitingForUserInput',
-          );
+          // Queued input starts the next turn at once, after the userPromptSubmit hook if it is on;
+          // a refusal is not a turn ending the stop hook is asked about.
+          expect(actionsOf(step.actions, 'RunStopHook')).toEqual([]);
+          const queued = step.contextBefore.queue.length > 0;
+          if (queued && config.hooks?.userPromptSubmit === true) {
+            expect(step.stateValueAfter).toEqual({ WaitingForUserInput: 'CheckingPrompt' });
+          } else {
+            expect(step.stateAfter).toBe(queued ? 'CallingLlm' : 'WaitingForUserInput');
+          }
           const calls = toolCallsOf(event.response.message);
           const results = step.contextAfter.messages.find(
             (message, index) =>
@@ -202,6 +209,6 @@ describe('AgentCore properties', () => {
       }),
       { numRuns: 200 },
     );
-    expect(hooks).toBeGreaterThan(30);
+    expect(hooks).toBeGreaterThan(20);
   });
 });

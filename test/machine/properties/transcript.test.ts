@@ -3,9 +3,10 @@
  * Messages API accepts, user input is never lost, and a streaming delta never copies the
  * conversation.
  */
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findTranscriptViolations, type Message } from '../../../src/index.js';
+import { describeStateValue, findTranscriptViolations, type Message } from '../../../src/index.js';
 import {
   actionsOf,
   configArb,
@@ -20,6 +21,13 @@ import {
 
 const isUserInputText = (message: Message) =>
   message.role === 'user' && textOf(message.content).startsWith('user input #');
+
+/** What the user typed: the scenario's inputs are plain strings, notes come after in blocks. */
+function inputText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  const [first] = message.content;
+  return first?.type === 'text' && 'text' in first ? String(first.text) : '';
+}
 
 /** Shuts the agent down and returns the input it reports as discarded. */
 function shutDown(probe: Probe): Message[] {
@@ -79,24 +87,46 @@ describe('AgentCore properties', () => {
       }),
       { numRuns: 200 },
     );
-    expect(requests).toBeGreaterThan(500);
+    // (Fewer than without the hooks on a turn: blocked prompts start no turn.)
+    expect(requests).toBeGreaterThan(400);
   });
 
-  it('loses no user input: each accepted message reaches the transcript or Shutdown.discardedInput once, in order', () => {
+  it('loses no user input: each accepted message reaches the transcript, is dropped (and said so) or is in Shutdown.discardedInput, once, in order', () => {
+    let dropped = 0;
+    let noted = 0;
     fc.assert(
       fc.property(configArb, fc.gen(), lengthArb, fc.boolean(), (config, g, length, stop) => {
         const accepted: Message[] = [];
+        // Inputs whose fate is known, in the order it became known: taken into the transcript,
+        // or dropped by the userPromptSubmit hook (or by an interrupt while it decided).
+        const settled: Message[] = [];
+        const droppedTexts = new Set<string>();
         const { probe, events } = runScenario(
           { g, config, length, profile: NO_SHUTDOWN },
           (step) => {
             const { planned } = step;
+            for (const drop of actionsOf(step.actions, 'PromptDropped')) {
+              // Only the hook's wait drops a prompt, and only the one it was checking.
+              expect(config.hooks?.userPromptSubmit).toBe(true);
+              expect(drop.prompt).toEqual(step.contextBefore.queue[0]);
+              settled.push(drop.prompt);
+              droppedTexts.add(inputText(drop.prompt));
+              dropped++;
+            }
+            const fresh = step.contextAfter.messages.slice(step.contextBefore.messages.length);
+            settled.push(...fresh.filter(isUserInputText));
             if (planned.kind !== 'valid' || planned.event.type !== 'UserInput') return;
             expect(step.diagnostics).toEqual([]);
             accepted.push(planned.event.message);
-            if (step.stateBefore !== 'WaitingForUserInput') {
-              // Queued while a turn runs: not in the transcript of the running turn.
+            if (describeStateValue(step.stateValueBefore) !== 'WaitingForUserInput.Ready') {
+              // Queued while a turn runs, or while the hook checks the prompt ahead of it: not in
+              // the transcript of the running turn.
               expect(step.contextAfter.messages.length).toBe(step.contextBefore.messages.length);
               expect(step.contextAfter.queue.at(-1)).toEqual(planned.event.message);
+            } else if (config.hooks?.userPromptSubmit === true) {
+              // Held for the hook at the head of the queue, and not in the transcript yet.
+              expect(step.contextAfter.messages).toEqual(step.contextBefore.messages);
+              expect(step.contextAfter.queue).toEqual([planned.event.message]);
             }
             for (const send of actionsOf(step.actions, 'SendLlmRequest')) {
               // A queued message enters the transcript only as the first message of a new turn.
@@ -110,21 +140,36 @@ describe('AgentCore properties', () => {
         guard(config, events, () => {
           const discarded = stop ? shutDown(probe) : probe.core.context.queue;
           const delivered = probe.core.context.messages.filter(isUserInputText);
-          // Delivered first, in the order they were accepted, then the rest still waiting.
-          expect([...delivered, ...discarded]).toEqual(accepted);
-          // The chart keeps its own copy of each message; each input text is unique.
-          const sameText = (message: Message) => (m: Message) =>
-            textOf(m.content) === textOf(message.content);
-          for (const message of accepted) {
-            const copies =
-              delivered.filter(sameText(message)).length +
-              discarded.filter(sameText(message)).length;
-            expect(copies).toBe(1);
+          // Settled first, in the order they were accepted, then the rest still waiting; each
+          // input text is unique, so none is there twice.
+          expect([...settled, ...discarded].map(inputText)).toEqual(accepted.map(inputText));
+          expect(discarded).toEqual(accepted.slice(settled.length));
+          // A dropped prompt never reached the transcript; every other settled one is there.
+          expect(delivered.map(inputText)).toEqual(
+            settled.map(inputText).filter((text) => !droppedTexts.has(text)),
+          );
+          // As the user wrote it, or with the hooks' notes after it, in blocks of their own.
+          for (const message of delivered) {
+            const original = accepted.find((m) => inputText(m) === inputText(message));
+            if (isDeepStrictEqual(message, original)) continue;
+            noted++;
+            const [first, ...notes] = Array.isArray(message.content) ? message.content : [];
+            expect(first).toEqual({ type: 'text', text: original?.content });
+            expect(notes.length).toBeGreaterThan(0);
+            for (const note of notes) {
+              expect(note).toEqual({
+                type: 'text',
+                text: expect.stringMatching(/^\[(userPromptSubmit|stop) hook\] /) as string,
+              });
+            }
           }
         });
       }),
       { numRuns: 200 },
     );
+    // Prompts were dropped, and delivered with a note, often enough to mean something.
+    expect(dropped).toBeGreaterThan(30);
+    expect(noted).toBeGreaterThan(15);
   });
 
   it('costs O(1) per delta: streaming never copies or replaces the messages array', () => {
