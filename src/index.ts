@@ -179,6 +179,8 @@ export {
   type RunHookAction,
   type ToolHookInput,
   type TurnHookInput,
+  HOOK_NAMES,
+  type HookName,
   type HookSwitches,
   type UserInputEvent,
   type UserQuestion,

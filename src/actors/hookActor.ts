@@ -12,6 +12,8 @@ import {
   checkEvent,
   errorMessage,
   hookFailure,
+  HOOK_NAMES,
+  hookSwitchesOf,
   type HookInput,
   type HookSwitches,
   type Message,
@@ -133,9 +135,6 @@ export interface AgentHooks {
     context: HookContext,
   ) => Answer<StopAnswer>;
 }
-
-/** The hooks there are, in the order a turn meets them. */
-const HOOK_NAMES = ['userPromptSubmit', 'preToolUse', 'postToolUse', 'stop'] as const;
 
 /** How long a hook may take when nothing else is said. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -264,12 +263,7 @@ export function hookSwitches(
       throw new AgentStatechartError('INVALID_OPTION', `hooks.${name} must be a function`);
     }
   }
-  return {
-    preToolUse: typeof hooks.preToolUse === 'function',
-    postToolUse: typeof hooks.postToolUse === 'function',
-    userPromptSubmit: typeof hooks.userPromptSubmit === 'function',
-    stop: typeof hooks.stop === 'function',
-  };
+  return hookSwitchesOf((name) => typeof hooks[name] === 'function');
 }
 
 function callHook(hooks: AgentHooks, input: HookInput, context: HookContext): unknown {

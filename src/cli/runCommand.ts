@@ -151,15 +151,8 @@ export function parseRunOptions(argv: string[]): RunOptions {
     const value = values.get(flag);
     if (value !== undefined) options[key] = value;
   }
-  const maxTurns = values.get('--max-turns');
-  if (maxTurns !== undefined) {
-    if (!/^[1-9][0-9]*$/.test(maxTurns)) {
-      throw new Error(
-        `--max-turns must be a whole number of model calls, 1 or more; got '${maxTurns}'`,
-      );
-    }
-    options.maxTurns = Number(maxTurns);
-  }
+  const maxTurns = countOption('--max-turns', values.get('--max-turns'), 'model calls');
+  if (maxTurns !== undefined) options.maxTurns = maxTurns;
   const maxBudget = values.get('--max-budget');
   if (maxBudget !== undefined) {
     const usd = Number(maxBudget);
@@ -168,15 +161,8 @@ export function parseRunOptions(argv: string[]): RunOptions {
     }
     options.maxBudgetUsd = usd;
   }
-  const hookTimeout = values.get('--hook-timeout');
-  if (hookTimeout !== undefined) {
-    if (!/^[1-9][0-9]*$/.test(hookTimeout)) {
-      throw new Error(
-        `--hook-timeout must be a whole number of milliseconds, 1 or more; got '${hookTimeout}'`,
-      );
-    }
-    options.hookTimeoutMs = Number(hookTimeout);
-  }
+  const hookTimeout = countOption('--hook-timeout', values.get('--hook-timeout'), 'milliseconds');
+  if (hookTimeout !== undefined) options.hookTimeoutMs = hookTimeout;
   if (switches.has('--otel')) options.otel = true;
   if (options.hookTimeoutMs !== undefined && options.hooks === undefined) {
     throw new Error(
@@ -188,6 +174,15 @@ export function parseRunOptions(argv: string[]): RunOptions {
   }
   if (options.session !== undefined) checkSessionId(options.session);
   return options;
+}
+
+/** A flag's value as a whole number of `unit`, 1 or more; `undefined` when the flag is not given. */
+function countOption(flag: string, value: string | undefined, unit: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(value)) {
+    throw new Error(`${flag} must be a whole number of ${unit}, 1 or more; got '${value}'`);
+  }
+  return Number(value);
 }
 
 /**
@@ -270,8 +265,11 @@ export async function runCommand(
   agent.on('state', () => wake());
   // An interrupted call reports how it ended after the turn did: the prompt waits for it.
   agent.on('toolEnd', () => wake());
-  // A blocked prompt leaves the agent where it was, idle: no state change says the turn is over.
-  agent.on('promptDropped', () => wake());
+  // The chart says when it is idle again, also where no top-level state changed (a prompt the
+  // userPromptSubmit hook blocked never left WaitingForUserInput).
+  agent.on('action', (action) => {
+    if (action.type === 'WaitForInput') wake();
+  });
   const opened = await agent.ready.then(
     () => true,
     () => false,

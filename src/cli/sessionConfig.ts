@@ -8,6 +8,8 @@
 import { createBuiltinTools, createToolRegistry } from '../actors/index.js';
 import {
   type AgentConfig,
+  HOOK_NAMES,
+  type HookName,
   type HookSwitches,
   PERMISSION_MODES,
   type PermissionMode,
@@ -17,27 +19,13 @@ import {
 const CREATED_BY = 'agent-statechart';
 
 /**
- * Every hook, in the order a turn meets them (the order of the keys). A record rather than a
- * list, so that a hook added to `HookSwitches` fails to compile here until the command line
- * knows it.
- */
-const HOOKS_IN_TURN_ORDER: Record<keyof HookSwitches, true> = {
-  userPromptSubmit: true,
-  preToolUse: true,
-  postToolUse: true,
-  stop: true,
-};
-
-/**
  * The names of the hooks `switches` turns on, in the order a turn meets them.
  *
  * @example
  * hookNames({ stop: true, preToolUse: false, userPromptSubmit: true }); // ['userPromptSubmit', 'stop']
  */
-export function hookNames(switches: HookSwitches): (keyof HookSwitches)[] {
-  return (Object.keys(HOOKS_IN_TURN_ORDER) as (keyof HookSwitches)[]).filter(
-    (name) => switches[name] === true,
-  );
+export function hookNames(switches: HookSwitches): HookName[] {
+  return HOOK_NAMES.filter((name) => switches[name] === true);
 }
 
 /** Only the hooks that are on: what a session's metadata records. */

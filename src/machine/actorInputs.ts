@@ -194,6 +194,26 @@ export function hookInputOf(action: RunHookAction): HookInput {
 }
 
 /**
+ * The action that asks for a hook to run on `input`: what the chart emits when it starts the
+ * `hook` actor, the inverse of {@link hookInputOf}.
+ *
+ * @example
+ * runHookAction({ hook: 'stop', response: null }); // { type: 'RunStopHook', response: null }
+ */
+export function runHookAction(input: HookInput): RunHookAction {
+  switch (input.hook) {
+    case 'preToolUse':
+      return { type: 'RunPreToolUseHook', call: input.call };
+    case 'postToolUse':
+      return { type: 'RunPostToolUseHook', call: input.call, outcome: input.outcome };
+    case 'userPromptSubmit':
+      return { type: 'RunUserPromptSubmitHook', prompt: input.prompt };
+    case 'stop':
+      return { type: 'RunStopHook', response: input.response };
+  }
+}
+
+/**
  * The chart's answer for a hook that failed (threw, hung past its timeout or answered something
  * malformed): the event its hook answers with, carrying `error`.
  *

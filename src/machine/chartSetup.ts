@@ -13,6 +13,7 @@ import type {
   ToolGraceTimerInput,
   HookInput,
 } from './actorInputs.js';
+import { runHookAction } from './actorInputs.js';
 import { hookActorId } from './actorNames.js';
 import type { ChartAction } from './chartStep.js';
 import type { AgentContext, AgentMachineInput } from './context.js';
@@ -93,11 +94,7 @@ export function perform(action: ChartAction) {
     if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: [...start] });
     for (const hook of step.hooks ?? []) {
       enqueue.spawnChild('hook', { id: hookActorId(hook.call.id), input: hook });
-      enqueue.emit(
-        hook.hook === 'preToolUse'
-          ? { type: 'RunPreToolUseHook', call: hook.call }
-          : { type: 'RunPostToolUseHook', call: hook.call, outcome: hook.outcome },
-      );
+      enqueue.emit(runHookAction(hook));
     }
     for (const emitted of step.emit ?? []) enqueue.emit(emitted);
   });

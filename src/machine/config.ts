@@ -41,11 +41,28 @@ export interface ToolSpec {
  * @example
  * const hooks: HookSwitches = { preToolUse: true, stop: true };
  */
-export interface HookSwitches {
-  preToolUse?: boolean;
-  postToolUse?: boolean;
-  userPromptSubmit?: boolean;
-  stop?: boolean;
+export type HookSwitches = Partial<Record<HookName, boolean>>;
+
+/**
+ * Every hook, in the order a turn meets them: the one list that the switches, the option checks
+ * and what a session records are read from.
+ *
+ * @example
+ * HOOK_NAMES.filter((name) => switches[name]); // the hooks that run, in turn order
+ */
+export const HOOK_NAMES = ['userPromptSubmit', 'preToolUse', 'postToolUse', 'stop'] as const;
+
+/** One of {@link HOOK_NAMES}. */
+export type HookName = (typeof HOOK_NAMES)[number];
+
+/**
+ * Every hook switched on or off: `on(name)` for each of {@link HOOK_NAMES}.
+ *
+ * @example
+ * hookSwitchesOf((name) => name === 'stop'); // { userPromptSubmit: false, preToolUse: false, postToolUse: false, stop: true }
+ */
+export function hookSwitchesOf(on: (name: HookName) => boolean): Required<HookSwitches> {
+  return Object.fromEntries(HOOK_NAMES.map((name) => [name, on(name)])) as Required<HookSwitches>;
 }
 
 /**

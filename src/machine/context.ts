@@ -6,7 +6,13 @@ import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
 import { answerOpenToolUses } from './transcript.js';
 import { DEFAULT_PRICES, type ModelPrice, NO_USAGE, priceOf, type UsageTotals } from './usage.js';
 import type { LlmCallEnding } from './actions.js';
-import type { AgentConfig, HookSwitches, PermissionMode, ToolSpec } from './config.js';
+import {
+  type AgentConfig,
+  hookSwitchesOf,
+  type HookSwitches,
+  type PermissionMode,
+  type ToolSpec,
+} from './config.js';
 import type {
   LlmError,
   Message,
@@ -253,12 +259,7 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     promptCache: config.promptCache ?? 'auto',
     tools,
     askUser: config.askUser === true,
-    hooks: {
-      preToolUse: config.hooks?.preToolUse === true,
-      postToolUse: config.hooks?.postToolUse === true,
-      userPromptSubmit: config.hooks?.userPromptSubmit === true,
-      stop: config.hooks?.stop === true,
-    },
+    hooks: hookSwitchesOf((name) => config.hooks?.[name] === true),
     toolDefinitions: offeredToolDefinitions(tools, config.askUser === true),
     backoff: {
       baseDelayMs: retry.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,

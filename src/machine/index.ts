@@ -17,6 +17,7 @@ export {
   type HookInput,
   hookFailure,
   hookInputOf,
+  runHookAction,
   type RunHookAction,
   type ToolHookInput,
   type TurnHookInput,
@@ -48,6 +49,9 @@ export {
   type PermissionConfig,
   type PermissionMode,
   type RetryConfig,
+  HOOK_NAMES,
+  type HookName,
+  hookSwitchesOf,
   type HookSwitches,
   type ToolSpec,
 } from './config.js';

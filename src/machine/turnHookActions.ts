@@ -5,13 +5,14 @@
  * and the user is told. (The turn that a checked prompt starts is in `turnActions.ts`.)
  */
 import { assertEvent } from 'xstate';
-import { appendedUserText, type ChartAction } from './chartStep.js';
+import { runHookAction } from './actorInputs.js';
+import { appendedUserText, type ChartAction, type ChartStep } from './chartStep.js';
+import type { AgentContext } from './context.js';
 import { promptHookInput, stopHookInput } from './turnHookInputs.js';
 
-export const runPromptHook: ChartAction = (context) => {
-  const { prompt } = promptHookInput(context);
-  return { emit: [{ type: 'RunUserPromptSubmitHook', prompt }] };
-};
+export const runPromptHook: ChartAction = (context) => ({
+  emit: [runHookAction(promptHookInput(context))],
+});
 
 /**
  * The `userPromptSubmit` hook blocked the prompt: it leaves the queue without reaching the
@@ -19,10 +20,8 @@ export const runPromptHook: ChartAction = (context) => {
  */
 export const blockPrompt: ChartAction = (context, event) => {
   assertEvent(event, 'UserPromptSubmitDecision');
-  const [prompt, ...rest] = context.queue;
-  if (prompt === undefined) return {};
-  const reason = `the userPromptSubmit hook blocked it${event.reason === undefined ? '' : `: ${event.reason}`}`;
-  return { context: { queue: rest }, emit: [{ type: 'PromptDropped', prompt, reason }] };
+  const why = event.reason === undefined ? '' : `: ${event.reason}`;
+  return dropHeldPrompt(context, `the userPromptSubmit hook blocked it${why}`);
 };
 
 /**
@@ -30,26 +29,23 @@ export const blockPrompt: ChartAction = (context, event) => {
  * prompt, which the model has not seen, is handed back rather than sent unchecked.
  */
 export const withdrawPrompt: ChartAction = (context) => {
-  const [prompt, ...rest] = context.queue;
-  const cancel = { type: 'Cancel', hook: true } as const;
-  if (prompt === undefined) return { emit: [cancel] };
-  return {
-    context: { queue: rest },
-    emit: [
-      cancel,
-      {
-        type: 'PromptDropped',
-        prompt,
-        reason: 'the turn was interrupted before the userPromptSubmit hook decided',
-      },
-    ],
-  };
+  const dropped = dropHeldPrompt(
+    context,
+    'the turn was interrupted before the userPromptSubmit hook decided',
+  );
+  return { ...dropped, emit: [{ type: 'Cancel', hook: true }, ...(dropped.emit ?? [])] };
 };
 
-export const runStopHook: ChartAction = (context) => {
-  const { response } = stopHookInput(context);
-  return { emit: [{ type: 'RunStopHook', response }] };
-};
+/** The prompt held at the head of the queue leaves it, handed back with `reason`. */
+function dropHeldPrompt(context: AgentContext, reason: string): ChartStep {
+  const [prompt, ...rest] = context.queue;
+  if (prompt === undefined) return {};
+  return { context: { queue: rest }, emit: [{ type: 'PromptDropped', prompt, reason }] };
+}
+
+export const runStopHook: ChartAction = (context) => ({
+  emit: [runHookAction(stopHookInput(context))],
+});
 
 /**
  * The `stop` hook has the turn go on: its reason is the model's next instruction, and it is not

@@ -8,11 +8,20 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AGENT_STATE_NAMES, agentMachine } from '../../src/index.js';
+import {
+  AGENT_STATE_NAMES,
+  agentMachine,
+  EXECUTING_REGIONS,
+  PROCESSING_SUBSTATES,
+  WAITING_SUBSTATES,
+} from '../../src/index.js';
 import { toMermaid } from '../../src/diagram/toMermaid.js';
 import { toSvg } from '../../src/diagram/toSvg.js';
 import { nestedMachine } from './fixtures/nestedMachine.js';
 import { launchChromium } from '../inspect/browser.js';
+
+/** The states nested in WaitingForUserInput and ProcessingLlmResponse. */
+const NESTED_STATES = [...WAITING_SUBSTATES, ...PROCESSING_SUBSTATES];
 
 const root = resolve(import.meta.dirname, '../..');
 const results = join(root, 'test-results');
@@ -90,15 +99,9 @@ describe.runIf(chromiumPath)('the SVG diagram in Chromium', () => {
       expect(names.sort()).toEqual(
         [
           ...AGENT_STATE_NAMES,
-          'Ready',
-          'CheckingPrompt',
-          'SettlingCancelledCalls',
-          'Deciding',
-          'CheckingStop',
+          ...NESTED_STATES,
           // The regions of ExecutingTools, and the two states of each.
-          'Hooks',
-          'Approvals',
-          'Questions',
+          ...EXECUTING_REGIONS,
           ...['Idle', 'Running', 'Idle', 'Waiting', 'Idle', 'Waiting'],
         ].sort(),
       );
@@ -129,14 +132,7 @@ describe.runIf(chromiumPath)('the Mermaid diagram in Mermaid itself', () => {
       const png = await page.locator('#diagram svg').screenshot();
       await writeFile(join(results, 'state-machine-mermaid.png'), png);
       const labels = await page.locator('#diagram svg').textContent();
-      for (const state of [
-        ...AGENT_STATE_NAMES,
-        'Ready',
-        'CheckingPrompt',
-        'SettlingCancelledCalls',
-        'Deciding',
-        'CheckingStop',
-      ]) {
+      for (const state of [...AGENT_STATE_NAMES, ...NESTED_STATES]) {
         expect(labels).toContain(state);
       }
       expect((await inkOf(page, png)).ink).toBeGreaterThan(10_000);
