@@ -1,8 +1,9 @@
 /**
  * The invoked actors an agent runs with: the package's own (Anthropic streaming, the tool
  * registry, git auto-commit, the timers), built for this agent, or the caller's replacements,
- * each behind the boundary that turns a throw into the chart's event for it. `createAgent` hands
- * them to `agentMachine.provide`.
+ * each behind the boundary that turns a throw into the chart's event for it. `createAgent` runs
+ * them behind the shared chart's stand-ins (`registerAgentActors`), or, when the caller replaced
+ * any, hands them to `agentMachine.provide`.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ClientOptions } from '@anthropic-ai/sdk';
@@ -87,7 +88,7 @@ export function checkAgentActors(given: AgentActors | undefined): void {
 }
 
 /**
- * The five actors of one agent: each replacement given, else the package's own for this agent,
+ * The actors of one agent: each replacement given, else the package's own for this agent,
  * each behind its failure boundary.
  *
  * @example

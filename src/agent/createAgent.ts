@@ -56,6 +56,7 @@ import { agentMcp, followMcpServers } from './agentMcp.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
 import { attachInspector, type InspectorOption } from './inspectorOption.js';
 import { microstepNotifier } from './microstepNotifications.js';
+import { registerAgentActors, sharedAgentMachine } from './sharedAgentMachine.js';
 import { announceAtStart, mcpNotices, sandboxOf, startupNotices } from './startupDiagnostics.js';
 
 /**
@@ -239,8 +240,9 @@ export interface CreateAgentOptions extends Omit<
 
 /**
  * Starts an agent in actor mode: the chart with the Anthropic streaming actor, the tool registry
- * (built-ins confined to the workspace by default), git auto-commit and a retry timer, each
- * supplied to the chart with `agentMachine.provide`.
+ * (built-ins confined to the workspace by default), git auto-commit and a retry timer. Agents
+ * share one chart, provided once, and each runs its own actors; an agent given replacements in
+ * `actors` has them supplied with `agentMachine.provide`, to a chart of its own.
  *
  * Without `permissions` the agent starts in `acceptEdits` mode: reading and editing files inside
  * the workspace run, and every `bash` command (and any other mutating tool that is not an edit)
@@ -292,6 +294,10 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const messages = options.messages?.slice();
   const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
   const { hooks, hookTimeoutMs } = options;
+  // Replacements are provided to a chart of the agent's own (a machine among them persists its
+  // snapshots its own way); the package's own actors run behind the shared chart's stand-ins.
+  const ownChart =
+    actors !== undefined && Object.values(actors).some((logic) => logic !== undefined);
   const { store, sessionId, sessionMetadata } = options;
   const tracer = tracerFor(options.telemetry, options.sessionId);
   // A mode the caller names wins over the one a reopened session was stored in (and is recorded
@@ -317,24 +323,23 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
       });
       running.chart?.send(event);
     };
-    const machine = agentMachine.provide({
-      actors: agentActors(actors, {
-        workspace,
-        registry: liveToolRegistry(() => registry),
-        inFlight,
-        hub,
-        anthropic,
-        transport,
-        autoCommit,
-        toolTimeoutMs,
-        retryDelayScale,
-        hooks,
-        hookTimeoutMs,
-        sessionId,
-        onFailure,
-        ...(recorder ? { beforeStart: (effect: EffectStart) => recorder.started(effect) } : {}),
-      }),
+    const chartActors = agentActors(actors, {
+      workspace,
+      registry: liveToolRegistry(() => registry),
+      inFlight,
+      hub,
+      anthropic,
+      transport,
+      autoCommit,
+      toolTimeoutMs,
+      retryDelayScale,
+      hooks,
+      hookTimeoutMs,
+      sessionId,
+      onFailure,
+      ...(recorder ? { beforeStart: (effect: EffectStart) => recorder.started(effect) } : {}),
     });
+    const machine = ownChart ? agentMachine.provide({ actors: chartActors }) : sharedAgentMachine;
     // Inspection is switched on from the start only when something watches the chart; a
     // `state` or `toolEnd` listener switches it on later.
     const userInspect = inspect;
@@ -366,6 +371,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
             input: { config, ...(messages ? { messages } : {}) },
             ...inspection,
           });
+    if (!ownChart) registerAgentActors(actor, chartActors);
     running.chart = actor;
     if (recorder !== undefined) record = recordActor(recorder, actor);
     if (tracer !== undefined) trace = traceActor(tracer, actor);
