@@ -17,7 +17,11 @@
  *   checkout: a density subject `agentBase` (the `agent` subject's code on that build) in the
  *   same rounds as `agent`, paired with it per round, and in the persistence table the same
  *   durable turn on that build beside ours (results go to the temp directory);
- * - `--no-per-turn`, `--no-persistence`, `--no-density`: skip that part.
+ * - `--no-per-turn`, `--no-persistence`, `--no-density`: skip that part;
+ * - `--persistence=compaction`: of the persistence table, only what compaction is judged by (a
+ *   durable turn at 10 messages and at 10,000, compacted to the active window and not; resuming
+ *   10,000 messages, compacted and not); with `--no-density --no-per-turn`, a run of a minute or
+ *   two.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -74,6 +78,10 @@ if (baselineRef === '' || process.argv.includes('--baseline')) {
 const skipDensity = process.argv.includes('--no-density');
 const skipPerTurn = process.argv.includes('--no-per-turn');
 const skipPersistence = process.argv.includes('--no-persistence');
+const persistenceOnly = option('persistence');
+if (persistenceOnly !== undefined && persistenceOnly !== 'compaction') {
+  throw new Error(`bench: --persistence takes 'compaction'; got '${persistenceOnly}'`);
+}
 
 function densityPlan(): DensityPlan {
   const defaults: DensityStep[] = quick
@@ -140,11 +148,11 @@ function compileBench(): void {
   }
 }
 
-/** A phase (a script under bench/), in a process of its own; returns its result. */
-async function runPhase(name: string, script: string): Promise<PhaseResult> {
+/** A phase (a script under bench/), in a process of its own, given `flags`; returns its result. */
+async function runPhase(name: string, script: string, flags: string[] = []): Promise<PhaseResult> {
   const workDir = mkdtempSync(join(tmpdir(), 'agent-statechart-bench-'));
   const out = join(workDir, `${name}.json`);
-  const args = ['--expose-gc', compiled(script), out];
+  const args = ['--expose-gc', compiled(script), out, ...flags];
   if (quick) args.push('--quick');
   try {
     await new Promise<void>((resolve, reject) => {
@@ -209,7 +217,11 @@ const runs: DensityRun[] = skipDensity
 const perTurn = skipPerTurn ? undefined : await runPhase('per-turn', 'perTurn/perTurnPhase.ts');
 const persistence = skipPersistence
   ? undefined
-  : await runPhase('persistence', 'persistence/persistencePhase.ts');
+  : await runPhase(
+      'persistence',
+      'persistence/persistencePhase.ts',
+      persistenceOnly === undefined ? [] : [`--persistence=${persistenceOnly}`],
+    );
 const seconds = (Date.now() - started) / 1000;
 
 const figures = [
@@ -293,6 +305,7 @@ const partial =
   skipDensity ||
   perTurn === undefined ||
   persistence === undefined ||
+  persistenceOnly !== undefined ||
   agentsOption !== undefined ||
   subjectsOption !== undefined ||
   eventsPerMs !== EVENTS_PER_MS;

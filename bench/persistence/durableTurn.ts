@@ -39,6 +39,12 @@ export const PRIOR_SIZES: TurnSizes = {
 /** The history sizes every persistence figure is repeated at. */
 export const PERSISTENCE_HISTORY_SIZES = [10, 1_000, 10_000] as const;
 
+/**
+ * The history sizes also measured compacted to their active window (a `Compact` at rest): the
+ * whole history in the log, the summary and the latest messages in the transcript.
+ */
+export const COMPACTED_HISTORY_SIZES = [10_000] as const;
+
 /** The tools the turn calls, as the chart's config declares them. */
 export const DURABLE_TOOL_SPECS = [{ name: 'read_file', mutating: false }];
 
@@ -77,7 +83,12 @@ function source(length: number, seed: number): string {
   return lines.join('\n').slice(0, length);
 }
 
-/** One turn's events, numbered `turn` (ids and text differ per turn), of the given sizes. */
+/**
+ * One turn's events, numbered `turn` (ids and text differ per turn), of the given sizes. The
+ * usage each response reports stays far below the context window whatever the turn's number, so
+ * no request of a history or of the measured turn compacts (compaction is on by default); the
+ * compacted history is compacted on purpose (storedHistory.ts).
+ */
 export function durableTurn(turn: number, sizes: TurnSizes = TURN_SIZES): TurnScript {
   const callId = `toolu_${String(turn).padStart(6, '0')}`;
   const path = `src/module${turn}.ts`;
@@ -94,7 +105,7 @@ export function durableTurn(turn: number, sizes: TurnSizes = TURN_SIZES): TurnSc
         ],
       },
       stopReason: 'tool_use',
-      usage: { input_tokens: 1_200 + turn, output_tokens: 300 },
+      usage: { input_tokens: 1_200 + (turn % 1_000), output_tokens: 300 },
     },
     toolResults: [
       {
@@ -110,7 +121,7 @@ export function durableTurn(turn: number, sizes: TurnSizes = TURN_SIZES): TurnSc
         content: [{ type: 'text', text: prose(sizes.answer, turn * 4) }],
       },
       stopReason: 'end_turn',
-      usage: { input_tokens: 2_500 + turn, output_tokens: 600 },
+      usage: { input_tokens: 2_500 + (turn % 1_000), output_tokens: 600 },
     },
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The timed cases of the persistence phase, for the interleaved harness (bench/perTurn/measure.ts):
  * a durable turn by each subject on sessions of n prior messages, and resuming a session of n
- * messages from its file. Each sample works on a fresh copy of a template file; what is timed is
- * the turns (or the resume) only, and an untimed step after it checks the work was done.
+ * messages from its file; both also on a session of n messages compacted to its active window.
+ * Each sample works on a fresh copy of a template file; what is timed is the turns (or the
+ * resume) only, and an untimed step after it checks the work was done.
  */
 import {
   createAgent,
@@ -17,7 +18,7 @@ import type { DurableSubject } from './durablePackage.js';
 import type { Durability } from './persistenceFigures.js';
 import { langGraphTurn, openLangGraphFile, threadMessages } from './langGraphSqlite.js';
 import { runDurableTurn } from './sessionCoreTurn.js';
-import { copyOf, sessionFolder, templatePath } from './sessionFiles.js';
+import { compactedLength, copyOf, sessionFolder, templatePath } from './sessionFiles.js';
 import { DURABLE_CONFIG } from './storedHistory.js';
 
 /** The ids of the first `count` sessions (or threads) of a template. */
@@ -30,19 +31,41 @@ function expectLength(label: string, got: number, expected: number): void {
 }
 
 /**
- * `sessions` of `subject`'s sessions at n messages, each doing the durable turns of `scripts` one
+ * A history to work on: n stored messages, compacted or not. The transcript of a compacted one
+ * holds only the summary and the latest messages; its log holds all n.
+ */
+export interface History {
+  n: number;
+  compacted: boolean;
+}
+
+/** How a history names its cases: `@n`, or `@n+compacted`. */
+export function historyTag({ n, compacted }: History): string {
+  return `${n}${compacted ? '+compacted' : ''}`;
+}
+
+/** The messages a session of `history` holds in its transcript as it opens. */
+function transcriptLength(history: History): number {
+  return history.compacted ? compactedLength(history.n) : history.n;
+}
+
+/**
+ * `sessions` of `subject`'s sessions on `history`, each doing the durable turns of `scripts` one
  * after the other (each script's tool call has an id of its own).
  */
 export function ourTurns(
   subject: DurableSubject,
   durability: Durability,
-  n: number,
+  history: History,
   sessions: number,
   scripts: readonly TurnScript[],
 ): Prepare {
+  const n = history.n;
+  const kind = history.compacted ? 'oursCompacted' : subject.kind;
   return async () => {
     const build = await subject.load();
-    const file = copyOf(templatePath(subject.kind, n));
+    const file = copyOf(templatePath(kind, n));
+    const opening = transcriptLength(history);
     const store = build.createSqliteSessionStore({ path: file.path, durability });
     const opened: SessionCore[] = [];
     for (const id of sessionIds(sessions)) {
@@ -63,8 +86,8 @@ export function ourTurns(
       timed: false,
       run: async () => {
         for (const session of opened) {
-          const expected = n + 4 * scripts.length;
-          const label = `${subject.kind}-${durability}@${n}`;
+          const expected = opening + 4 * scripts.length;
+          const label = `${subject.kind}-${durability}@${historyTag(history)}`;
           expectLength(label, session.core.context.messages.length, expected);
         }
         await store.close();
@@ -112,16 +135,18 @@ interface Resumed {
 }
 
 /**
- * Opens the store over a copy of the n-message file and `resume`s the session in it (timed);
+ * Opens the store over a copy of the file of `history` and `resume`s the session in it (timed);
  * then checks it came back whole and at rest, and removes the copy (not timed).
  */
 function resumeCase(
   label: string,
-  n: number,
+  history: History,
   resume: (store: SessionStore) => Promise<Resumed>,
 ): Prepare {
+  const tag = `resume ${label}@${historyTag(history)}`;
   return () => {
-    const file = copyOf(templatePath('resume', n));
+    const file = copyOf(templatePath(history.compacted ? 'resumeCompacted' : 'resume', history.n));
+    const expected = transcriptLength(history);
     let store: SessionStore | undefined;
     let resumed: Resumed | undefined;
     const open: Block = {
@@ -137,9 +162,9 @@ function resumeCase(
       ops: 1,
       timed: false,
       run: async () => {
-        expectLength(`resume ${label}@${n}`, resumed?.messages ?? 0, n);
+        expectLength(tag, resumed?.messages ?? 0, expected);
         if (resumed?.state !== 'WaitingForUserInput') {
-          throw new Error(`resume ${label}@${n}: the session is in ${resumed?.state}`);
+          throw new Error(`${tag}: the session is in ${resumed?.state}`);
         }
         await resumed.release();
         await store?.close();
@@ -151,8 +176,8 @@ function resumeCase(
 }
 
 /** Resuming in pure mode: `SessionCore.open`. */
-export function resumeSessionCore(n: number): Prepare {
-  return resumeCase('SessionCore', n, async (store) => {
+export function resumeSessionCore(history: History): Prepare {
+  return resumeCase('SessionCore', history, async (store) => {
     const session = await SessionCore.open(store, 's0', {
       config: DURABLE_CONFIG,
       mustExist: true,
@@ -166,8 +191,8 @@ export function resumeSessionCore(n: number): Prepare {
 }
 
 /** Resuming in actor mode: `createAgent` with the store and the session's id, to `ready`. */
-export function resumeCreateAgent(n: number): Prepare {
-  return resumeCase('createAgent', n, async (store) => {
+export function resumeCreateAgent(history: History): Prepare {
+  return resumeCase('createAgent', history, async (store) => {
     const agent = createAgent({
       store,
       sessionId: 's0',

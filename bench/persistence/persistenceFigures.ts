@@ -2,8 +2,8 @@
  * The persistence phase's measurements as figures: bytes per turn (logical, against the turn's
  * new content, with what they hold; and page-level), CPU per durable turn with its paired
  * ratios (to itself at the smallest history, LangGraph.js's to ours, and with `--baseline` ours
- * to the baseline build's), resume time, and the heap of a host over many idle sessions against
- * one over a few.
+ * to the baseline build's), resume time, the durable turn and resume time on a history compacted
+ * to its active window, and the heap of a host over many idle sessions against one over a few.
  */
 import { figure, type Figure, ratioFigure, timingFigure } from '../report/figures.js';
 import type { Series } from '../perTurn/measure.js';
@@ -28,6 +28,10 @@ export const PERSISTENCE_ROWS = {
   flat: (durability: string) => `ours, ${named(durability)}: ÷ itself at n=10`,
   langGraphRatio: (durability: string) => `SqliteSaver ÷ ours, ${named(durability)}`,
   resume: (how: string) => `${how}: CPU`,
+  compactedCpu: (durability: string) =>
+    `ours on the history compacted to its active window, durability ${named(durability)}`,
+  compactedFlat: (durability: string) => `compacted, ${named(durability)}: ÷ ours at n=10`,
+  compactedResume: (how: string) => `${how}, compacted to its active window: CPU`,
   idleGrowth: 'heap growth over the few (paired)',
   baselineCpu: (durability: string) =>
     `baseline build: SessionCore + SQLite store, durability ${named(durability)}`,
@@ -94,7 +98,19 @@ function bytesFigures(runs: WrittenBytesRuns, sizes: readonly number[]): Figure[
   return figures;
 }
 
+/** The two ways of resuming a session: their case ids and rows. */
+const RESUMES = [
+  ['resumeCore', 'SessionCore.open'],
+  ['resumeAgent', 'createAgent + ready'],
+] as const;
+
+/** The rows of `--persistence=compaction`: only what compaction is judged by was measured. */
+function compactionOnly(series: Map<string, Series>, sizes: readonly number[]): boolean {
+  return !sizes.some((n) => series.has(`langGraph@${n}`));
+}
+
 function cpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figure[] {
+  if (compactionOnly(series, sizes)) return partialCpuFigures(series, sizes);
   const figures: Figure[] = [];
   const at = (id: string, n: number) => series.get(`${id}@${n}`);
   const smallest = sizes[0]!;
@@ -147,15 +163,80 @@ function cpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figu
         ),
       );
     }
-    for (const [id, how] of [
-      ['resumeCore', 'SessionCore.open'],
-      ['resumeAgent', 'createAgent + ready'],
-    ] as const) {
+    for (const [id, how] of RESUMES) {
       const resume = at(id, n);
       figures.push(timingFigure('persistResume', PERSISTENCE_ROWS.resume(how), n, resume));
       if (resume !== undefined) {
         figures.push(figure('persistResume', `${how}: wall`, n, 'ns', resume.wall));
       }
+    }
+  }
+  return figures;
+}
+
+/** The rows a `--persistence=compaction` run measured: ours at the default durability. */
+function partialCpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figure[] {
+  const figures: Figure[] = [];
+  const ours = (n: number) => series.get(`ours-${DEFAULT_DURABILITY}@${n}`);
+  const smallest = sizes[0]!;
+  for (const n of sizes) {
+    figures.push(
+      timingFigure('persistCpu', PERSISTENCE_ROWS.ourCpu(DEFAULT_DURABILITY), n, ours(n)),
+    );
+    if (n !== smallest) {
+      figures.push(
+        ratioFigure(
+          'persistRatio',
+          PERSISTENCE_ROWS.flat(DEFAULT_DURABILITY),
+          n,
+          ours(n),
+          ours(smallest),
+        ),
+      );
+    }
+    for (const [id, how] of RESUMES) {
+      const resume = series.get(`${id}@${n}`);
+      if (resume === undefined) continue;
+      figures.push(timingFigure('persistResume', PERSISTENCE_ROWS.resume(how), n, resume));
+      figures.push(figure('persistResume', `${how}: wall`, n, 'ns', resume.wall));
+    }
+  }
+  return figures;
+}
+
+/**
+ * The compacted histories: the durable turn on each (and its ratio to ours at the smallest
+ * history, sampled in the same process and rounds), and resuming it.
+ */
+function compactedFigures(
+  series: Map<string, Series>,
+  sizes: readonly number[],
+  compactedSizes: readonly number[],
+): Figure[] {
+  const figures: Figure[] = [];
+  const smallest = sizes[0]!;
+  for (const n of compactedSizes) {
+    if (!sizes.includes(n)) continue;
+    for (const durability of DURABILITIES) {
+      const compacted = series.get(`ours-${durability}@${n}+compacted`);
+      if (compacted === undefined) continue;
+      figures.push(
+        timingFigure('persistCpu', PERSISTENCE_ROWS.compactedCpu(durability), n, compacted),
+        ratioFigure(
+          'persistRatio',
+          PERSISTENCE_ROWS.compactedFlat(durability),
+          n,
+          compacted,
+          series.get(`ours-${durability}@${smallest}`),
+        ),
+      );
+    }
+    for (const [id, how] of RESUMES) {
+      const resume = series.get(`${id}@${n}+compacted`);
+      figures.push(timingFigure('persistResume', PERSISTENCE_ROWS.compactedResume(how), n, resume));
+      if (resume === undefined) continue;
+      const wall = `${how}, compacted to its active window: wall`;
+      figures.push(figure('persistResume', wall, n, 'ns', resume.wall));
     }
   }
   return figures;
@@ -195,6 +276,7 @@ function idleFigures(samples: readonly IdleHeapSample[]): Figure[] {
 
 export function persistenceFigures(input: {
   sizes: readonly number[];
+  compactedSizes: readonly number[];
   bytes: WrittenBytesRuns;
   series: Map<string, Series>;
   idleHeap: readonly IdleHeapSample[];
@@ -202,6 +284,7 @@ export function persistenceFigures(input: {
   return [
     ...bytesFigures(input.bytes, input.sizes),
     ...cpuFigures(input.series, input.sizes),
+    ...compactedFigures(input.series, input.sizes, input.compactedSizes),
     ...idleFigures(input.idleHeap),
   ];
 }

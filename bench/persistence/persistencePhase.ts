@@ -11,7 +11,13 @@
  * - with `--baseline`, the bytes and CPU of the same durable turn on the baseline commit's build
  *   (durablePackage.ts), from template files of its own, in the same rounds;
  * - resuming a session from its file, in pure mode and with `createAgent`;
+ * - the same durable turn and resume on a session of 10,000 messages compacted to its active
+ *   window (its log keeps all of them);
  * - the heap of a host over a file of many idle sessions, against one over a few.
+ *
+ * With `--persistence=compaction` it measures only what compaction is judged by: the durable
+ * turn at 10 messages, and at 10,000 compacted and not, and resuming 10,000 messages compacted
+ * and not (the store's default durability, no LangGraph.js, bytes or idle sessions).
  *
  * It runs in its own process, started by `run.ts` with the path to write its result to; the
  * session files live in a temporary folder it removes at the end.
@@ -28,26 +34,52 @@ import {
   subjectFamily,
 } from '../perTurn/measure.js';
 import { finishPhase, phaseSettings, progress } from '../perTurn/phaseIo.js';
-import { durableSubjects } from './durablePackage.js';
-import { durableTurn, PERSISTENCE_HISTORY_SIZES } from './durableTurn.js';
+import { durableSubjects, OURS } from './durablePackage.js';
+import { COMPACTED_HISTORY_SIZES, durableTurn, PERSISTENCE_HISTORY_SIZES } from './durableTurn.js';
 import { idleSessionId, writeIdleSessions } from './idleSessions.js';
 import { measureIdleHeap } from './idleHeap.js';
 import { openLangGraphFile, seedThread } from './langGraphSqlite.js';
 import {
+  type History,
+  historyTag,
   langGraphTurns,
   ourTurns,
   resumeCreateAgent,
   resumeSessionCore,
   sessionIds,
 } from './persistenceCases.js';
-import { DURABILITIES, persistenceFigures, type WrittenBytesRuns } from './persistenceFigures.js';
-import { removeDatabase, sessionFolder, templatePath, useSessionFolder } from './sessionFiles.js';
-import { recordHistory, writeHistoryFile } from './storedHistory.js';
+import {
+  DEFAULT_DURABILITY,
+  DURABILITIES,
+  type Durability,
+  persistenceFigures,
+  type WrittenBytesRuns,
+} from './persistenceFigures.js';
+import {
+  compactedLength,
+  noteCompactedLength,
+  removeDatabase,
+  sessionFolder,
+  type TemplateKind,
+  templatePath,
+  useSessionFolder,
+} from './sessionFiles.js';
+import {
+  recordCompactedHistory,
+  recordHistory,
+  type StoredHistory,
+  writeHistoryFile,
+} from './storedHistory.js';
 import { langGraphTurnBytes, ourTurnBytes } from './writtenBytes.js';
 
 const settings = phaseSettings({ rounds: 9 });
 const quick = settings.quick;
-const sizes = PERSISTENCE_HISTORY_SIZES;
+const compactionOnly = process.argv.includes('--persistence=compaction');
+const sizes: readonly number[] = compactionOnly
+  ? [PERSISTENCE_HISTORY_SIZES[0], ...COMPACTED_HISTORY_SIZES]
+  : PERSISTENCE_HISTORY_SIZES;
+const compactedSizes: readonly number[] = COMPACTED_HISTORY_SIZES;
+const durabilities: readonly Durability[] = compactionOnly ? [DEFAULT_DURABILITY] : DURABILITIES;
 
 /**
  * Sessions per sample: enough turns for each timed block to take milliseconds. LangGraph.js's
@@ -75,17 +107,31 @@ const ourScripts: TurnScript[] = [script, durableTurn(1_000_001)];
 const idlePath = (count: number) => join(sessionFolder(), `idle-${count}.db`);
 
 /** Ours, and with `--baseline` the baseline build's: the same durable turn, each package's own. */
-const subjects = durableSubjects();
+const subjects = compactionOnly ? [OURS] : durableSubjects();
 const baseline = subjects.find((subject) => subject.kind === 'oursBase');
 
 /** Writes every template file; returns the size of each history's transcript, in JSON bytes. */
 async function writeTemplates(): Promise<Record<number, number>> {
   const historyBytes: Record<number, number> = {};
   for (const n of sizes) {
-    const history = await recordHistory(n);
+    let history: StoredHistory;
+    if (compactedSizes.includes(n)) {
+      const recorded = await recordCompactedHistory(n);
+      history = recorded.history;
+      const { compacted } = recorded;
+      await writeHistoryFile(templatePath('oursCompacted', n), compacted, sessionIds(ourSessions));
+      await writeHistoryFile(templatePath('resumeCompacted', n), compacted, sessionIds(1));
+      noteCompactedLength(n, compacted.messages.length);
+    } else {
+      history = await recordHistory(n);
+    }
     historyBytes[n] = Buffer.byteLength(JSON.stringify(history.messages));
     await writeHistoryFile(templatePath('ours', n), history, sessionIds(ourSessions));
     await writeHistoryFile(templatePath('resume', n), history, sessionIds(1));
+    if (compactionOnly) {
+      progress('persistence', `templates at n=${n.toLocaleString('en')} written`);
+      continue;
+    }
     if (baseline !== undefined) {
       // Recorded and stored by the baseline itself: its store may lay sessions out otherwise.
       const ids = sessionIds(ourSessions);
@@ -99,6 +145,7 @@ async function writeTemplates(): Promise<Record<number, number>> {
     langGraph.close();
     progress('persistence', `templates at n=${n.toLocaleString('en')} written`);
   }
+  if (compactionOnly) return historyBytes;
   const idle = await recordHistory(2);
   for (const count of [IDLE_FEW, IDLE_MANY]) await writeIdleSessions(idlePath(count), idle, count);
   progress('persistence', `${IDLE_MANY.toLocaleString('en')} idle sessions written`);
@@ -124,15 +171,24 @@ async function measureBytes(): Promise<WrittenBytesRuns> {
 
 const cases: Record<string, Prepare> = {};
 for (const n of sizes) {
-  for (const subject of subjects) {
-    for (const durability of DURABILITIES) {
-      const id = `${subject.kind}-${durability}@${n}`;
-      cases[id] = ourTurns(subject, durability, n, ourSessions, ourScripts);
+  // Each history of n messages, and where measured, the same compacted to its active window.
+  const histories: History[] = [{ n, compacted: false }];
+  if (compactedSizes.includes(n)) histories.push({ n, compacted: true });
+  for (const history of histories) {
+    const tag = historyTag(history);
+    for (const subject of subjects) {
+      // The baseline build may not compact: it is measured on the histories it recorded.
+      if (history.compacted && subject.kind !== 'ours') continue;
+      for (const durability of durabilities) {
+        const id = `${subject.kind}-${durability}@${tag}`;
+        cases[id] = ourTurns(subject, durability, history, ourSessions, ourScripts);
+      }
     }
+    if (n === sizes[0] && compactionOnly) continue;
+    cases[`resumeCore@${tag}`] = resumeSessionCore(history);
+    cases[`resumeAgent@${tag}`] = resumeCreateAgent(history);
   }
-  cases[`langGraph@${n}`] = langGraphTurns(n, langGraphThreads(n), script);
-  cases[`resumeCore@${n}`] = resumeSessionCore(n);
-  cases[`resumeAgent@${n}`] = resumeCreateAgent(n);
+  if (!compactionOnly) cases[`langGraph@${n}`] = langGraphTurns(n, langGraphThreads(n), script);
 }
 /** Each subject in a process of its own; the two ways of resuming share one. */
 const family = (id: string) => (id.startsWith('resume') ? 'resume' : subjectFamily(id));
@@ -147,7 +203,7 @@ try {
   if (folder !== undefined) {
     useSessionFolder(folder);
     historyBytes = await writeTemplates();
-    bytes = await measureBytes();
+    if (!compactionOnly) bytes = await measureBytes();
   }
   progress('persistence', `${Object.keys(cases).length} cases × ${settings.rounds} rounds`);
   // In a child process this serves its family's cases and never returns.
@@ -157,24 +213,37 @@ try {
     onRound: (round) => progress('persistence', `round ${round}/${settings.rounds}`),
   });
   for (const n of sizes) {
-    for (const kind of ['ours', 'oursBase', 'langGraph', 'resume'] as const)
-      removeDatabase(templatePath(kind, n));
+    const kinds: TemplateKind[] = [
+      'ours',
+      'oursBase',
+      'langGraph',
+      'resume',
+      'oursCompacted',
+      'resumeCompacted',
+    ];
+    for (const kind of kinds) removeDatabase(templatePath(kind, n));
   }
-  const idleHeap = await measureIdleHeap(
-    // Compiled (as `npm run bench` runs it) or under tsx.
-    fileURLToPath(new URL(import.meta.url.replace(/persistencePhase\.(\w+)$/, 'idleHost.$1'))),
-    [
-      { sessions: IDLE_FEW, path: idlePath(IDLE_FEW) },
-      { sessions: IDLE_MANY, path: idlePath(IDLE_MANY) },
-    ],
-    IDLE_ROUNDS,
-    IDLE_TOUCHED,
-  );
-  progress('persistence', 'idle sessions measured');
+  const idleHeap = compactionOnly
+    ? []
+    : await measureIdleHeap(
+        // Compiled (as `npm run bench` runs it) or under tsx.
+        fileURLToPath(new URL(import.meta.url.replace(/persistencePhase\.(\w+)$/, 'idleHost.$1'))),
+        [
+          { sessions: IDLE_FEW, path: idlePath(IDLE_FEW) },
+          { sessions: IDLE_MANY, path: idlePath(IDLE_MANY) },
+        ],
+        IDLE_ROUNDS,
+        IDLE_TOUCHED,
+      );
+  if (!compactionOnly) progress('persistence', 'idle sessions measured');
   finishPhase({
     phase: 'persistence',
-    figures: persistenceFigures({ sizes, bytes, series, idleHeap }),
+    figures: persistenceFigures({ sizes, compactedSizes, bytes, series, idleHeap }),
     extra: {
+      only: compactionOnly ? 'compaction' : null,
+      compactedTranscript: Object.fromEntries(
+        compactedSizes.filter((n) => sizes.includes(n)).map((n) => [n, compactedLength(n)]),
+      ),
       turn: { newMessages: 4, script: 'bench/persistence/durableTurn.ts' },
       historyBytes,
       ourTurnsPerSession: ourScripts.length,

@@ -5,7 +5,7 @@
  * file no other sample wrote to. The phase's child processes find the folder through an
  * environment variable the phase process sets before starting them.
  */
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FOLDER_VARIABLE = 'AGENT_STATECHART_BENCH_PERSISTENCE_DIR';
@@ -22,10 +22,28 @@ export function useSessionFolder(folder: string): void {
   process.env[FOLDER_VARIABLE] = folder;
 }
 
-export type TemplateKind = 'ours' | 'oursBase' | 'langGraph' | 'resume';
+/**
+ * The templates: ours (and the baseline build's) for durable turns, LangGraph.js's, one session
+ * to resume; and, of a compacted history, ours for durable turns and one session to resume.
+ */
+export type TemplateKind =
+  'ours' | 'oursBase' | 'langGraph' | 'resume' | 'oursCompacted' | 'resumeCompacted';
 
 export function templatePath(kind: TemplateKind, n: number): string {
   return join(sessionFolder(), `${kind}-${n}.db`);
+}
+
+/**
+ * How many messages the transcript of the compacted history of n messages holds, noted by the
+ * phase process when it writes the templates, for the processes that check a sample's work.
+ */
+export function noteCompactedLength(n: number, messages: number): void {
+  writeFileSync(join(sessionFolder(), `compacted-${n}.json`), JSON.stringify({ messages }));
+}
+
+export function compactedLength(n: number): number {
+  const text = readFileSync(join(sessionFolder(), `compacted-${n}.json`), 'utf8');
+  return (JSON.parse(text) as { messages: number }).messages;
 }
 
 let copies = 0;

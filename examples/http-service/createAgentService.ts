@@ -15,6 +15,8 @@
  * | `POST /agents/:id/answers/:callId`     | `{ "answers": ["…", ["…", "…"]] }`: one per    |
  * |                                        | question the model asked (`question` events)   |
  * | `POST /agents/:id/interrupt`           | cancels the current turn, keeps the agent      |
+ * | `POST /agents/:id/compact`             | `{ "instructions"? }`: summarises the older    |
+ * |                                        | part of the conversation, between turns        |
  * | `DELETE /agents/:id`                   | ends the session, removes it from the store    |
  *
  * With `hooks`, the caller's code runs at the points of every turn: a prompt the
@@ -140,6 +142,9 @@ const FORWARDED: AgentNotificationName[] = [
   'approvalRequest',
   'question',
   'promptDropped',
+  'compacting',
+  'compacted',
+  'compactionSkipped',
   'retry',
   'error',
   'commit',
@@ -314,6 +319,18 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       }
       await host.answer(id, callId, answersOf(body.answers, asked.questions));
       return sendJson(response, 202, { callId });
+    }
+    if (action === 'compact' && method === 'POST') {
+      const { instructions } = await readJson(request);
+      if (instructions !== undefined && typeof instructions !== 'string') {
+        throw new HttpError(400, 'send { "instructions": "…" } with a string, or no instructions');
+      }
+      // Answered once it ended: a compaction takes one model call.
+      const outcome = await host.compact(id, instructions).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code !== 'EVENT_NOT_ACCEPTED') throw error;
+        throw new HttpError(409, 'the agent compacts between turns: wait for the turn to end');
+      });
+      return sendJson(response, 200, outcome);
     }
     if (action === 'interrupt' && method === 'POST') {
       await host.interrupt(id);

@@ -45,7 +45,8 @@ or from code: \`toMermaid(machine)\`, \`toDot(machine)\`, \`await toSvg(machine)
 - A **label** reads \`event [guard] / actions\`. Guards are the machine's named guards
   (\`retryableError && attemptsLeft\` is XState's \`and([...])\`); actions run in order.
 - **\`always\`** marks an eventless transition, taken as soon as its guard holds (dashed in the
-  SVG). \`ProcessingLlmResponse.Deciding\` has only those: it routes a response at once.
+  SVG). \`CallingLlm.Sizing\` and \`ProcessingLlmResponse.Deciding\` have only those: one sizes a
+  request, the other routes a response, at once.
 - **any state** (dashed box) stands for every state: \`ShutdownRequested\` is accepted in all of
   them (a root-level transition), and \`UserInput\` / \`SetPermissionMode\` / \`SetTools\` are
   handled everywhere without changing state (input that arrives during a turn is queued; a new
@@ -56,9 +57,14 @@ or from code: \`toMermaid(machine)\`, \`toDot(machine)\`, \`await toSvg(machine)
 - A state drawn **inside** another is nested in it, with a filled dot at the one it starts in:
   \`WaitingForUserInput\` is \`Ready\` (input starts a turn), \`SettlingCancelledCalls\` (after an
   interrupt, the tool calls it aborted report how they ended, within the grace period; input is
-  queued) or \`CheckingPrompt\` (the caller's \`userPromptSubmit\` hook decides on the prompt);
-  \`ProcessingLlmResponse\` is \`Deciding\` or \`CheckingStop\` (the caller's \`stop\` hook
-  decides whether the turn ends).
+  queued), \`CheckingPrompt\` (the caller's \`userPromptSubmit\` hook decides on the prompt), or
+  \`CheckingCompaction\` and \`Compacting\` (a compaction a \`Compact\` event asked for: the
+  caller's \`preCompact\` hook decides, then the model summarises; input is queued);
+  \`CallingLlm\` is \`Sizing\` (it decides at once whether the request would pass the compaction
+  threshold), \`CheckingCompaction\` and \`Compacting\` (the same two steps, before that request)
+  or \`Streaming\` (the request streams); \`ProcessingLlmResponse\` is \`Deciding\` or
+  \`CheckingStop\` (the caller's \`stop\` hook decides whether the turn ends). Mermaid, which
+  needs a name to be unique, writes the two compaction states with their parent's name in front.
 - A state drawn with **dashed regions** runs them at once: while \`ExecutingTools\` runs the
   tool calls of a response, its region \`Hooks\` is \`Running\` as long as a call waits for the
   caller's \`preToolUse\` or \`postToolUse\` hook, \`Approvals\` is \`Waiting\` as long as a call

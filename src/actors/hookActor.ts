@@ -9,6 +9,7 @@ import { type EventObject, fromCallback } from 'xstate';
 import {
   AgentStatechartError,
   type AgentEvent,
+  type CompactionTrigger,
   checkEvent,
   errorMessage,
   hookFailure,
@@ -77,6 +78,20 @@ export interface StopAnswer {
   reason?: string;
 }
 
+/**
+ * What a `preCompact` hook may answer: `decision: 'block'` vetoes the compaction (`reason` says
+ * why), and `instructions`, what the summary must keep besides what it keeps anyway. Returning
+ * nothing lets the compaction go on as it is.
+ *
+ * @example
+ * const answer: PreCompactAnswer = { instructions: 'Keep the list of failing tests and their errors.' };
+ */
+export interface PreCompactAnswer {
+  decision?: 'block';
+  reason?: string;
+  instructions?: string;
+}
+
 /** What a hook is told besides its subject: how to know it was cancelled, and whose it is. */
 export interface HookContext {
   /** Aborted when the hook times out, or the turn is interrupted or the agent shuts down. */
@@ -104,6 +119,10 @@ type Answer<T> = T | undefined | Promise<T | undefined>;
  *   add a note the model reads after it. A failure lets the prompt through.
  * - `stop`: when the model ends its response without calling a tool (`text` is what it said). It
  *   may have the turn go on once, with a reason the model reads. A failure lets the turn end.
+ * - `preCompact`: before the transcript is compacted (`trigger`: `auto` when a request would pass
+ *   the threshold, `manual` for `agent.compact()`; `summarised`: how many messages the summary
+ *   replaces). It may veto the compaction, or add instructions for the summary. A failure lets
+ *   it go on.
  *
  * @example
  * const hooks: AgentHooks = {
@@ -134,6 +153,10 @@ export interface AgentHooks {
     input: { response: Message | null; text: string },
     context: HookContext,
   ) => Answer<StopAnswer>;
+  preCompact?: (
+    input: { trigger: CompactionTrigger; summarised: number; instructions: string[] },
+    context: HookContext,
+  ) => Answer<PreCompactAnswer>;
 }
 
 /** How long a hook may take when nothing else is said. */
@@ -282,6 +305,10 @@ function callHook(hooks: AgentHooks, input: HookInput, context: HookContext): un
         { response: input.response, text: input.response ? messageText(input.response) : '' },
         context,
       );
+    case 'preCompact': {
+      const { hook: _hook, ...subject } = input;
+      return hooks.preCompact?.(subject, context);
+    }
   }
 }
 
@@ -295,6 +322,7 @@ const ANSWERS = {
   postToolUse: { type: 'PostToolUseResult', fields: ['context', 'message'] },
   userPromptSubmit: { type: 'UserPromptSubmitDecision', fields: ['decision', 'reason', 'context'] },
   stop: { type: 'StopDecision', fields: ['decision', 'reason'] },
+  preCompact: { type: 'PreCompactDecision', fields: ['decision', 'reason', 'instructions'] },
 } as const;
 
 /**

@@ -55,6 +55,7 @@ export {
   type PostToolUseAnswer,
   type PreToolUseAnswer,
   type StopAnswer,
+  type PreCompactAnswer,
   type UserPromptSubmitAnswer,
   runHook,
   hookSwitches,

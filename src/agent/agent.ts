@@ -58,6 +58,19 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/**
+ * How an {@link Agent.compact} ended: `compacted`, the transcript now being the `summary` (its
+ * first message) and the `kept` messages after it, in place of `summarised` older ones; or
+ * `skipped`, the transcript as it was, `reason` saying why (nothing to summarise yet, the
+ * `preCompact` hook blocked it, the summary call failed, an interrupt or a shutdown came first).
+ *
+ * @example
+ * const outcome: CompactionOutcome = { status: 'compacted', summary: 'We are adding OAuth…', summarised: 212, kept: 6 };
+ */
+export type CompactionOutcome =
+  | { status: 'compacted'; summary: string; summarised: number; kept: number }
+  | { status: 'skipped'; reason: string };
+
 /** What the user says, as a message: text is a user message of that text. */
 function userMessage(message: string | Message): Message {
   return typeof message === 'string' ? { role: 'user', content: message } : message;
@@ -332,6 +345,91 @@ export class Agent {
   }
 
   /**
+   * Compacts the transcript now: the model summarises all but the latest messages (with
+   * `instructions` added to what the summary must keep; see `compaction`), and the transcript
+   * becomes that summary followed by them. Only while the agent is idle; input sent meanwhile
+   * queues, and starts its turn on the compacted transcript. Resolves with how it ended (see
+   * {@link CompactionOutcome}: a compaction that could not happen is `skipped`, not a
+   * rejection); rejects with `EVENT_NOT_ACCEPTED` when the agent is not idle (a turn or another
+   * compaction is under way, or it stopped), with `INVALID_OPTION` when `instructions` is not a
+   * string, and with `AGENT_FAILED` if the agent fails meanwhile.
+   *
+   * @example
+   * await agent.waitUntilIdle();
+   * const outcome = await agent.compact('Keep the open questions about the schema.');
+   * if (outcome.status === 'compacted') console.log(`summarised ${outcome.summarised} messages`);
+   * else console.log(`not compacted: ${outcome.reason}`);
+   */
+  async compact(instructions?: string): Promise<CompactionOutcome> {
+    await this.ready;
+    const checked = checkEvent({
+      type: 'Compact',
+      ...(instructions === undefined ? {} : { instructions }),
+    });
+    if (!checked.ok) {
+      throw new AgentStatechartError('INVALID_OPTION', `compact: ${checked.problem}`);
+    }
+    const actor = this.actor;
+    const snapshot = actor.getSnapshot();
+    const refusal =
+      snapshot.status === 'active'
+        ? admit(snapshot, checked.event)
+        : { message: 'the agent has stopped' };
+    if (refusal !== null) {
+      throw new AgentStatechartError(
+        'EVENT_NOT_ACCEPTED',
+        `the agent compacts only while it is idle, between turns: ${refusal.message}`,
+      );
+    }
+    return new Promise<CompactionOutcome>((resolve, reject) => {
+      let outcome: CompactionOutcome | undefined;
+      // The chart's actions come before the snapshot they lead to is published: by the time the
+      // snapshot shows no compaction underway, the one that ended it (if any) was heard.
+      const stopHearing = this.#hub.on('action', (action) => {
+        if (action.type === 'Compacted' && action.trigger === 'manual') {
+          const { summary, summarised, kept } = action;
+          outcome ??= { status: 'compacted', summary, summarised, kept };
+        } else if (action.type === 'CompactionSkipped' && action.trigger === 'manual') {
+          outcome ??= { status: 'skipped', reason: action.reason };
+        }
+      });
+      let settled = false;
+      const settle = (): void => {
+        if (settled) return;
+        const now = actor.getSnapshot();
+        const failure = this.#failure ?? (now.status === 'error' ? now.error : undefined);
+        const underway =
+          now.status === 'active' && now.context.window.compacting?.trigger === 'manual';
+        if (failure === undefined && outcome === undefined && underway) return;
+        settled = true;
+        stopHearing();
+        subscription.unsubscribe();
+        if (outcome !== undefined) resolve(outcome);
+        else if (failure !== undefined) {
+          reject(
+            new AgentStatechartError('AGENT_FAILED', `the agent failed: ${errorMessage(failure)}`, {
+              cause: failure,
+            }),
+          );
+        } else {
+          // An interrupt or a shutdown abandons a compaction without a word of its own.
+          const stopped = now.status !== 'active' || topStateOf(now.value) === 'ShuttingDown';
+          const why = stopped ? 'the agent stopped before it ended' : 'it was interrupted';
+          resolve({ status: 'skipped', reason: `${why}; the transcript is as it was` });
+        }
+      };
+      // The actor is active (checked above): nothing is heard before the event is sent.
+      const subscription = actor.subscribe({
+        next: settle,
+        error: settle,
+        complete: settle,
+      });
+      this.dispatch(checked.event);
+      settle();
+    });
+  }
+
+  /**
    * Lets a call that waits for approval run; with `remember`, later calls of that tool run too.
    * With `input`, the call runs with that input instead of the model's (checked against the
    * tool's schema like the model's), and the model is told it was edited, and how.
@@ -470,9 +568,9 @@ export class Agent {
   }
 
   /**
-   * Resolves when the agent is idle (waiting for input with nothing queued) or stopped. Rejects
-   * only if the agent failed (`AGENT_FAILED`: an internal error, or a session it could no longer
-   * record, its `cause` saying which) or `timeoutMs` passed (`TIMED_OUT`).
+   * Resolves when the agent is idle (waiting for input with nothing queued, and not compacting)
+   * or stopped. Rejects only if the agent failed (`AGENT_FAILED`: an internal error, or a session
+   * it could no longer record, its `cause` saying which) or `timeoutMs` passed (`TIMED_OUT`).
    *
    * @example
    * agent.send('hi');

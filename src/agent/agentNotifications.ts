@@ -9,6 +9,7 @@ import {
   type AgentDiagnostic,
   type AgentMachine,
   type AgentStateName,
+  type CompactionTrigger,
   errorMessage,
   type LlmCallEnding,
   type Message,
@@ -66,6 +67,24 @@ export interface AgentNotifications {
   promptDropped: { prompt: Message; reason: string };
   /** The turn ended with its final answer in the form it asked for (see `output`). */
   output: { value: unknown };
+  /**
+   * The model is asked for a summary of the older part of the transcript: `auto` before a request
+   * that would pass the compaction threshold, `manual` for `agent.compact()`. The summary is not
+   * streamed as `text`; `compacted` or `compactionSkipped` says how it ended (an interrupt ends it
+   * with neither, the transcript as it was).
+   */
+  compacting: { trigger: CompactionTrigger };
+  /**
+   * The transcript is now the summary (its first message) and the `kept` messages after it; the
+   * `summarised` messages before them are gone from it (a session store keeps them in its log).
+   * Transcript indices said before this (`llmStart`, `llmEnd`) no longer apply.
+   */
+  compacted: { trigger: CompactionTrigger; summary: string; summarised: number; kept: number };
+  /**
+   * A compaction did not happen, and the transcript is as it was: `reason` says why (the
+   * `preCompact` hook blocked it, the summary call failed, there was nothing to summarise).
+   */
+  compactionSkipped: { trigger: CompactionTrigger; reason: string };
   /** The top-level state changed. */
   state: { state: AgentStateName; previous: AgentStateName };
   /** A model call failed and will be retried after `delayMs`. */
@@ -165,6 +184,19 @@ export function notificationsOfAction(action: AgentAction, announce: Announce): 
       return announce('promptDropped', { prompt: action.prompt, reason: action.reason });
     case 'OutputGiven':
       return announce('output', { value: action.output });
+    // The summary call is a model call of its own kind: not an `llmStart`, and its text is not
+    // shown (the chart streams none of it).
+    case 'SendCompactionRequest':
+      return announce('compacting', { trigger: action.trigger });
+    case 'Compacted':
+      return announce('compacted', {
+        trigger: action.trigger,
+        summary: action.summary,
+        summarised: action.summarised,
+        kept: action.kept,
+      });
+    case 'CompactionSkipped':
+      return announce('compactionSkipped', { trigger: action.trigger, reason: action.reason });
     case 'ScheduleRetry':
       return announce('retry', { delayMs: action.delayMs, attempt: action.attempt });
     default:
@@ -176,7 +208,7 @@ export function notificationsOfAction(action: AgentAction, announce: Announce): 
  * The `llmEnd` payload of how a model call ended.
  *
  * @example
- * llmEndOf(core.context.lastCallEnding!); // { status: 'completed', transcriptIndex: 3 }
+ * llmEndOf(core.context.window.lastCall!); // { status: 'completed', transcriptIndex: 3 }
  */
 export function llmEndOf(ending: LlmCallEnding): AgentNotifications['llmEnd'] {
   return { status: ending.status, transcriptIndex: ending.transcriptIndex };

@@ -527,6 +527,7 @@ const PASSED_CONFIG_KEYS = [
   'request',
   'promptCache',
   'askUser',
+  'compaction',
 ] as const satisfies ReadonlyArray<keyof AgentConfig>;
 
 // A field added to the chart's config and not listed above fails to compile here, rather than be

@@ -2,7 +2,7 @@
  * What actor mode offers the rest of the package: `createAgent` and its handle, and the agent's
  * notification vocabulary, which the workers' event stream speaks too.
  */
-export { Agent, type RunOptions, type ShutdownOptions } from './agent.js';
+export { Agent, type CompactionOutcome, type RunOptions, type ShutdownOptions } from './agent.js';
 export type { AgentActors } from './agentActors.js';
 export {
   type AgentListener,

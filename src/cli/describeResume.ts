@@ -105,13 +105,26 @@ export function describeResume({ before, resume, after }: ObservedResume): Resum
   const specs = after.context.config.tools;
   const started = resume.startedToolCallIds;
   const place = describeStateValue(before.value);
+  const compacting = before.context.window.compacting;
   if (place === 'WaitingForUserInput.CheckingPrompt') {
     items.push({ kind: 'hook re-run', text: 'the userPromptSubmit hook on the waiting prompt' });
   } else if (place === 'ProcessingLlmResponse.CheckingStop') {
     items.push({ kind: 'hook re-run', text: "the stop hook on the model's last response" });
+  } else if (place.endsWith('.CheckingCompaction')) {
+    items.push({
+      kind: 'hook re-run',
+      text: `the preCompact hook on the ${compacting?.trigger ?? 'auto'} compaction`,
+    });
+  } else if (place.endsWith('.Compacting')) {
+    items.push({
+      kind: 'sent again',
+      text: `the summary call of the ${compacting?.trigger ?? 'auto'} compaction (its partial answer dropped)`,
+    });
   }
-  switch (before.value) {
+  // `CallingLlm` alone: a chart state given by its top-level name.
+  switch (place) {
     case 'CallingLlm':
+    case 'CallingLlm.Streaming':
       items.push({ kind: 'sent again', text: 'the model call (its partial answer dropped)' });
       break;
     case 'PostToolsHook':

@@ -106,6 +106,16 @@ function describeEvent(event: AgentEvent): string {
     case 'UserPromptSubmitDecision':
     case 'StopDecision':
       return describeHookAnswer(event);
+    case 'PreCompactDecision':
+      if (event.error !== undefined) return `failed: ${clip(event.error)}`;
+      if (event.decision === 'block') {
+        return ['blocked', ...(event.reason === undefined ? [] : [clip(event.reason)])].join(' · ');
+      }
+      return event.instructions === undefined
+        ? 'let through'
+        : `let through · also keep: ${clip(event.instructions)}`;
+    case 'Compact':
+      return event.instructions === undefined ? '' : `keep: ${clip(event.instructions)}`;
     case 'SetPermissionMode':
       return event.mode;
     case 'SetTools':

@@ -11,7 +11,7 @@ import { AgentStatechartError, errorMessage, type HookSwitches } from '../machin
  * A loaded hooks module: its name as given, its hooks, and which of them it has.
  *
  * @example
- * const loaded: HooksModule = { module: './hooks.mjs', hooks, switches: { preToolUse: false, postToolUse: false, userPromptSubmit: true, stop: false } };
+ * const loaded: HooksModule = { module: './hooks.mjs', hooks, switches: { userPromptSubmit: true, preCompact: false, preToolUse: false, postToolUse: false, stop: false } };
  */
 export interface HooksModule {
   /** The module as `--hooks` named it, for messages. */
@@ -27,7 +27,10 @@ export interface HooksModule {
  * object of hook functions (or `timeoutMs` is not a positive number).
  *
  * @example
- * // hooks.mjs: export const hooks = { userPromptSubmit: ({ text }) => (/secret/.test(text) ? { decision: 'block' } : undefined) };
+ * // hooks.mjs: export const hooks = {
+ * //   userPromptSubmit: ({ text }) => (/secret/.test(text) ? { decision: 'block' } : undefined),
+ * //   preCompact: () => ({ instructions: 'Keep every file path.' }),
+ * // };
  * const { hooks, switches } = await loadHooksModule('./hooks.mjs', process.cwd());
  * createAgent({ hooks });
  */

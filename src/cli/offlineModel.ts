@@ -1,9 +1,10 @@
 /**
  * A scripted stand-in for Claude, for `agent-statechart run` without an API key. It reads the
  * last message and answers with the tool call a few plain commands ask for, so the whole loop —
- * tools, approvals, questions to the user, auto-commit — can be tried offline against the local
- * Messages API server.
+ * tools, approvals, questions to the user, auto-commit, compaction — can be tried offline against
+ * the local Messages API server.
  */
+import { SUMMARY_HEADING } from '../machine/index.js';
 import {
   type MessagesRequestBody,
   reply,
@@ -25,6 +26,7 @@ const HELP =
 export function offlineModel(request: MessagesRequestBody): ScriptedTurn {
   const last = request.messages.at(-1);
   if (last === undefined) return reply(HELP);
+  if (asksForSummary(request)) return reply(summaryOf(request.messages));
   const results = toolResultsOf(last.content);
   if (results.length > 0) return reply(summarise(results));
   const text = textOf(last.content).trim();
@@ -34,6 +36,39 @@ export function offlineModel(request: MessagesRequestBody): ScriptedTurn {
 }
 
 type ToolUse = Extract<ScriptedBlock, { type: 'tool_use' }>;
+
+/** A compaction's summary request: the one request that forbids every tool. */
+function asksForSummary(request: MessagesRequestBody): boolean {
+  const choice = (request as { tool_choice?: unknown }).tool_choice;
+  return isRecord(choice) && choice.type === 'none';
+}
+
+/** A summary a script can write: what the user asked, in order, and how many tools ran. */
+function summaryOf(messages: MessagesRequestBody['messages']): string {
+  const asked: string[] = [];
+  let calls = 0;
+  for (const [index, message] of messages.entries()) {
+    if (message.role === 'assistant') {
+      calls += Array.isArray(message.content)
+        ? message.content.filter((block) => isRecord(block) && block.type === 'tool_use').length
+        : 0;
+      continue;
+    }
+    const texts = textsOf(message.content);
+    // The last text of the last message is the request for this summary.
+    if (index === messages.length - 1) texts.pop();
+    for (const text of texts) {
+      if (text.startsWith(SUMMARY_HEADING)) asked.push('(what an earlier summary held)');
+      else if (text.trim() !== '') asked.push(JSON.stringify(shorten(text.trim(), 80)));
+    }
+  }
+  const requests = asked.length === 0 ? 'nothing yet' : asked.join('; ');
+  return `The user asked, in order: ${requests}. Tool calls made: ${calls}.`;
+}
+
+function shorten(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
 
 function toolCallFor(text: string): ToolUse | null {
   const tool = (name: string, input: Record<string, unknown>): ToolUse => ({
@@ -77,13 +112,15 @@ function summarise(results: { content: string; isError: boolean }[]): string {
 }
 
 function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((block: unknown) =>
-      isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '',
-    )
-    .join('');
+  return textsOf(content).join('');
+}
+
+function textsOf(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block: unknown) =>
+    isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [],
+  );
 }
 
 function toolResultsOf(content: unknown): { content: string; isError: boolean }[] {

@@ -13,6 +13,11 @@
  *
  * `--hooks MODULE` runs the user's own hooks (see `loadHooksModule`); a prompt the
  * `userPromptSubmit` hook blocks is shown as not sent, and the next line is a message again.
+ *
+ * `/compact [instructions]` compacts the conversation between turns (the model summarises all but
+ * the latest messages, keeping what the instructions add); Ctrl-C during it interrupts it, and
+ * the conversation stays as it was. A long session also compacts on its own before a request
+ * that would fill too much of the context window; both are shown as they happen.
  */
 import { resolve } from 'node:path';
 import { type Agent, createAgent } from '../agent/index.js';
@@ -40,7 +45,7 @@ import { cliSessionMetadata, hookNames, sessionAsksUser, sessionHooks } from './
 import { type HooksModule, loadHooksModule } from './hooksModule.js';
 import { checkResumedSessionHooks } from './resumedSessionHooks.js';
 import { describeUsage } from './describeSession.js';
-import { showProgress } from './showProgress.js';
+import { describeCompacted, showProgress } from './showProgress.js';
 import { openSessionStore } from './workspaceSessionStore.js';
 
 const MODES: readonly PermissionMode[] = PERMISSION_MODES;
@@ -292,12 +297,14 @@ export async function runCommand(
   // From here on: what the resume restarted is described above, the rest is shown as it happens.
   showProgress(agent, offline ? OFFLINE_MODEL_LABEL : 'claude', write);
   write(
-    `type a message; /mode <mode>, ${mcpServers === undefined ? '' : '/mcp, '}/quit; Ctrl-C interrupts a turn, twice at the prompt quits\n`,
+    `type a message; /mode <mode>, /compact [instructions], ${mcpServers === undefined ? '' : '/mcp, '}/quit; Ctrl-C interrupts a turn, twice at the prompt quits\n`,
   );
 
   const reader = new LineReader(io.input);
   // What the user is being asked right now decides what Ctrl-C means.
   let asking: 'message' | 'approval' | 'question' | 'nothing' = 'nothing';
+  // A compaction `/compact` asked for runs while the chart waits for input: Ctrl-C interrupts it.
+  let compacting = false;
   let quitOnCtrlC = false;
   const ask = async (
     prompt: string,
@@ -323,7 +330,7 @@ export async function runCommand(
       return;
     }
     if (asking === 'approval' || asking === 'question') reader.cancel();
-    if (agent.state !== 'WaitingForUserInput') {
+    if (agent.state !== 'WaitingForUserInput' || compacting) {
       write('\n  interrupted by Ctrl-C\n');
       agent.interrupt();
     }
@@ -356,6 +363,16 @@ export async function runCommand(
       if (line === '') continue;
       if (line === '/mcp') {
         write(describeMcpServers(agent.mcpServers()));
+        continue;
+      }
+      const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(line);
+      if (compact !== null) {
+        compacting = true;
+        try {
+          write(`${await compactNow(agent, compact[1]?.trim() || undefined)}\n`);
+        } finally {
+          compacting = false;
+        }
         continue;
       }
       const mode = /^\/mode(?:\s+(\S+))?$/.exec(line);
@@ -446,6 +463,17 @@ function describeTurnUsage(agent: Agent): string {
   if (turn.calls === 0) return '';
   const spent = session.costUsd === null ? '' : ` · session $${session.costUsd.toFixed(4)}`;
   return `  Σ ${describeUsage(turn)}${spent}\n`;
+}
+
+/** Compacts the conversation now, as `/compact` asked, and says how that went. */
+async function compactNow(agent: Agent, instructions: string | undefined): Promise<string> {
+  try {
+    const outcome = await agent.compact(instructions);
+    if (outcome.status === 'skipped') return `  not compacted: ${outcome.reason}`;
+    return describeCompacted(outcome.summarised, outcome.kept);
+  } catch (error) {
+    return `  not compacted: ${errorMessage(error)}`;
+  }
 }
 
 /** Sets the permission mode `/mode` named and says what it now is. */

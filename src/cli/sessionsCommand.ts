@@ -8,6 +8,7 @@ import {
   AgentCore,
   type AgentStatechartError,
   errorMessage,
+  type Message,
   type UsageTotals,
 } from '../machine/index.js';
 import {
@@ -15,9 +16,9 @@ import {
   openSession,
   type SessionStore,
   type SessionSummary,
-  type StoredEntry,
 } from '../persistence/index.js';
 import { describeResume } from './describeResume.js';
+import { replaySessionHistory, type SessionHistory } from './sessionHistory.js';
 import { describeContent, describeEntry, describeUsage } from './describeSession.js';
 import { parseFlags } from './parseFlags.js';
 import { cliChartConfig } from './sessionConfig.js';
@@ -149,20 +150,10 @@ async function fork(
 }
 
 /**
- * What each turn's model calls used and cost, as the chart reckoned it: the log replayed through
- * pure mode, each turn's sum the last `UsageReported` of the turn said.
+ * What each turn's model calls used and cost, as the chart reckoned it: each turn's sum the last
+ * `UsageReported` of the turn said.
  */
-function showTurnUsage(entries: readonly StoredEntry[], config: AgentConfig, io: SessionsIo): void {
-  const core = new AgentCore(config);
-  const turns: UsageTotals[] = [];
-  for (const entry of entries) {
-    if (entry.kind !== 'event') continue;
-    for (const action of core.handleEvent(entry.data)) {
-      if (action.type !== 'UsageReported') continue;
-      if (action.turn.calls === 1) turns.push(action.turn);
-      else turns[turns.length - 1] = action.turn;
-    }
-  }
+function showTurnUsage(turns: readonly UsageTotals[], io: SessionsIo): void {
   if (turns.length === 0) return;
   io.out('');
   io.out(`usage by turn (${turns.length} turn${turns.length === 1 ? '' : 's'} with model calls)`);
@@ -219,8 +210,13 @@ async function show(
   if (header.metadata !== undefined) io.out(`  metadata  ${JSON.stringify(header.metadata)}`);
 
   const config = cliChartConfig(header.metadata);
+  const entries = await store.entries(sessionId);
+  // The log holds the whole history, what compactions took out of the transcript included.
+  const history = replaySessionHistory(entries, config);
   try {
-    showChart(await openSession(store, sessionId, { config, mustExist: true }), config, io);
+    const opened = await openSession(store, sessionId, { config, mustExist: true });
+    showChart(opened, config, io);
+    showTranscript(opened.core.context.messages, history, io);
   } catch (error) {
     const code = (error as AgentStatechartError).code;
     if (code !== 'SESSION_VERSION_MISMATCH' && code !== 'SESSION_CORRUPT') throw error;
@@ -228,19 +224,21 @@ async function show(
     io.out(`  (the transcript cannot be rebuilt here: ${errorMessage(error)})`);
   }
 
-  const entries = await store.entries(sessionId);
-  showTurnUsage(entries, config, io);
+  showTurnUsage(history.turns, io);
   io.out('');
   io.out(`log (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'})`);
   const width = String(entries.at(-1)?.seq ?? 0).length;
   for (const entry of entries) {
     const offset = ((entry.at - header.createdAt) / 1000).toFixed(3);
-    io.out(`  ${String(entry.seq).padStart(width)}  +${offset} s  ${describeEntry(entry)}`);
+    const note = history.notes.get(entry.seq);
+    io.out(
+      `  ${String(entry.seq).padStart(width)}  +${offset} s  ${describeEntry(entry)}${note === undefined ? '' : `  (${note})`}`,
+    );
   }
   return 0;
 }
 
-/** The session as a resume would find it: its state, what is in flight, and the transcript. */
+/** The session as a resume would find it: its state, what is in flight, and its usage. */
 function showChart(
   opened: Awaited<ReturnType<typeof openSession>>,
   config: AgentConfig,
@@ -251,24 +249,54 @@ function showChart(
   if (resume !== undefined) {
     // What resuming would do, worked out on a copy: nothing is written.
     const copy = AgentCore.fromSnapshot(core.snapshot(), config);
-    const before = { value: copy.state, context: copy.context };
+    const before = { value: copy.stateValue, context: copy.context };
     copy.handleEvent(resume);
     const items = describeResume({
       before,
       resume,
-      after: { value: copy.state, context: copy.context },
+      after: { value: copy.stateValue, context: copy.context },
     });
     io.out('  in flight when its process stopped; resuming it would:');
     if (items.length === 0) io.out('    go on from where it stopped');
     for (const item of items) io.out(`    ${item.kind.padEnd(12)} ${item.text}`);
   }
   io.out(`  usage     ${describeUsage(core.context.usage)}`);
-  const messages = core.context.messages;
+}
+
+/**
+ * The transcript: the whole history with each compaction where it happened, when the log holds
+ * one (the live transcript keeps only the latest summary and what follows it); otherwise the
+ * transcript as the session holds it (a session that started from given messages has them only
+ * there).
+ */
+function showTranscript(live: readonly Message[], history: SessionHistory, io: SessionsIo): void {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const line = (number: number, message: Message) =>
+    `  ${String(number).padStart(3)}  ${message.role.padEnd(9)}  ${describeContent(message)}`;
   io.out('');
-  io.out(`transcript (${messages.length} message${messages.length === 1 ? '' : 's'})`);
-  messages.forEach((message, index) => {
+  const replayed = JSON.stringify(history.transcript) === JSON.stringify(live);
+  if (history.compactions === 0 || !replayed) {
+    io.out(`transcript (${plural(live.length, 'message')})`);
+    if (history.compactions > 0) {
+      io.out(
+        `  (compacted ${plural(history.compactions, 'time')}; the log does not rebuild the history before it here: it started from messages given when it was created, or ran with another configuration)`,
+      );
+    }
+    live.forEach((message, index) => io.out(line(index + 1, message)));
+    return;
+  }
+  io.out(
+    `transcript (${plural(history.messageCount, 'message')} in all, compacted ${plural(history.compactions, 'time')}: the model sees the latest summary and the ${plural(live.length - 1, 'message')} after it)`,
+  );
+  let number = 0;
+  for (const item of history.items) {
+    if (item.kind === 'message') {
+      io.out(line(++number, item.message));
+      continue;
+    }
     io.out(
-      `  ${String(index + 1).padStart(3)}  ${message.role.padEnd(9)}  ${describeContent(message)}`,
+      `       ── compacted (${item.trigger}, entry ${item.seq}): ${plural(item.summarised, 'message')} summarised, ${item.kept} kept; the summary:`,
     );
-  });
+    for (const text of item.summary.split('\n')) io.out(`          ${text}`.trimEnd());
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * What `agent-statechart run` prints while a turn runs: the streamed reply under the model's
- * label, the state, each tool call and how it ended, retries, commits and errors — and a prompt
- * that started no turn (the `userPromptSubmit` hook blocked it), which the model never saw.
+ * label, the state, each tool call and how it ended, retries, commits and errors, a prompt that
+ * started no turn (the `userPromptSubmit` hook blocked it), which the model never saw — and the
+ * compactions a long conversation goes through on its own.
  */
 import type { Agent } from '../agent/index.js';
 
@@ -47,8 +48,39 @@ export function showProgress(agent: Agent, label: string, write: (text: string) 
     endLine();
     write(`  prompt not sent: ${reason}\n`);
   });
+  // How a `/compact` ended is said by the command itself; the compactions the agent starts on
+  // its own are told here. The summary's text is never shown.
+  agent.on('compacting', ({ trigger }) => {
+    endLine();
+    write(
+      trigger === 'auto'
+        ? '  compacting: the conversation nears the context window, so the model summarises its older part\n'
+        : '  compacting: the model summarises the older part of the conversation\n',
+    );
+  });
+  agent.on('compacted', ({ trigger, summarised, kept }) => {
+    if (trigger !== 'auto') return;
+    endLine();
+    write(`${describeCompacted(summarised, kept)}\n`);
+  });
+  agent.on('compactionSkipped', ({ trigger, reason }) => {
+    if (trigger !== 'auto') return;
+    endLine();
+    write(`  not compacted: ${reason}\n`);
+  });
   agent.on('error', ({ message }) => {
     endLine();
     write(`  ! ${message}\n`);
   });
+}
+
+/**
+ * What a compaction did, as `run` says it.
+ *
+ * @example
+ * describeCompacted(12, 3); // '  compacted 12 messages into a summary; 3 kept as they were'
+ */
+export function describeCompacted(summarised: number, kept: number): string {
+  const messages = `${summarised} message${summarised === 1 ? '' : 's'}`;
+  return `  compacted ${messages} into a summary; ${kept} kept as ${kept === 1 ? 'it was' : 'they were'}`;
 }

@@ -2,8 +2,8 @@
  * The workflow that drives one session until it needs outside input. Its body is a loop of DBOS
  * steps, each of which opens the session from the store (`SessionCore`: the chart in pure mode,
  * rebuilt from its log, with the `Resume` that names what is to be done next), performs one
- * side effect — a model call, one tool call, the hook — or takes one input from the inbox, and
- * records what came of it before the chart sees it.
+ * side effect — a model call (a compaction's summary call too), one tool call, a hook — or takes
+ * one input from the inbox, and records what came of it before the chart sees it.
  *
  * Because each step starts from the log, a step that was running when its worker died simply
  * runs again elsewhere and finds there whatever the dead one recorded: a model call is sent again,
@@ -71,10 +71,10 @@ export interface DriveResult {
 /**
  * A value of the event stream a drive writes (DBOS stream `events`): the agent's own
  * notifications (`llmStart`, `text`, `llmEnd`, `usage`, `toolStart`, `toolEnd`, `approvalRequest`,
- * `question`, `retry`, `error`), made by the same map as an agent's handle makes them, and `idle`
- * when the drive rests (with the calls waiting for approval and the questions waiting for
- * answers: the {@link DriveResult}). `llmStart` also names the worker that makes
- * the call. A client rebuilds the stored text of each model call from them: the text after an
+ * `question`, `retry`, `error`, `compacting`, `compacted`, `compactionSkipped`, …), made by the
+ * same map as an agent's handle makes them, and `idle` when the drive rests (with the calls
+ * waiting for approval and the questions waiting for answers: the {@link DriveResult}).
+ * `llmStart` also names the worker that makes the call. A client rebuilds the stored text of each model call from them: the text after an
  * `llmStart` is in the transcript when an `llmEnd` for the same `transcriptIndex` says
  * `completed` or `interrupted`; text whose call starts again (a new `llmStart`: a retry, or
  * another worker taking over) is not. An `llmEnd` may be said twice (after a worker died):
@@ -288,6 +288,19 @@ async function advance(
       );
       return { next: 'more' };
     }
+    case 'SendCompactionRequest': {
+      // The summary call is recorded and re-sent like a model call; none of its text is
+      // streamed (only the whole summary counts, and `compacted` carries it).
+      await session.started({ effect: 'llm' });
+      await chart.announce(effect);
+      const result = await streamLlmResponse({ client: dependencies.llm, request: effect.request });
+      await chart.take(
+        result.ok
+          ? { type: 'LlmCompleted', response: result.response }
+          : { type: 'LlmError', error: result.error },
+      );
+      return { next: 'more' };
+    }
     case 'ExecuteTools': {
       // One call a step: the next step's Resume names the calls still to run.
       const call = effect.calls[0]!;
@@ -322,6 +335,7 @@ async function advance(
     case 'RunPreToolUseHook':
     case 'RunPostToolUseHook':
     case 'RunUserPromptSubmitHook':
+    case 'RunPreCompactHook':
     case 'RunStopHook': {
       // A hook's answer is recorded like any event; a step that dies before it asks the hook
       // again, and a recorded answer is never asked for twice.
@@ -360,7 +374,9 @@ const EFFECT_TYPES = [
   'RunPreToolUseHook',
   'RunPostToolUseHook',
   'RunUserPromptSubmitHook',
+  'RunPreCompactHook',
   'RunStopHook',
+  'SendCompactionRequest',
   'ScheduleRetry',
 ] as const satisfies ReadonlyArray<AgentAction['type']>;
 
@@ -439,7 +455,7 @@ class StreamedChart {
 
   /** Says again how the latest model call ended. */
   async restate(): Promise<void> {
-    const { lastCallEnding } = this.#session.core.context;
+    const { lastCall: lastCallEnding } = this.#session.core.context.window;
     if (lastCallEnding !== null) {
       await this.#stream({ type: 'llmEnd', ...llmEndOf(lastCallEnding) });
     }

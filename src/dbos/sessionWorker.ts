@@ -107,7 +107,8 @@ export interface SessionWorkerOptions {
   postToolsHook?: (completedTools: CompletedToolInfo[]) => Promise<boolean>;
   /**
    * Hooks, as `createAgent` takes them (see `CreateAgentOptions.hooks`): `userPromptSubmit` on
-   * each prompt, `preToolUse` and `postToolUse` on each call, `stop` when a turn would end. A
+   * each prompt, `preToolUse` and `postToolUse` on each call, `preCompact` before a compaction,
+   * `stop` when a turn would end. A
    * drive runs each as a step of its own, and records its answer; the worker that takes a
    * session over asks a hook again only about what it had not decided. Every worker of a
    * service should be given the same hooks.

@@ -8,6 +8,7 @@ import {
   type Agent,
   type AgentNotificationName,
   type AgentNotifications,
+  type CompactionOutcome,
   createAgent,
   type CreateAgentOptions,
 } from '../agent/index.js';
@@ -99,8 +100,18 @@ export interface AgentHost {
    * await host.answer('alice-1', 'toolu_01', ['SQLite', ['Search', 'Export']]);
    */
   answer(sessionId: string, callId: string, answers: UserAnswers): Promise<void>;
-  /** Interrupts a session's running turn. */
+  /** Interrupts a session's running turn (or its compaction). */
   interrupt(sessionId: string): Promise<void>;
+  /**
+   * Compacts a session's transcript now (see `Agent.compact`): resolves with how it ended, once
+   * what it recorded is stored; rejects with `EVENT_NOT_ACCEPTED` when the session is not idle.
+   * Other events for the session (an interrupt among them) are taken meanwhile.
+   *
+   * @example
+   * const outcome = await host.compact('alice-1', 'Keep the open questions.');
+   * if (outcome.status === 'skipped') console.log(outcome.reason);
+   */
+  compact(sessionId: string, instructions?: string): Promise<CompactionOutcome>;
   /** Changes a session's permission mode. */
   setPermissionMode(sessionId: string, mode: PermissionMode): Promise<void>;
   /** The session's live agent, loading it if needed. */
@@ -177,7 +188,8 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
 
   const isIdle = (agent: Agent): boolean => {
     const snapshot = agent.actor.getSnapshot();
-    return snapshot.status !== 'active' || atRest(snapshot.value, snapshot.context);
+    if (snapshot.status !== 'active') return true;
+    return atRest(snapshot.value, snapshot.context);
   };
 
   const scheduleRelease = (sessionId: string, live: LiveSession) => {
@@ -278,6 +290,19 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
         await agent.recorded();
       }),
     interrupt: (sessionId) => withAgent(sessionId, (agent) => agent.interrupt()),
+    // The session's lane is held only while the compaction is asked for, not until it ends: an
+    // interrupt must reach it.
+    compact: async (sessionId, instructions) => {
+      const asked = await withAgent(sessionId, (agent) => {
+        const ended = agent.compact(instructions);
+        // Awaited below, once the lane lets go: a refusal meanwhile is not unhandled.
+        ended.catch(() => undefined);
+        return { agent, ended };
+      });
+      const outcome = await asked.ended;
+      await asked.agent.recorded();
+      return outcome;
+    },
     setPermissionMode: (sessionId, mode) =>
       withAgent(sessionId, (agent) => agent.setPermissionMode(mode)),
     agent: (sessionId) => withAgent(sessionId, (agent) => agent),

@@ -82,7 +82,7 @@ interface PendingEvent {
  * The emitted actions a step keeps (see `RecordedStep.emitted`): what the page shows that no
  * other part of a step records.
  */
-const SHOWN_EMITTED = new Set(['PromptDropped']);
+const SHOWN_EMITTED = new Set(['PromptDropped', 'Compacted', 'CompactionSkipped']);
 
 function isShownEmitted(event: unknown): boolean {
   const type = (event as { type?: unknown } | null)?.type;
@@ -120,7 +120,7 @@ export function emittedEvents(
  * const step: ExternalStep = {
  *   event: { type: 'UserInput', message: { role: 'user', content: 'hi' } },
  *   time: entry.at,
- *   states: [{ value: 'CallingLlm', status: 'active', context }],
+ *   states: [{ value: { CallingLlm: 'Streaming' }, status: 'active', context }],
  * };
  */
 export interface ExternalStep {

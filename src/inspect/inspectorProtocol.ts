@@ -58,13 +58,15 @@ export interface RecordedStep {
   /** `true` when this step continues the previous one's event (an eventless transition). */
   continued?: true;
   /**
-   * What the chart told its caller in this step that the page shows, sanitised: for now a
-   * prompt it dropped (`PromptDropped`, with the reason), which never reaches the transcript and
-   * so would leave no other trace. Other emitted actions are left out: a streamed delta or a
-   * request would double every step's size for nothing the page draws.
+   * What the chart told its caller in this step that the page shows, sanitised: a prompt it
+   * dropped (`PromptDropped`, with the reason), which never reaches the transcript and so would
+   * leave no other trace; a compaction (`Compacted`: why, how much it summarised, the summary),
+   * which replaces the transcript's older part, and one that did not happen
+   * (`CompactionSkipped`, with the reason). Other emitted actions are left out: a streamed delta
+   * or a request would double every step's size for nothing the page draws.
    */
   emitted?: JsonValue[];
-  /** The state value after the step, e.g. `'CallingLlm'`. */
+  /** The state value after the step, e.g. `{ CallingLlm: 'Streaming' }`. */
   value: JsonValue;
   status: StepStatus;
   patch?: ContextPatch;
@@ -75,7 +77,7 @@ export interface RecordedStep {
  *
  * @example
  * const summary: AgentSummary = {
- *   id: 'x:0', name: 'agent 1', chartId: 'agent', startedAt: Date.now(), value: 'CallingLlm', status: 'active',
+ *   id: 'x:0', name: 'agent 1', chartId: 'agent', startedAt: Date.now(), value: { CallingLlm: 'Streaming' }, status: 'active',
  * };
  */
 export interface AgentSummary {

@@ -4,6 +4,7 @@
  * objects for listeners.
  */
 import type { UserQuestion } from './askUser.js';
+import type { CompactionTrigger } from './compaction.js';
 import type { LlmRequest, Message, ToolCall, ToolOutcome } from './messages.js';
 import type { TokenUsage, UsageTotals } from './usage.js';
 
@@ -52,6 +53,14 @@ export interface CompletedToolInfo {
  *   `StopDecision`;
  * - `PromptDropped`: this prompt started no turn and the model never saw it: the
  *   `userPromptSubmit` hook blocked it, or an interrupt came before the hook decided;
+ * - `SendCompactionRequest`: make the model call that summarises what a compaction replaces; it
+ *   is answered as any model call is (`LlmCompleted`, `LlmError`), and its text is not shown;
+ * - `RunPreCompactHook`: run the `preCompact` hook on the compaction about to start, then send
+ *   `PreCompactDecision`;
+ * - `Compacted`: the transcript is now the summary and the messages after the cut (the stored
+ *   log keeps what it replaced);
+ * - `CompactionSkipped`: a compaction did not happen (the hook vetoed it, the summary failed, or
+ *   there was nothing to summarise); the transcript is as it was;
  * - `OutputGiven`: the turn ends with its answer in the form it asked for (see `OutputSpec`);
  * - `Cancel`: abort this in-flight work.
  *
@@ -85,6 +94,23 @@ export type AgentAction =
   | { type: 'RunUserPromptSubmitHook'; prompt: Message }
   | { type: 'RunStopHook'; response: Message | null }
   | { type: 'PromptDropped'; prompt: Message; reason: string }
+  | { type: 'SendCompactionRequest'; request: LlmRequest; trigger: CompactionTrigger }
+  | {
+      type: 'RunPreCompactHook';
+      trigger: CompactionTrigger;
+      /** How many messages the summary would replace. */
+      summarised: number;
+      instructions: string[];
+    }
+  | {
+      type: 'Compacted';
+      trigger: CompactionTrigger;
+      summary: string;
+      /** How many messages the summary replaced, and how many stayed after it. */
+      summarised: number;
+      kept: number;
+    }
+  | { type: 'CompactionSkipped'; trigger: CompactionTrigger; reason: string }
   | { type: 'OutputGiven'; output: unknown }
   | {
       type: 'Cancel';
@@ -96,7 +122,7 @@ export type AgentAction =
        * milliseconds, then send `ToolGraceExpired`.
        */
       graceMs?: number;
-      /** The hook that runs alone: the post-tools hook, `userPromptSubmit` or `stop`. */
+      /** The hook that runs alone: the post-tools hook, `userPromptSubmit`, `preCompact` or `stop`. */
       hook?: boolean;
       retry?: boolean;
     };

@@ -3,6 +3,7 @@
  * and `retryTimer` receive these as `input` and answer with the chart's own events.
  */
 import type { AgentAction, CompletedToolInfo } from './actions.js';
+import type { CompactionTrigger } from './compaction.js';
 import type { AgentActorName } from './actorNames.js';
 import type { AgentEvent } from './events.js';
 import { errorOutcome } from './toolRuns.js';
@@ -105,7 +106,23 @@ export type ToolHookInput =
  * const input: TurnHookInput = { hook: 'userPromptSubmit', prompt: { role: 'user', content: 'hi' } };
  */
 export type TurnHookInput =
-  { hook: 'userPromptSubmit'; prompt: Message } | { hook: 'stop'; response: Message | null };
+  | { hook: 'userPromptSubmit'; prompt: Message }
+  | { hook: 'stop'; response: Message | null }
+  | PreCompactHookInput;
+
+/**
+ * Input of a `hook` actor for the `preCompact` hook: why the compaction runs, how many messages
+ * its summary would replace, and the instructions it has so far.
+ *
+ * @example
+ * const input: PreCompactHookInput = { hook: 'preCompact', trigger: 'auto', summarised: 212, instructions: [] };
+ */
+export interface PreCompactHookInput {
+  hook: 'preCompact';
+  trigger: CompactionTrigger;
+  summarised: number;
+  instructions: string[];
+}
 
 /**
  * A side effect the chart's actors are about to start: a model call, a tool call (with whether
@@ -170,7 +187,14 @@ export function failureEvent(actor: AgentActorName, input: unknown, reason: stri
 /** The actions that ask for a hook to run. */
 export type RunHookAction = Extract<
   AgentAction,
-  { type: 'RunPreToolUseHook' | 'RunPostToolUseHook' | 'RunUserPromptSubmitHook' | 'RunStopHook' }
+  {
+    type:
+      | 'RunPreToolUseHook'
+      | 'RunPostToolUseHook'
+      | 'RunUserPromptSubmitHook'
+      | 'RunPreCompactHook'
+      | 'RunStopHook';
+  }
 >;
 
 /**
@@ -190,6 +214,10 @@ export function hookInputOf(action: RunHookAction): HookInput {
       return { hook: 'userPromptSubmit', prompt: action.prompt };
     case 'RunStopHook':
       return { hook: 'stop', response: action.response };
+    case 'RunPreCompactHook': {
+      const { type: _type, ...input } = action;
+      return { hook: 'preCompact', ...input };
+    }
   }
 }
 
@@ -210,6 +238,10 @@ export function runHookAction(input: HookInput): RunHookAction {
       return { type: 'RunUserPromptSubmitHook', prompt: input.prompt };
     case 'stop':
       return { type: 'RunStopHook', response: input.response };
+    case 'preCompact': {
+      const { hook: _hook, ...rest } = input;
+      return { type: 'RunPreCompactHook', ...rest };
+    }
   }
 }
 
@@ -233,5 +265,7 @@ export function hookFailure(input: HookInput, reason: string): AgentEvent {
       return { type: 'UserPromptSubmitDecision', error };
     case 'stop':
       return { type: 'StopDecision', error };
+    case 'preCompact':
+      return { type: 'PreCompactDecision', error };
   }
 }

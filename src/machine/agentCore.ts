@@ -11,9 +11,10 @@ import {
   type AgentContext,
   createInitialContext,
   resolveConfig,
+  type TranscriptWindow,
   type TurnState,
 } from './context.js';
-import { type AgentAction } from './actions.js';
+import { type AgentAction, type LlmCallEnding } from './actions.js';
 import { type AgentConfig } from './config.js';
 import { type AgentEvent } from './events.js';
 import { type Message } from './messages.js';
@@ -130,6 +131,7 @@ export function restoreContext(snapshot: AgentSnapshot, config: AgentConfig): Ag
     ...kept,
     usage,
     turn: turnOf(stored),
+    window: windowOf(stored),
     streamingText: '',
     streamingToolCalls: [],
     config: fresh.config,
@@ -143,6 +145,18 @@ function turnOf(stored: StoredContext): TurnState {
   return {
     usage: usageTotalsOf(turn?.usage ?? older),
     stopHookContinued: turn?.stopHookContinued === true,
+  };
+}
+
+/** A stored window, or one from a version that kept only how the last call ended (`lastCallEnding`). */
+function windowOf(stored: StoredContext): TranscriptWindow {
+  const window = stored.window as Partial<TranscriptWindow> | undefined;
+  const older = (stored as { lastCallEnding?: LlmCallEnding | null }).lastCallEnding;
+  return {
+    lastCall: window?.lastCall ?? older ?? null,
+    measured: window?.measured ?? null,
+    compactions: window?.compactions ?? 0,
+    compacting: window?.compacting ?? null,
   };
 }
 
@@ -174,7 +188,8 @@ export function restoreMachineSnapshot(
  * settled mean `WaitingForUserInput.SettlingCancelledCalls`; a prompt held in the queue,
  * `WaitingForUserInput.CheckingPrompt`, since a queued prompt starts a turn at once otherwise; a call waiting for approval, `ExecutingTools`' `Approvals.Waiting`).
  * `ProcessingLlmResponse` is only ever stored while it waits for the `stop` hook, since it
- * routes a response at once otherwise.
+ * routes a response at once otherwise. A compaction underway means `CheckingCompaction` until the
+ * `preCompact` hook answered, `Compacting` after; in `CallingLlm`, `Streaming` otherwise.
  */
 function stateValueOf(state: AgentStateName, context: AgentContext): AgentStateValue {
   if (state === 'ExecutingTools') {
@@ -188,8 +203,14 @@ function stateValueOf(state: AgentStateName, context: AgentContext): AgentStateV
     };
   }
   if (state === 'ProcessingLlmResponse') return { ProcessingLlmResponse: 'CheckingStop' };
+  const { compacting } = context.window;
+  const compactionStage = compacting?.checked ? 'Compacting' : 'CheckingCompaction';
+  if (state === 'CallingLlm') {
+    return { CallingLlm: compacting === null ? 'Streaming' : compactionStage };
+  }
   if (state !== 'WaitingForUserInput') return state;
   if (toolsSettling(context)) return { WaitingForUserInput: 'SettlingCancelledCalls' };
+  if (compacting !== null) return { WaitingForUserInput: compactionStage };
   // Restored with the hook off, the held prompt is still checked once: a `Resume` asks a hook
   // that is not there, which lets it through, and input keeps its order behind it.
   return { WaitingForUserInput: hasQueuedInput(context) ? 'CheckingPrompt' : 'Ready' };

@@ -11,6 +11,7 @@ import { and, not } from 'xstate';
 import { changedPathsOf } from './changedPathsOf.js';
 import { chart, performAll } from './chartSetup.js';
 import { createInitialContext } from './context.js';
+import * as compaction from './compactionActions.js';
 import * as hookAndRetry from './hookAndRetryActions.js';
 import * as modelCall from './modelCallActions.js';
 import * as response from './responseActions.js';
@@ -18,10 +19,12 @@ import * as stream from './streamActions.js';
 import * as toolCalls from './toolCallActions.js';
 import * as toolHooks from './toolHookActions.js';
 import { completedToolsOf } from './toolRuns.js';
+import { compactionRequest } from './compaction.js';
+import type { AgentContext } from './context.js';
 import { buildRequest } from './transcript.js';
 import * as turns from './turnActions.js';
 import * as turnHooks from './turnHookActions.js';
-import { promptHookInput, stopHookInput } from './turnHookInputs.js';
+import { preCompactHookInput, promptHookInput, stopHookInput } from './turnHookInputs.js';
 
 /**
  * The agent statechart. Use it through `AgentCore` (pure mode) or `createAgent` (actor mode), or
@@ -48,6 +51,7 @@ export const agentMachine = chart
       ...performAll(toolHooks),
       ...performAll(hookAndRetry),
       ...performAll(turnHooks),
+      ...performAll(compaction),
       // The hottest transitions of a turn: plain assign and emit, no action queue.
       appendStreamedText: chart.assign(({ context, event }) =>
         stream.appendStreamedText(context, event),
@@ -108,8 +112,19 @@ export const agentMachine = chart
                 },
                 { target: '#agent.CallingLlm', actions: 'startTurn' },
               ],
+              Compact: [
+                { guard: not('compactable'), actions: 'reportNothingToCompact' },
+                {
+                  guard: 'preCompactHookOn',
+                  target: 'CheckingCompaction',
+                  actions: 'beginRequestedCompaction',
+                },
+                { target: 'Compacting', actions: 'beginRequestedCompaction' },
+              ],
             },
           },
+          // A compaction a `Compact` event asked for; input that comes meanwhile queues.
+          ...compactionStates('Ready'),
           // The prompt at the head of the queue waits for the caller's userPromptSubmit hook;
           // input that comes meanwhile queues behind it.
           CheckingPrompt: {
@@ -162,28 +177,46 @@ export const agentMachine = chart
         },
       },
       CallingLlm: {
-        entry: 'sendLlmRequest',
-        invoke: {
-          id: 'llm',
-          src: 'llm',
-          input: ({ context }) => ({ request: buildRequest(context) }),
-        },
-        on: {
-          LlmStarted: { actions: 'clearStream' },
-          LlmTextDelta: { actions: ['appendStreamedText', 'showStreamedText'] },
-          LlmToolCallDelta: { actions: 'appendToolCallFragment' },
-          LlmCompleted: { target: 'ProcessingLlmResponse', actions: 'recordResponse' },
-          LlmError: [
-            {
-              guard: and(['retryableError', 'attemptsLeft']),
-              target: 'Error',
-              actions: 'recordRetryableError',
+        initial: 'Sizing',
+        states: {
+          // A request that would pass the compaction threshold compacts the transcript first.
+          Sizing: {
+            always: [
+              {
+                guard: and(['preCompactHookOn', 'compactionDue']),
+                target: 'CheckingCompaction',
+                actions: 'beginCompaction',
+              },
+              { guard: 'compactionDue', target: 'Compacting', actions: 'beginCompaction' },
+              { target: 'Streaming' },
+            ],
+          },
+          ...compactionStates('Streaming'),
+          Streaming: {
+            entry: 'sendLlmRequest',
+            invoke: {
+              id: 'llm',
+              src: 'llm',
+              input: ({ context }) => ({ request: buildRequest(context) }),
             },
-            { target: 'WaitingForUserInput', actions: 'giveUp' },
-          ],
-          Interrupt: { target: 'WaitingForUserInput', actions: 'keepStreamedText' },
-          ShutdownRequested: { target: 'ShuttingDown', actions: 'keepStreamedText' },
-          Resume: { target: 'CallingLlm', reenter: true },
+            on: {
+              LlmStarted: { actions: 'clearStream' },
+              LlmTextDelta: { actions: ['appendStreamedText', 'showStreamedText'] },
+              LlmToolCallDelta: { actions: 'appendToolCallFragment' },
+              LlmCompleted: { target: '#agent.ProcessingLlmResponse', actions: 'recordResponse' },
+              LlmError: [
+                {
+                  guard: and(['retryableError', 'attemptsLeft']),
+                  target: '#agent.Error',
+                  actions: 'recordRetryableError',
+                },
+                { target: '#agent.WaitingForUserInput', actions: 'giveUp' },
+              ],
+              Interrupt: { target: '#agent.WaitingForUserInput', actions: 'keepStreamedText' },
+              ShutdownRequested: { target: '#agent.ShuttingDown', actions: 'keepStreamedText' },
+              Resume: { target: 'Streaming', reenter: true },
+            },
+          },
         },
       },
       ProcessingLlmResponse: {
@@ -363,6 +396,63 @@ export const agentMachine = chart
       },
     },
   });
+
+/**
+ * The two states of a compaction, the same in `WaitingForUserInput` (asked for by a `Compact`
+ * event) and in `CallingLlm` (before a request that would pass the threshold): the `preCompact`
+ * hook decides, then the model summarises; either way the chart goes on to `done`. An interrupt
+ * or a shutdown abandons it and leaves the transcript as it was.
+ */
+function compactionStates<Done extends string>(done: Done) {
+  return {
+    CheckingCompaction: {
+      entry: 'runPreCompactHook',
+      invoke: {
+        id: 'preCompactHook',
+        src: 'hook',
+        input: ({ context }: { context: AgentContext }) => preCompactHookInput(context),
+      },
+      on: {
+        PreCompactDecision: [
+          { guard: 'compactionBlocked', target: done, actions: 'blockCompaction' },
+          { target: 'Compacting', actions: 'applyPreCompactDecision' },
+        ],
+        Interrupt: {
+          target: '#agent.WaitingForUserInput',
+          reenter: true,
+          actions: 'abandonCompactionCheck',
+        },
+        ShutdownRequested: { target: '#agent.ShuttingDown', actions: 'abandonCompactionCheck' },
+        Resume: { target: 'CheckingCompaction', reenter: true },
+      },
+    },
+    Compacting: {
+      entry: 'sendCompactionRequest',
+      invoke: {
+        id: 'llm',
+        src: 'llm',
+        input: ({ context }: { context: AgentContext }) => ({
+          request: compactionRequest(context),
+        }),
+      },
+      on: {
+        // The summary is not shown as it streams: only the whole of it counts.
+        LlmStarted: {},
+        LlmTextDelta: {},
+        LlmToolCallDelta: {},
+        LlmCompleted: { target: done, actions: 'compactTranscript' },
+        LlmError: { target: done, actions: 'failCompaction' },
+        Interrupt: {
+          target: '#agent.WaitingForUserInput',
+          reenter: true,
+          actions: 'abandonCompaction',
+        },
+        ShutdownRequested: { target: '#agent.ShuttingDown', actions: 'abandonCompaction' },
+        Resume: { target: 'Compacting', reenter: true },
+      },
+    },
+  } as const;
+}
 
 /**
  * The type of the agent machine, for code that provides its actors or reads its snapshots.

@@ -33,6 +33,8 @@
  * - `PROMPT_DROPPED`: the message `agent.run` sent started no turn (the `userPromptSubmit` hook
  *   blocked it).
  * - `HOST_CLOSED`: an agent host was used after `close()`.
+ * - `EVENT_NOT_ACCEPTED`: a method asked for what the agent does not do where it stands
+ *   (`agent.compact()` during a turn, or after the agent stopped); nothing changed.
  *
  * @example
  * const code: AgentStatechartErrorCode = 'DUPLICATE_TOOL';
@@ -66,7 +68,8 @@ export type AgentStatechartErrorCode =
   | 'AGENT_NOT_READY'
   | 'NO_OUTPUT'
   | 'PROMPT_DROPPED'
-  | 'HOST_CLOSED';
+  | 'HOST_CLOSED'
+  | 'EVENT_NOT_ACCEPTED';
 
 /**
  * The one error class of the package for mistakes a programmer (or the model, for paths) can fix.

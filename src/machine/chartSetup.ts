@@ -79,6 +79,10 @@ export const chart = setup({
     promptBlocked: ({ event }) => guards.promptBlocked(event),
     stopHookDue: ({ context }) => guards.stopHookDue(context),
     turnContinued: ({ event }) => guards.turnContinued(event),
+    compactionDue: ({ context }) => guards.compactionDue(context),
+    compactable: ({ context }) => guards.compactable(context),
+    preCompactHookOn: ({ context }) => guards.preCompactHookOn(context),
+    compactionBlocked: ({ event }) => guards.compactionBlocked(event),
   },
 });
 

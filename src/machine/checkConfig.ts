@@ -6,6 +6,7 @@
 import { AgentStatechartError } from './agentStatechartError.js';
 import { ASK_USER_TOOL } from './askUser.js';
 import { type AgentConfig, PERMISSION_MODES } from './config.js';
+import { resolveCompaction, type ResolvedCompaction } from './compaction.js';
 import type { PromptCachePolicy } from './messages.js';
 import { outputSpecProblem } from './outputSpec.js';
 import { clip, copyPlainJson, isNonNegativeNumber } from './plainJson.js';
@@ -152,7 +153,8 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
       );
     }
   }
-  return { maxRetries, maxTokens, toolGraceMs, request };
+  const compaction = resolveCompaction(config.compaction, refuse);
+  return { maxRetries, maxTokens, toolGraceMs, request, compaction };
 }
 
 /** Defaults of the chart's config, filled in by `resolveConfig`. */
@@ -166,6 +168,7 @@ export interface CheckedConfig {
   maxTokens: number;
   toolGraceMs: number;
   request: Record<string, unknown> | undefined;
+  compaction: ResolvedCompaction | null;
 }
 
 /**

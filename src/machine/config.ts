@@ -50,7 +50,13 @@ export type HookSwitches = Partial<Record<HookName, boolean>>;
  * @example
  * HOOK_NAMES.filter((name) => switches[name]); // the hooks that run, in turn order
  */
-export const HOOK_NAMES = ['userPromptSubmit', 'preToolUse', 'postToolUse', 'stop'] as const;
+export const HOOK_NAMES = [
+  'userPromptSubmit',
+  'preCompact',
+  'preToolUse',
+  'postToolUse',
+  'stop',
+] as const;
 
 /** One of {@link HOOK_NAMES}. */
 export type HookName = (typeof HOOK_NAMES)[number];
@@ -110,6 +116,29 @@ export interface PermissionConfig {
    * refuses every tool.
    */
   deny?: string[];
+}
+
+/**
+ * When and how the transcript is compacted: before a model request whose estimated size would
+ * pass `threshold` of the model's context window, the model summarises the older part of the
+ * conversation, and the transcript becomes that summary followed by the most recent messages,
+ * kept word for word (a `tool_use` is never separated from its `tool_result`).
+ *
+ * @example
+ * const compaction: CompactionConfig = { contextWindow: 1_000_000, threshold: 0.7, instructions: 'Keep every file path.' };
+ */
+export interface CompactionConfig {
+  /** The model's context window, in tokens. Default 200,000 (every current Claude model's). */
+  contextWindow?: number;
+  /** The share of the context window a request may fill before it compacts first. Default 0.8. */
+  threshold?: number;
+  /**
+   * About how many tokens of the most recent messages stay as they are (at least the latest
+   * exchange stays, whatever its size). Default a tenth of the context window.
+   */
+  keepRecentTokens?: number;
+  /** What the summary must keep, added to the package's own instructions for it. */
+  instructions?: string;
 }
 
 /** Retry settings for failed model calls (Loom's numbers by default). */
@@ -172,7 +201,9 @@ export interface AgentConfig {
    * in `WaitingForUserInput.CheckingPrompt` for a `UserPromptSubmitDecision` (after a
    * `RunUserPromptSubmitHook`) before it starts a turn; with `stop`, a response that would end
    * the turn waits in `ProcessingLlmResponse.CheckingStop` for a `StopDecision` (after a
-   * `RunStopHook`), which may have the turn go on once. `createAgent` sets these from its `hooks`
+   * `RunStopHook`), which may have the turn go on once; with `preCompact`, a compaction waits in
+   * `CheckingCompaction` for a `PreCompactDecision` (after a `RunPreCompactHook`), which may
+   * veto it or add instructions for the summary. `createAgent` sets these from its `hooks`
    * functions. Default: none.
    */
   hooks?: HookSwitches;
@@ -205,6 +236,12 @@ export interface AgentConfig {
    * `OutputSpec`). A `UserInput` may carry its own for the turn it starts.
    */
   output?: OutputSpec;
+  /**
+   * Compacts a transcript that grows past a share of the model's context window (see
+   * `CompactionConfig`); `false` never compacts but on a `Compact` event. Default on, with the
+   * defaults of `CompactionConfig`.
+   */
+  compaction?: CompactionConfig | false;
   /**
    * Prices by model id, in US dollars per million tokens, added to the list prices the package
    * knows (`DEFAULT_PRICES`) or replacing them: for another model, or a negotiated rate.

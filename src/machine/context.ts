@@ -3,6 +3,7 @@ import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
 import { offeredToolDefinitions } from './toolSpecs.js';
 import { checkConfig } from './checkConfig.js';
 import { type ResolvedOutput, resolveOutput } from './outputSpec.js';
+import type { CompactionUnderway, ResolvedCompaction } from './compaction.js';
 import { answerOpenToolUses } from './transcript.js';
 import { DEFAULT_PRICES, type ModelPrice, NO_USAGE, priceOf, type UsageTotals } from './usage.js';
 import type { LlmCallEnding } from './actions.js';
@@ -60,6 +61,8 @@ export interface ResolvedConfig {
   prices: Readonly<Record<string, ModelPrice>>;
   /** The form every turn's final answer takes; `null`: a turn ends with whatever the model says. */
   output: ResolvedOutput | null;
+  /** When the transcript compacts itself; `null`: only on a `Compact` event. */
+  compaction: ResolvedCompaction | null;
 }
 
 /**
@@ -150,6 +153,44 @@ export interface TurnState {
 export const NEW_TURN: TurnState = { usage: NO_USAGE, stopHookContinued: false };
 
 /**
+ * The transcript's place in the model's context window: how the latest model call ended, what
+ * the API counted the transcript as, how often it was compacted, and the compaction underway.
+ *
+ * @example
+ * core.context.window.compactions; // 2 after two compactions
+ */
+export interface TranscriptWindow {
+  /**
+   * How the latest model call ended, and where in the transcript its response went (or would
+   * have gone): what `LlmCallEnded` said, kept so it can be said again.
+   */
+  lastCall: LlmCallEnding | null;
+  /**
+   * The first `messages` messages, with the system prompt and the tools, took `tokens` as the
+   * API counted them (the latest response's usage); `null` before a response, and after a
+   * compaction, when only an estimate is known.
+   */
+  measured: { tokens: number; messages: number } | null;
+  /** Times the transcript was compacted. */
+  compactions: number;
+  /** The compaction underway: why, and what its summary must keep. */
+  compacting: CompactionUnderway | null;
+}
+
+/**
+ * The window of a session that has made no model call yet.
+ *
+ * @example
+ * const fresh: TranscriptWindow = NEW_WINDOW;
+ */
+export const NEW_WINDOW: TranscriptWindow = {
+  lastCall: null,
+  measured: null,
+  compactions: 0,
+  compacting: null,
+};
+
+/**
  * A tool call as it streams in, before the response completes.
  *
  * @example
@@ -189,11 +230,8 @@ export interface AgentContext {
   stopReason: StopReason | null;
   /** The latest model-call failure. */
   lastError: LlmError | null;
-  /**
-   * How the latest model call ended, and where in the transcript its response went (or would
-   * have gone): what `LlmCallEnded` said, kept so it can be said again.
-   */
-  lastCallEnding: LlmCallEnding | null;
+  /** The transcript's place in the model's context window: see {@link TranscriptWindow}. */
+  window: TranscriptWindow;
   /** The delay the retry timer waits in `Error`. */
   retryDelayMs: number;
   /** State of the jitter generator. */
@@ -238,7 +276,7 @@ export interface AgentMachineInput {
  * resolveConfig({}).maxRetries; // 3
  */
 export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
-  const { maxRetries, maxTokens, toolGraceMs, request } = checkConfig(config);
+  const { maxRetries, maxTokens, toolGraceMs, request, compaction } = checkConfig(config);
   const tools = config.tools ?? [];
   const retry = config.retry ?? {};
   const model = config.model ?? 'claude-sonnet-5-5';
@@ -274,6 +312,7 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     maxBudgetUsd: config.maxBudgetUsd ?? null,
     prices,
     output: config.output === undefined ? null : resolveOutput(config.output),
+    compaction,
   };
 }
 
@@ -303,7 +342,7 @@ export function createInitialContext(input: AgentMachineInput | undefined): Agen
     toolRuns: [],
     stopReason: null,
     lastError: null,
-    lastCallEnding: null,
+    window: NEW_WINDOW,
     retryDelayMs: 0,
     rngState: config.seed,
     permissionMode: input?.config?.permissions?.mode ?? null,

@@ -252,6 +252,36 @@ export interface StopDecisionEvent {
 }
 
 /**
+ * What the `preCompact` hook made of a compaction about to start (after a `RunPreCompactHook`):
+ * `decision: 'block'` vetoes it (`reason` says why; the request goes out whole), `instructions`
+ * adds what the summary must keep. An `error` says the hook failed: the compaction goes on as it
+ * would have (this hook fails open), and the user is told.
+ *
+ * @example
+ * const event: PreCompactDecisionEvent = { type: 'PreCompactDecision', instructions: 'Keep the list of failing tests.' };
+ */
+export interface PreCompactDecisionEvent {
+  type: 'PreCompactDecision';
+  decision?: 'block';
+  reason?: string;
+  instructions?: string;
+  error?: string;
+}
+
+/**
+ * Compact the transcript now, between turns: the model summarises all but the latest messages
+ * (see `AgentConfig.compaction`), with `instructions` added to what the summary must keep.
+ * Taken only while the agent waits for input.
+ *
+ * @example
+ * const event: CompactEvent = { type: 'Compact', instructions: 'Keep the open questions.' };
+ */
+export interface CompactEvent {
+  type: 'Compact';
+  instructions?: string;
+}
+
+/**
  * Change the permission mode, at any time. Calls already waiting for approval are re-checked.
  *
  * @example
@@ -344,6 +374,8 @@ export type AgentEvent =
   | PostToolUseResultEvent
   | UserPromptSubmitDecisionEvent
   | StopDecisionEvent
+  | PreCompactDecisionEvent
+  | CompactEvent
   | SetPermissionModeEvent
   | SetToolsEvent
   | ToolGraceExpiredEvent
@@ -400,6 +432,8 @@ export const EVENT_TRAITS: Readonly<Record<AgentEventType, EventTraits>> = {
   PostToolUseResult: { origin: 'hook' },
   UserPromptSubmitDecision: { origin: 'hook' },
   StopDecision: { origin: 'hook' },
+  PreCompactDecision: { origin: 'hook' },
+  Compact: { origin: 'caller' },
   SetPermissionMode: { origin: 'caller' },
   SetTools: { origin: 'caller' },
   ToolGraceExpired: { origin: 'toolGraceTimer' },

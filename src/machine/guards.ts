@@ -3,6 +3,7 @@
  * diagrams and the generated tests show `LlmError [retryableError && attemptsLeft]`.
  */
 import { answersProblem, questionsOf } from './askUser.js';
+import { compactionSplit } from './compaction.js';
 import type { AgentContext } from './context.js';
 import { OUTPUT_REPAIRS } from './outputSpec.js';
 import { isMutatingTool } from './toolSpecs.js';
@@ -101,18 +102,21 @@ export function hasQueuedInput(context: Pick<AgentContext, 'queue'>): boolean {
 }
 
 /**
- * The agent is idle: waiting for the user, with nothing queued and every tool call settled (an
- * interrupted call may still be reporting how it ended).
+ * The agent is idle: waiting for the user, with nothing queued, every tool call settled (an
+ * interrupted call may still be reporting how it ended) and no compaction under way.
  *
  * @example
  * atRest(snapshot.value, snapshot.context); // true between turns
  */
 export function atRest(
   state: AgentStateValue | AgentStateName,
-  context: Pick<AgentContext, 'queue' | 'toolRuns'>,
+  context: Pick<AgentContext, 'queue' | 'toolRuns' | 'window'>,
 ): boolean {
   return (
-    topStateOf(state) === 'WaitingForUserInput' && !hasQueuedInput(context) && allToolsDone(context)
+    topStateOf(state) === 'WaitingForUserInput' &&
+    !hasQueuedInput(context) &&
+    allToolsDone(context) &&
+    context.window.compacting === null
   );
 }
 
@@ -372,3 +376,40 @@ export function turnContinued(event: AgentEvent): boolean {
     event.type === 'StopDecision' && event.error === undefined && event.decision === 'continue'
   );
 }
+
+/**
+ * A compaction waits for the `preCompact` hook before it starts.
+ *
+ * @example
+ * preCompactHookOn(core.context); // true with config.hooks.preCompact
+ */
+export function preCompactHookOn(context: Pick<AgentContext, 'config'>): boolean {
+  return context.config.hooks.preCompact;
+}
+
+/**
+ * The `preCompact` hook vetoed the compaction (a failed hook vetoes nothing).
+ *
+ * @example
+ * compactionBlocked({ type: 'PreCompactDecision', decision: 'block' }); // true
+ */
+export function compactionBlocked(event: AgentEvent): boolean {
+  return (
+    event.type === 'PreCompactDecision' && event.error === undefined && event.decision === 'block'
+  );
+}
+
+/**
+ * The transcript has an older part a compaction can summarise (at least one exchange before the
+ * latest, which always stays).
+ *
+ * @example
+ * compactable(core.context); // false for a session of one exchange
+ */
+export function compactable(
+  context: Pick<AgentContext, 'messages'> & { config: Pick<AgentContext['config'], 'compaction'> },
+): boolean {
+  return compactionSplit(context) !== null;
+}
+
+export { compactionDue } from './compaction.js';

@@ -21,6 +21,7 @@ export {
   type RunHookAction,
   type ToolHookInput,
   type TurnHookInput,
+  type PreCompactHookInput,
 } from './actorInputs.js';
 export { type AgentDiagnosticCode, admit, type Refusal } from './admission.js';
 export { AGENT_STATECHART_FOLDER } from './agentStatechartFolder.js';
@@ -44,11 +45,23 @@ export {
 } from './agentStatechartError.js';
 export { changedPathsOf } from './changedPathsOf.js';
 export {
+  type CompactionTrigger,
+  type CompactionUnderway,
+  compactionDue,
+  DEFAULT_COMPACTION_THRESHOLD,
+  DEFAULT_CONTEXT_WINDOW,
+  estimateTokens,
+  requestTokens,
+  type ResolvedCompaction,
+  SUMMARY_HEADING,
+} from './compaction.js';
+export {
   type AgentConfig,
   PERMISSION_MODES,
   type PermissionConfig,
   type PermissionMode,
   type RetryConfig,
+  type CompactionConfig,
   HOOK_NAMES,
   type HookName,
   hookSwitchesOf,
@@ -66,6 +79,8 @@ export {
   type ToolRunStatus,
   NEW_TURN,
   type TurnState,
+  type TranscriptWindow,
+  NEW_WINDOW,
 } from './context.js';
 export {
   type AgentEvent,
@@ -85,6 +100,8 @@ export {
   type PostToolUseResultEvent,
   type UserPromptSubmitDecisionEvent,
   type StopDecisionEvent,
+  type PreCompactDecisionEvent,
+  type CompactEvent,
   type PreToolUseDecisionEvent,
   type ResumeEvent,
   type RetryTimeoutFiredEvent,
@@ -138,6 +155,7 @@ export {
   describeStateValue,
   EXECUTING_REGIONS,
   PROCESSING_SUBSTATES,
+  CALLING_SUBSTATES,
   type RegionState,
   topStateOf,
   WAITING_SUBSTATES,

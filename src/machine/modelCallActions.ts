@@ -13,7 +13,7 @@ import { deduplicateToolUseIds } from './deduplicateToolUseIds.js';
 import { NON_RETRYABLE_ERRORS } from './guards.js';
 import type { LlmError } from './messages.js';
 import { buildRequest, partialAssistantMessage } from './transcript.js';
-import { addCall, costOf, priceOf, tokensOf } from './usage.js';
+import { callUsage } from './callUsage.js';
 
 /** A model call has nothing streamed yet. */
 const NOTHING_STREAMED = { streamingText: '', streamingToolCalls: [] as StreamingToolCall[] };
@@ -34,16 +34,7 @@ export const recordResponse: ChartAction = (context, event) => {
   const { response, toolRuns } = deduplicateToolUseIds(event.response, context.messages);
   // The API rejects an empty assistant message in the middle of a transcript.
   const message = response.message.content.length > 0 ? response.message : null;
-  const { config } = context;
-  const model = response.model ?? config.model;
-  const tokens = tokensOf(response.usage);
-  // A dated or unknown id the table lacks is priced as the configured model, when that has one.
-  const costUsd = costOf(
-    tokens,
-    priceOf(model, config.prices) ?? priceOf(config.model, config.prices),
-  );
-  const usage = addCall(context.usage, tokens, costUsd);
-  const turn = { ...context.turn, usage: addCall(context.turn.usage, tokens, costUsd) };
+  const { tokens, usage, turn, reported } = callUsage(context, response);
   const answer = settleOutputCalls(toolRuns, context.output, response);
   return {
     context: {
@@ -56,20 +47,26 @@ export const recordResponse: ChartAction = (context, event) => {
       containerId: response.container?.id ?? context.containerId,
       retries: 0,
       lastError: null,
-      lastCallEnding: ending(context, 'completed'),
+      window: {
+        ...context.window,
+        lastCall: ending(context, 'completed'),
+        // What the API counted is the transcript up to this response, the response included.
+        measured:
+          response.usage === undefined
+            ? null
+            : {
+                tokens:
+                  tokens.input_tokens +
+                  tokens.cache_creation_input_tokens +
+                  tokens.cache_read_input_tokens +
+                  tokens.output_tokens,
+                messages: context.messages.length + (message === null ? 0 : 1),
+              },
+      },
       usage,
       turn,
     },
-    emit: [
-      ended(context, 'completed'),
-      {
-        type: 'UsageReported',
-        model,
-        call: { ...tokens, costUsd },
-        turn: turn.usage,
-        session: usage,
-      },
-    ],
+    emit: [ended(context, 'completed'), reported],
   };
 };
 
@@ -90,7 +87,7 @@ export const recordRetryableError: ChartAction = (context, event) => {
       lastError: event.error,
       retryDelayMs: delayMs,
       rngState,
-      lastCallEnding: ending(context, 'failed'),
+      window: { ...context.window, lastCall: ending(context, 'failed') },
     },
     emit: [ended(context, 'failed')],
   };
@@ -104,7 +101,7 @@ export const giveUp: ChartAction = (context, event) => {
       ...NOTHING_STREAMED,
       lastError: event.error,
       retries: 0,
-      lastCallEnding: ending(context, 'failed'),
+      window: { ...context.window, lastCall: ending(context, 'failed') },
     },
     emit: [
       ended(context, 'failed'),
@@ -121,7 +118,7 @@ export const keepStreamedText: ChartAction = (context): ChartStep => ({
   context: {
     ...NOTHING_STREAMED,
     messages: appended(context, partialAssistantMessage(context.streamingText)),
-    lastCallEnding: ending(context, 'interrupted'),
+    window: { ...context.window, lastCall: ending(context, 'interrupted') },
   },
   emit: [ended(context, 'interrupted'), { type: 'Cancel', llm: true }],
 });

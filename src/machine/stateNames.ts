@@ -26,9 +26,28 @@ export type AgentStateName = (typeof AGENT_STATE_NAMES)[number];
  * The states nested inside `WaitingForUserInput`: `Ready` takes input; `SettlingCancelledCalls`
  * waits (within the grace period) for the tool calls an interrupt aborted to report how they
  * ended, and queues input meanwhile; `CheckingPrompt` waits for the `userPromptSubmit` hook on
- * the prompt at the head of the queue.
+ * the prompt at the head of the queue; `CheckingCompaction` and `Compacting` compact the
+ * transcript a `Compact` event asked for (as in `CallingLlm`), and queue input meanwhile.
  */
-export const WAITING_SUBSTATES = ['Ready', 'SettlingCancelledCalls', 'CheckingPrompt'] as const;
+export const WAITING_SUBSTATES = [
+  'Ready',
+  'SettlingCancelledCalls',
+  'CheckingPrompt',
+  'CheckingCompaction',
+  'Compacting',
+] as const;
+
+/**
+ * The states nested inside `CallingLlm`: `Sizing` decides at once whether the request must be
+ * compacted first; `CheckingCompaction` waits for the `preCompact` hook; `Compacting` waits for
+ * the model's summary of the older part of the transcript; `Streaming` streams the request.
+ */
+export const CALLING_SUBSTATES = [
+  'Sizing',
+  'CheckingCompaction',
+  'Compacting',
+  'Streaming',
+] as const;
 
 /**
  * The states nested inside `ProcessingLlmResponse`: `Deciding` routes the response at once (to
@@ -54,11 +73,16 @@ export type RegionState = 'Idle' | 'Waiting' | 'Running';
  * @example
  * const settling: AgentStateValue = { WaitingForUserInput: 'SettlingCancelledCalls' };
  * const stopping: AgentStateValue = { ProcessingLlmResponse: 'CheckingStop' };
+ * const compacting: AgentStateValue = { CallingLlm: 'Compacting' };
  * const asking: AgentStateValue = { ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' } };
  */
 export type AgentStateValue =
-  | Exclude<AgentStateName, 'WaitingForUserInput' | 'ProcessingLlmResponse' | 'ExecutingTools'>
+  | Exclude<
+      AgentStateName,
+      'WaitingForUserInput' | 'CallingLlm' | 'ProcessingLlmResponse' | 'ExecutingTools'
+    >
   | { WaitingForUserInput: (typeof WAITING_SUBSTATES)[number] }
+  | { CallingLlm: (typeof CALLING_SUBSTATES)[number] }
   | { ProcessingLlmResponse: (typeof PROCESSING_SUBSTATES)[number] }
   | {
       ExecutingTools: {

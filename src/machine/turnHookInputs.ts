@@ -2,7 +2,8 @@
  * What the hooks on a turn run on, read from the context: the chart's `hook` actor gets it as
  * input, and pure mode's `RunUserPromptSubmitHook` and `RunStopHook` actions carry the same.
  */
-import type { TurnHookInput } from './actorInputs.js';
+import type { PreCompactHookInput, TurnHookInput } from './actorInputs.js';
+import { compactionSplit } from './compaction.js';
 import type { AgentContext } from './context.js';
 import type { Message } from './messages.js';
 
@@ -30,4 +31,21 @@ export function stopHookInput(
 ): Extract<TurnHookInput, { hook: 'stop' }> {
   const last: Message | undefined = context.messages.at(-1);
   return { hook: 'stop', response: last?.role === 'assistant' ? last : null };
+}
+
+/**
+ * The `preCompact` hook runs on the compaction about to start: why, how many messages its summary
+ * would replace, and the instructions it has so far.
+ *
+ * @example
+ * preCompactHookInput(core.context); // { hook: 'preCompact', trigger: 'auto', summarised: 212, instructions: [] }
+ */
+export function preCompactHookInput(context: AgentContext): PreCompactHookInput {
+  const compacting = context.window.compacting;
+  return {
+    hook: 'preCompact',
+    trigger: compacting?.trigger ?? 'auto',
+    summarised: compactionSplit(context) ?? 0,
+    instructions: compacting?.instructions ?? [],
+  };
 }

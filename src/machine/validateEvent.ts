@@ -146,6 +146,12 @@ const checks: Record<AgentEventType, Check> = {
       ? "a 'continue' decision needs a reason: the model's next instruction"
       : null;
   },
+  PreCompactDecision: (event) =>
+    oneOf(event.decision, ['block'], 'decision') ??
+    optionalString(event.reason, 'reason') ??
+    optionalString(event.instructions, 'instructions') ??
+    optionalString(event.error, 'error'),
+  Compact: (event) => optionalString(event.instructions, 'instructions'),
   ToolGraceExpired: () => null,
   Resume: (event) => {
     const ids = event.startedToolCallIds;

@@ -18,7 +18,7 @@ import type { SessionStore, SessionWrite, StoredEntry } from './sessionStore.js'
  * Where a session's log stands when a writer takes it over.
  *
  * @example
- * const position: LogPosition = { head: 12, tail: [], checkpointed: 8, epoch: undefined };
+ * const position: LogPosition = { head: 12, tail: [], checkpointed: 8, compactions: 0, epoch: undefined };
  */
 export interface LogPosition {
   /** The seq of the last entry in the store. */
@@ -27,6 +27,11 @@ export interface LogPosition {
   tail: StoredEntry[];
   /** How many messages the latest checkpoint's transcript records cover. */
   checkpointed: number;
+  /**
+   * How many compactions the transcript had been through at the latest checkpoint
+   * (`context.window.compactions`; 0 for a checkpoint from before the transcript had a window).
+   */
+  compactions: number;
   /** The writer's claim, checked on every write; `undefined` to write unfenced. */
   epoch: number | undefined;
 }
@@ -47,6 +52,8 @@ export class SessionLog {
   /** Entries since the latest checkpoint, with the objects the chart was given. */
   #tail: StoredEntry[];
   #checkpointed: number;
+  /** The compactions the stored transcript records reflect. */
+  #compactions: number;
   /** The end of the write queue (never rejects: failures are kept in #failure). */
   #queue: Promise<void> = Promise.resolve();
   #pending = 0;
@@ -72,6 +79,7 @@ export class SessionLog {
     this.#next = position.head;
     this.#tail = [...position.tail];
     this.#checkpointed = position.checkpointed;
+    this.#compactions = position.compactions;
     this.#epoch = position.epoch;
     this.#clock = clock;
   }
@@ -84,6 +92,14 @@ export class SessionLog {
   /** How many entries were recorded since the latest checkpoint. */
   get tailLength(): number {
     return this.#tail.length;
+  }
+
+  /**
+   * How many compactions the transcript had been through at the latest checkpoint: when the
+   * chart's count differs, its transcript no longer starts as the stored records say.
+   */
+  get checkpointedCompactions(): number {
+    return this.#compactions;
   }
 
   /**
@@ -105,10 +121,15 @@ export class SessionLog {
     const write: SessionWrite = { after, entries: stored };
     if (this.#epoch !== undefined) write.epoch = this.#epoch;
     if (checkpoint !== undefined) {
-      const { messages } = checkpoint.context;
-      write.transcript = transcriptRecords(messages, this.#checkpointed, this.#tail);
+      const { messages, window } = checkpoint.context;
+      // A compaction replaced the transcript's start and moved every later message: the records
+      // of the whole active transcript are written again (a store keeps one record per index, and
+      // reads only those below the checkpoint's message count).
+      const from = window.compactions === this.#compactions ? this.#checkpointed : 0;
+      write.transcript = transcriptRecords(messages, from, this.#tail);
       write.checkpoint = checkpointOf(this.#next, checkpoint.state, checkpoint.context);
       this.#checkpointed = messages.length;
+      this.#compactions = window.compactions;
       this.#tail = [];
     }
     return this.#enqueue(write);

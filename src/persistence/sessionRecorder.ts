@@ -77,9 +77,7 @@ export class SessionRecorder {
     if (!traits.displayOnly) entries.push({ kind: 'event', data: event });
     const tail = this.#log.tailLength + entries.length;
     const checkpoint =
-      after !== undefined && tail > 0 && shouldCheckpoint(after.state, after.context, tail)
-        ? after
-        : undefined;
+      after !== undefined && tail > 0 && this.#due(after, tail) ? after : undefined;
     if (entries.length === 0 && checkpoint === undefined) return undefined;
     return this.#log.record(entries, checkpoint);
   }
@@ -93,7 +91,7 @@ export class SessionRecorder {
    */
   rested(chart: ChartView): Promise<void> | undefined {
     const tail = this.#log.tailLength;
-    if (tail === 0 || !shouldCheckpoint(chart.state, chart.context, tail)) return undefined;
+    if (tail === 0 || !this.#due(chart, tail)) return undefined;
     return this.#log.record([], chart);
   }
 
@@ -105,6 +103,10 @@ export class SessionRecorder {
    */
   started(start: EffectStart): Promise<void> {
     return this.#log.started(start);
+  }
+
+  #due(chart: ChartView, tail: number): boolean {
+    return shouldCheckpoint(chart.state, chart.context, tail, this.#log.checkpointedCompactions);
   }
 
   /**

@@ -7,6 +7,12 @@
  * to time, a compact checkpoint: the chart's state without its transcript, and transcript records
  * that say where each message comes from (usually an entry of the log, by sequence number). So
  * what is written grows with what is new, never with the whole conversation.
+ *
+ * A compaction replaces the transcript's older part with a summary: the log keeps every event
+ * (the whole history stays readable), and the next checkpoint writes the records of the active
+ * transcript again from index 0. A store keeps one record per index and reads only those below
+ * the checkpoint's `messageCount`, so records left over from the longer transcript are never read,
+ * and a load reads only the entries the active transcript needs.
  */
 import type {
   AgentEvent,
@@ -116,6 +122,7 @@ export interface SessionWrite {
    */
   epoch?: number;
   entries: StoredEntry[];
+  /** Records to store, replacing any kept under the same index. */
   transcript?: TranscriptRecord[];
   checkpoint?: Checkpoint;
 }

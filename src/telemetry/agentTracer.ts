@@ -13,6 +13,7 @@ import {
   type AgentAction,
   type AgentEvent,
   AgentStatechartError,
+  type LlmRequest,
   type Message,
   EVENT_TRAITS,
   type ToolCall,
@@ -190,7 +191,26 @@ export class AgentTracer {
   action(action: AgentAction): void {
     switch (action.type) {
       case 'SendLlmRequest':
-        return this.#startChat(action);
+        return this.#startChat(action.request, { 'agent_statechart.attempt': action.attempt });
+      case 'SendCompactionRequest':
+        // A compaction asked for between turns belongs to no turn.
+        return this.#startChat(
+          action.request,
+          { 'agent_statechart.compaction.trigger': action.trigger },
+          action.trigger === 'auto',
+        );
+      case 'Compacted':
+      case 'CompactionSkipped': {
+        const chat = this.#chat;
+        if (chat === undefined) return;
+        chat.span.setAttribute(
+          'agent_statechart.call.status',
+          action.type === 'Compacted' ? 'compacted' : 'skipped',
+        );
+        chat.span.end();
+        this.#chat = undefined;
+        return;
+      }
       case 'LlmCallEnded': {
         const chat = this.#chat;
         if (chat === undefined) return;
@@ -227,17 +247,18 @@ export class AgentTracer {
     }
   }
 
-  #startChat(action: Extract<AgentAction, { type: 'SendLlmRequest' }>): void {
+  #startChat(request: LlmRequest, extra: Attributes, inTurn = true): void {
     // A call left open (a stream that never said how it ended) ends where the next begins.
     this.#chat?.span.end();
-    const { request } = action;
-    const turn = this.#startTurn(request.model, request.messages);
+    const parent = inTurn
+      ? this.#startTurn(request.model, request.messages).context
+      : this.#api.context.active();
     const attributes: Attributes = {
       ...this.#base,
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': request.model,
       'gen_ai.request.max_tokens': request.maxTokens,
-      'agent_statechart.attempt': action.attempt,
+      ...extra,
     };
     if (this.#recordContent) {
       attributes['gen_ai.input.messages'] = JSON.stringify(request.messages);
@@ -248,7 +269,7 @@ export class AgentTracer {
     const span = this.#tracer.startSpan(
       `chat ${request.model}`,
       { kind: SPAN_KIND_CLIENT, attributes },
-      turn.context,
+      parent,
     );
     this.#chat = { span, startedAt: performance.now(), chunked: false };
   }

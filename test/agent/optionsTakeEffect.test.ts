@@ -104,6 +104,12 @@ describe("the chart's config given to createAgent", () => {
       promptCache: 'off' as const,
       askUser: true,
       output: { schema: { type: 'object', properties: { answer: { type: 'string' } } } },
+      compaction: {
+        contextWindow: 500_000,
+        threshold: 0.6,
+        keepRecentTokens: 9000,
+        instructions: 'Keep the paths.',
+      },
     } satisfies Required<Omit<AgentConfig, 'tools' | 'hooks'>>;
     // The chart's hook switches come from the hook functions createAgent is given.
     const agent = agentWith({ ...config, hooks: { preToolUse: () => undefined } });

@@ -126,6 +126,7 @@ describe('the persistence figures with a baseline', () => {
   });
   const figures = persistenceFigures({
     sizes: [10],
+    compactedSizes: [],
     bytes: {
       ours: { 10: [turn(110), turn(120)] },
       langGraph: {},

@@ -1,6 +1,6 @@
 /**
- * `sessions show` says in a few words what each hook answered, as it says what every other event
- * of the log was.
+ * `sessions show` says in a few words what each hook answered (and what a `Compact` asked to
+ * keep), as it says what every other event of the log was.
  */
 import { expect, it } from 'vitest';
 import { describeEntry } from '../../src/cli/describeSession.js';
@@ -33,4 +33,20 @@ it('describes each hook answer: its decision, reason, note, new input, or failur
   expect(line({ type: 'StopDecision', error: 'the stop hook failed: boom' })).toContain(
     'StopDecision failed: the stop hook failed: boom',
   );
+});
+
+it('describes the preCompact hook’s answer and a Compact asked for', () => {
+  expect(line({ type: 'PreCompactDecision', decision: 'block', reason: 'mid-refactor' })).toContain(
+    'PreCompactDecision blocked · mid-refactor',
+  );
+  expect(line({ type: 'PreCompactDecision', instructions: 'keep the file list' })).toContain(
+    'PreCompactDecision let through · also keep: keep the file list',
+  );
+  expect(line({ type: 'PreCompactDecision', error: 'the preCompact hook failed: boom' })).toContain(
+    'PreCompactDecision failed: the preCompact hook failed: boom',
+  );
+  expect(line({ type: 'Compact', instructions: 'the open bugs' })).toContain(
+    'Compact keep: the open bugs',
+  );
+  expect(line({ type: 'Compact' })).toMatch(/Compact$/);
 });

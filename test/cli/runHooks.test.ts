@@ -192,7 +192,7 @@ describe('agent-statechart run --hooks', () => {
     ]);
     expect(misnamed.code).toBe('INVALID_OPTION');
     expect(misnamed.message).toMatch(
-      /^the 'hooks' export of '.*misnamed\.mjs' cannot be used as hooks: hooks\.onStop is not a hook; the hooks are userPromptSubmit, preToolUse, postToolUse, stop$/,
+      /^the 'hooks' export of '.*misnamed\.mjs' cannot be used as hooks: hooks\.onStop is not a hook; the hooks are userPromptSubmit, preCompact, preToolUse, postToolUse, stop$/,
     );
 
     const notFunctions = await refused([

@@ -2,8 +2,8 @@
  * A DBOS worker in this process on a real PostgreSQL, driving sessions through what a turn can
  * carry besides text: the tools of an MCP server (the stdio test server), a tool answering with
  * an image, a turn that ends with a structured answer, and questions the model puts to the user
- * (`ask_user`), answered through another client, and the caller's hooks run as steps. One worker
- * for the file: DBOS is one per process.
+ * (`ask_user`), answered through another client, the caller's hooks run as steps, and compaction
+ * (the summary call a step like a model call). One worker for the file: DBOS is one per process.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,9 +16,17 @@ import {
   type SessionWorker,
   startSessionWorker,
 } from '../../src/dbos/index.js';
-import { createToolRegistry, defineTool, type ImageBlock, toolContent } from '../../src/index.js';
+import {
+  createToolRegistry,
+  defineTool,
+  type ImageBlock,
+  type Message,
+  SUMMARY_HEADING,
+  toolContent,
+} from '../../src/index.js';
 import {
   type MessagesApiServer,
+  type MessagesRequestBody,
   reply,
   type ScriptedTurn,
   startMessagesApiServer,
@@ -78,7 +86,37 @@ const SCRIPTS: Record<string, ScriptedTurn[]> = {
     ]),
     reply('Blue it is.'),
   ],
+  // The second answer says the transcript nears the context window: the next request compacts.
+  compact: [
+    reply('First.'),
+    reply('Second.', { usage: { input_tokens: 170_000 } }),
+    reply('Third.'),
+  ],
+  manual: [reply('One.'), reply('Two.')],
 };
+
+/** A compaction's summary request: the one request that forbids every tool. */
+function asksForSummary(body: MessagesRequestBody): boolean {
+  return (body.tool_choice as { type?: string } | undefined)?.type === 'none';
+}
+
+/**
+ * The session a request is of: the first word of its first message, or once compacted, the one
+ * the summary names (the scripted summaries do).
+ */
+function sessionOf(messages: readonly Pick<Message, 'content'>[]): string {
+  const first = messages[0]?.content;
+  if (typeof first === 'string') return first.split(' ')[0]!;
+  return /SUMMARY of (\w+)/.exec(JSON.stringify(first ?? ''))?.[1] ?? '';
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block: { type?: string; text?: string }) => (block.type === 'text' ? block.text : ''))
+    .join('');
+}
 
 describe.skipIf(installation === null)('a session worker', () => {
   let postgres: PostgresServer;
@@ -88,17 +126,21 @@ describe.skipIf(installation === null)('a session worker', () => {
   const served = new Map<string, number>();
   /** The sessions the stop hook was told it ran for. */
   const stoppedIn: (string | undefined)[] = [];
+  /** What the preCompact hook was asked, with the session it ran for. */
+  const compactAsked: unknown[] = [];
 
   /** The requests of one session, in order. */
   const requestsOf = (session: string) =>
-    model.requests.filter((request) => {
-      const first = request.body.messages[0]?.content;
-      return typeof first === 'string' && first.startsWith(session);
-    });
+    model.requests.filter((request) => sessionOf(request.body.messages) === session);
 
   /** Runs one input to the end of its drive; what the drive streamed. */
   async function drive(sessionId: string, event: Parameters<SessionWorker['send']>[1]) {
     await worker.createSession(sessionId);
+    return driveAgain(sessionId, event);
+  }
+
+  /** Runs one more input of a session to the end of its drive. */
+  async function driveAgain(sessionId: string, event: Parameters<SessionWorker['send']>[1]) {
     const { workflowId } = await worker.send(sessionId, event);
     const values: DriveStreamValue[] = [];
     for await (const value of worker.events(workflowId)) values.push(value);
@@ -109,8 +151,8 @@ describe.skipIf(installation === null)('a session worker', () => {
     directory = await mkdtemp(join(tmpdir(), 'session-worker-'));
     model = await startMessagesApiServer({
       script: (request) => {
-        const first = request.messages[0]?.content;
-        const session = typeof first === 'string' ? first.split(' ')[0]! : '';
+        const session = sessionOf(request.messages);
+        if (asksForSummary(request)) return reply(`SUMMARY of ${session}: the steps so far.`);
         const turn = served.get(session) ?? 0;
         served.set(session, turn + 1);
         return SCRIPTS[session]?.[turn] ?? reply('(no more script)');
@@ -138,6 +180,10 @@ describe.skipIf(installation === null)('a session worker', () => {
           text.startsWith('blocked')
             ? { decision: 'block', reason: 'blocked sessions send nothing' }
             : undefined,
+        preCompact: (input, { sessionId }) => {
+          compactAsked.push({ sessionId, ...input });
+          return input.trigger === 'manual' ? { instructions: 'Keep the word HERON.' } : undefined;
+        },
         stop: ({ text }, { sessionId }) => {
           stoppedIn.push(sessionId);
           return text === 'Done, I think.'
@@ -317,5 +363,90 @@ describe.skipIf(installation === null)('a session worker', () => {
       role: 'assistant',
       content: [{ type: 'text', text: 'Blue it is.' }],
     });
+  });
+  it('compacts a session nearing the context window as a step of the drive: the summary call made like a model call, none of it streamed as text', async () => {
+    await drive('compact-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'compact step 1' },
+    });
+    await driveAgain('compact-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'compact step 2' },
+    });
+    const { values, result } = await driveAgain('compact-1', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'compact step 3' },
+    });
+    expect(result.state).toBe('WaitingForUserInput');
+    expect(values).toContainEqual({ type: 'compacting', trigger: 'auto' });
+    expect(values).toContainEqual({
+      type: 'compacted',
+      trigger: 'auto',
+      summary: 'SUMMARY of compact: the steps so far.',
+      summarised: 3,
+      kept: 2,
+    });
+    // One model call of the turn is announced, and only its text is streamed.
+    expect(values.filter((value) => value.type === 'llmStart')).toHaveLength(1);
+    const text = values.flatMap((value) => (value.type === 'text' ? [value.text] : []));
+    expect(text.join('')).toBe('Third.');
+    expect(compactAsked).toContainEqual({
+      sessionId: 'compact-1',
+      trigger: 'auto',
+      summarised: 3,
+      instructions: [],
+    });
+
+    const [, , summary, after] = requestsOf('compact');
+    expect(asksForSummary(summary!.body)).toBe(true);
+    expect(summary!.body.messages).toHaveLength(3);
+    expect(after!.body.messages).toHaveLength(3);
+    expect(textOf(after!.body.messages[0]?.content)).toBe(
+      `${SUMMARY_HEADING}\n\nSUMMARY of compact: the steps so far.`,
+    );
+    const session = await worker.open('compact-1');
+    expect(session.core.context.window.compactions).toBe(1);
+    expect(session.core.context.messages).toHaveLength(4);
+  });
+
+  it('compacts a resting session on a Compact, with the instructions sent and the hook’s', async () => {
+    for (const [index, content] of ['manual step 1', 'manual step 2'].entries()) {
+      const event = { type: 'UserInput', message: { role: 'user', content } } as const;
+      await (index === 0 ? drive('manual-1', event) : driveAgain('manual-1', event));
+    }
+    const { values, result } = await driveAgain('manual-1', {
+      type: 'Compact',
+      instructions: 'Keep the step numbers.',
+    });
+    expect(result).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+    });
+    expect(values).toContainEqual({ type: 'compacting', trigger: 'manual' });
+    expect(values).toContainEqual({
+      type: 'compacted',
+      trigger: 'manual',
+      summary: 'SUMMARY of manual: the steps so far.',
+      summarised: 3,
+      kept: 1,
+    });
+    expect(compactAsked).toContainEqual({
+      sessionId: 'manual-1',
+      trigger: 'manual',
+      summarised: 3,
+      instructions: ['Keep the step numbers.'],
+    });
+    const summary = requestsOf('manual').at(-1)!.body;
+    expect(asksForSummary(summary)).toBe(true);
+    expect((summary as Record<string, unknown>).thinking).toBeUndefined();
+    const prompt = textOf(summary.messages.at(-1)?.content);
+    expect(prompt).toContain('Also: Keep the step numbers.');
+    expect(prompt).toContain('Also: Keep the word HERON.');
+    const session = await worker.open('manual-1');
+    expect(session.core.context.messages).toHaveLength(2);
+    expect(textOf(session.core.context.messages[0]?.content)).toBe(
+      `${SUMMARY_HEADING}\n\nSUMMARY of manual: the steps so far.`,
+    );
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   AGENT_STATE_NAMES,
   agentMachine,
+  CALLING_SUBSTATES,
   EXECUTING_REGIONS,
   PROCESSING_SUBSTATES,
   WAITING_SUBSTATES,
@@ -20,8 +21,11 @@ import { toSvg } from '../../src/diagram/toSvg.js';
 import { nestedMachine } from './fixtures/nestedMachine.js';
 import { launchChromium } from '../inspect/browser.js';
 
-/** The states nested in WaitingForUserInput and ProcessingLlmResponse. */
-const NESTED_STATES = [...WAITING_SUBSTATES, ...PROCESSING_SUBSTATES];
+/**
+ * The states nested in WaitingForUserInput, CallingLlm and ProcessingLlmResponse (the two states
+ * of a compaction are in both of the first two).
+ */
+const NESTED_STATES = [...WAITING_SUBSTATES, ...CALLING_SUBSTATES, ...PROCESSING_SUBSTATES];
 
 const root = resolve(import.meta.dirname, '../..');
 const results = join(root, 'test-results');

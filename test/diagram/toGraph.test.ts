@@ -16,7 +16,7 @@ describe('toGraph', () => {
       expect(graph.root.children.map((state) => state.path)).toEqual(SEVEN);
     });
 
-    it('nests Ready, CheckingPrompt and SettlingCancelledCalls in WaitingForUserInput, the hook and the grace timer invoked by the last two', () => {
+    it('nests Ready, the compaction a Compact event asks for, CheckingPrompt and SettlingCancelledCalls in WaitingForUserInput, with what each invokes', () => {
       const states = statesByPath(graph);
       expect(states.get('WaitingForUserInput')).toMatchObject({
         kind: 'compound',
@@ -24,9 +24,21 @@ describe('toGraph', () => {
       });
       expect(states.get('WaitingForUserInput')?.children.map((state) => state.path)).toEqual([
         'WaitingForUserInput.Ready',
+        'WaitingForUserInput.CheckingCompaction',
+        'WaitingForUserInput.Compacting',
         'WaitingForUserInput.CheckingPrompt',
         'WaitingForUserInput.SettlingCancelledCalls',
       ]);
+      expect(states.get('WaitingForUserInput.CheckingCompaction')).toMatchObject({
+        kind: 'atomic',
+        entry: ['runPreCompactHook'],
+        invoke: ['hook'],
+      });
+      expect(states.get('WaitingForUserInput.Compacting')).toMatchObject({
+        kind: 'atomic',
+        entry: ['sendCompactionRequest'],
+        invoke: ['llm'],
+      });
       expect(states.get('WaitingForUserInput.CheckingPrompt')).toMatchObject({
         kind: 'atomic',
         entry: ['runPromptHook'],
@@ -36,6 +48,51 @@ describe('toGraph', () => {
         kind: 'atomic',
         invoke: ['toolGraceTimer'],
       });
+    });
+
+    it('nests Sizing, the compaction before a request and Streaming in CallingLlm, the hook and the model invoked by the last three', () => {
+      const states = statesByPath(graph);
+      expect(states.get('CallingLlm')).toMatchObject({ kind: 'compound', entry: [], invoke: [] });
+      expect(states.get('CallingLlm')?.children.map((state) => state.path)).toEqual([
+        'CallingLlm.Sizing',
+        'CallingLlm.CheckingCompaction',
+        'CallingLlm.Compacting',
+        'CallingLlm.Streaming',
+      ]);
+      expect(states.get('CallingLlm.Sizing')).toMatchObject({ kind: 'atomic', invoke: [] });
+      expect(states.get('CallingLlm.CheckingCompaction')).toMatchObject({
+        entry: ['runPreCompactHook'],
+        invoke: ['hook'],
+      });
+      expect(states.get('CallingLlm.Compacting')).toMatchObject({
+        entry: ['sendCompactionRequest'],
+        invoke: ['llm'],
+      });
+    });
+
+    it('drops what a summary call streams, and leaves a compaction for the request it was for, done or not', () => {
+      const compacting = graph.transitions.filter(
+        (transition) => transition.source === 'CallingLlm.Compacting',
+      );
+      expect(compacting.map((transition) => [transition.label, transition.targets])).toEqual([
+        ['LlmStarted', []],
+        ['LlmTextDelta', []],
+        ['LlmToolCallDelta', []],
+        ['LlmCompleted / compactTranscript', ['CallingLlm.Streaming']],
+        ['LlmError / failCompaction', ['CallingLlm.Streaming']],
+        ['Interrupt / abandonCompaction', ['WaitingForUserInput']],
+        ['ShutdownRequested / abandonCompaction', ['ShuttingDown']],
+        ['Resume', ['CallingLlm.Compacting']],
+      ]);
+      const compact = graph.transitions.filter((transition) => transition.event === 'Compact');
+      expect(compact.map((transition) => [transition.label, transition.targets])).toEqual([
+        ['Compact [!compactable] / reportNothingToCompact', []],
+        [
+          'Compact [preCompactHookOn] / beginRequestedCompaction',
+          ['WaitingForUserInput.CheckingCompaction'],
+        ],
+        ['Compact / beginRequestedCompaction', ['WaitingForUserInput.Compacting']],
+      ]);
     });
 
     it('nests Deciding and CheckingStop in ProcessingLlmResponse, the stop hook invoked by the second', () => {
@@ -59,6 +116,7 @@ describe('toGraph', () => {
       ).toEqual([
         'WaitingForUserInput',
         'WaitingForUserInput.Ready',
+        'CallingLlm.Sizing',
         'ProcessingLlmResponse.Deciding',
         'ExecutingTools.Hooks.Idle',
         'ExecutingTools.Approvals.Idle',
@@ -79,6 +137,9 @@ describe('toGraph', () => {
         ],
         ['WaitingForUserInput.Ready', 'always [hasQueuedInput] / startQueuedTurn'],
         ['WaitingForUserInput.SettlingCancelledCalls', 'always [!toolsSettling] / answerToolCalls'],
+        ['CallingLlm.Sizing', 'always [preCompactHookOn && compactionDue] / beginCompaction'],
+        ['CallingLlm.Sizing', 'always [compactionDue] / beginCompaction'],
+        ['CallingLlm.Sizing', 'always'],
         [
           'ProcessingLlmResponse.Deciding',
           'always [responseRefused] / refuseToolCalls, reportStopReason',
@@ -136,9 +197,9 @@ describe('toGraph', () => {
     });
 
     it('lists entry and exit actions and invoked actors', () => {
-      const calling = statesByPath(graph).get('CallingLlm');
-      // What ends the call is on the transitions that leave it, so CallingLlm has no exit action.
-      expect(calling).toMatchObject({ entry: ['sendLlmRequest'], exit: [], invoke: ['llm'] });
+      const streaming = statesByPath(graph).get('CallingLlm.Streaming');
+      // What ends the call is on the transitions that leave it, so Streaming has no exit action.
+      expect(streaming).toMatchObject({ entry: ['sendLlmRequest'], exit: [], invoke: ['llm'] });
     });
 
     it('is plain JSON', () => {

@@ -22,7 +22,12 @@ describe('toMermaid', () => {
   });
 
   it('draws the states nested in WaitingForUserInput inside it, with its initial marker', () => {
-    expect(text).toContain('  state WaitingForUserInput {\n    [*] --> Ready\n');
+    expect(text).toContain(
+      '  state WaitingForUserInput {\n' +
+        '    state "CheckingCompaction" as WaitingForUserInput_CheckingCompaction\n' +
+        '    state "Compacting" as WaitingForUserInput_Compacting\n' +
+        '    [*] --> Ready\n',
+    );
     expect(text).toContain(
       '    SettlingCancelledCalls --> Ready : always [!toolsSettling] / answerToolCalls\n',
     );
@@ -84,6 +89,41 @@ describe('toMermaid', () => {
     );
   });
 
+  it('draws the compaction states nested twice, told apart by their parent, and the edges into and out of them', () => {
+    expect(text).toContain(
+      '  state CallingLlm {\n' +
+        '    state "CheckingCompaction" as CallingLlm_CheckingCompaction\n' +
+        '    state "Compacting" as CallingLlm_Compacting\n' +
+        '    [*] --> Sizing\n' +
+        '    Sizing --> CallingLlm_CheckingCompaction : always [preCompactHookOn && compactionDue] / beginCompaction\n' +
+        '    Sizing --> CallingLlm_Compacting : always [compactionDue] / beginCompaction\n' +
+        '    Sizing --> Streaming : always\n',
+    );
+    expect(text).toContain(
+      '    CallingLlm_CheckingCompaction --> Streaming : PreCompactDecision [compactionBlocked] / blockCompaction\n',
+    );
+    expect(text).toContain(
+      '    CallingLlm_Compacting --> Streaming : LlmCompleted / compactTranscript\n',
+    );
+    expect(text).toContain(
+      '    Ready --> WaitingForUserInput_Compacting : Compact / beginRequestedCompaction\n',
+    );
+    expect(text).toContain(
+      '    WaitingForUserInput_Compacting --> Ready : LlmError / failCompaction\n',
+    );
+    // What a summary call streams is taken and dropped, so it is listed under the state.
+    expect(text).toContain(
+      '    WaitingForUserInput_Compacting : invoke llm\n    WaitingForUserInput_Compacting : LlmStarted\n',
+    );
+    expect(text).toContain('    Ready : Compact [!compactable] / reportNothingToCompact\n');
+    expect(text).toContain(
+      '\n  CallingLlm_Compacting --> WaitingForUserInput : Interrupt / abandonCompaction\n',
+    );
+    expect(text).toContain(
+      '\n  WaitingForUserInput_CheckingCompaction --> ShuttingDown : ShutdownRequested / abandonCompactionCheck\n',
+    );
+  });
+
   it('draws the root-level ShutdownRequested once, from an "any state" node; the others carry what they do', () => {
     expect(text).toContain('  state "any state" as anyState\n');
     expect(text).toContain('  anyState --> ShuttingDown : ShutdownRequested\n');
@@ -93,13 +133,13 @@ describe('toMermaid', () => {
     ]);
     // A state with work in flight ends it on the way out (in place of an exit action).
     expect(shutdowns).toContain(
-      '  CallingLlm --> ShuttingDown : ShutdownRequested / keepStreamedText',
+      '  Streaming --> ShuttingDown : ShutdownRequested / keepStreamedText',
     );
   });
 
   it('lists what a state does without leaving it, under its name', () => {
-    expect(text).toContain('  CallingLlm : CallingLlm\n  CallingLlm : entry / sendLlmRequest\n');
-    expect(text).toContain('  CallingLlm : LlmTextDelta / appendStreamedText, showStreamedText\n');
+    expect(text).toContain('    Streaming : Streaming\n    Streaming : entry / sendLlmRequest\n');
+    expect(text).toContain('    Streaming : LlmTextDelta / appendStreamedText, showStreamedText\n');
     expect(toMermaid(agentMachine, { details: false })).not.toContain('entry /');
   });
 

@@ -7,13 +7,20 @@ import { nestedMachine } from './fixtures/nestedMachine.js';
 import { AGENT_STATE_NAMES } from '../../src/index.js';
 
 /**
- * Where the agent machine nests states: the three inside WaitingForUserInput, the two inside
- * ProcessingLlmResponse, and the regions of ExecutingTools with their states.
+ * Where the agent machine nests states: the five inside WaitingForUserInput, the four inside
+ * CallingLlm, the two inside ProcessingLlmResponse, and the regions of ExecutingTools with their
+ * states.
  */
 const NESTED = [
   'WaitingForUserInput.Ready',
+  'WaitingForUserInput.CheckingCompaction',
+  'WaitingForUserInput.Compacting',
   'WaitingForUserInput.CheckingPrompt',
   'WaitingForUserInput.SettlingCancelledCalls',
+  'CallingLlm.Sizing',
+  'CallingLlm.CheckingCompaction',
+  'CallingLlm.Compacting',
+  'CallingLlm.Streaming',
   'ProcessingLlmResponse.Deciding',
   'ProcessingLlmResponse.CheckingStop',
   'ExecutingTools.Hooks',
@@ -38,9 +45,13 @@ describe('toSvg', () => {
     expect(svg).toContain('data-event="ShutdownRequested"');
     expect(svg).toContain('data-event="PostToolsHookCompleted"');
     // Eventless transitions have the empty event type, as XState's own transitions do: the three
-    // of Ready for queued input, leaving SettlingCancelledCalls, the five of Deciding, the four
-    // of ExecutingTools, and into and out of each wait of ExecutingTools' three regions.
-    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(19);
+    // of Ready for queued input, leaving SettlingCancelledCalls, the three of Sizing, the five of
+    // Deciding, the four of ExecutingTools, and into and out of each wait of ExecutingTools'
+    // three regions.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(22);
+    // The states of a compaction, nested twice, are told apart by their path.
+    expect(svg).toContain('data-transition="CallingLlm.Compacting:LlmError:0"');
+    expect(svg).toContain('data-transition="WaitingForUserInput.Compacting:LlmError:0"');
     expect(svg).toContain('class="final-border"');
     expect(svg).toContain('<g class="initial" data-initial-of="">');
   });
@@ -55,7 +66,7 @@ describe('toSvg', () => {
     expect(compact.width * compact.height).toBeLessThan(roomy.width * roomy.height * 0.7);
     const svg = await toSvg(agentMachine, { details: false, compact: true });
     const retry =
-      /<g class="edge event" data-event="LlmError" data-transition="CallingLlm:LlmError:0"[^>]*>(.*?)<\/g>/.exec(
+      /<g class="edge event" data-event="LlmError" data-transition="CallingLlm.Streaming:LlmError:0"[^>]*>(.*?)<\/g>/.exec(
         svg,
       )?.[1] ?? '';
     expect(retry).toContain(

@@ -44,7 +44,9 @@ describe('generated docs', () => {
     await expect(parseMermaid(block)).resolves.toMatchObject({ diagramType: 'stateDiagram' });
     expect(page).toContain('![The agent statechart');
     expect(page).toContain('](./state-machine.svg)');
-    expect(page).toMatch(/\| `CallingLlm` +\| `LlmError` +\| `retryableError && attemptsLeft` +\|/);
+    expect(page).toMatch(
+      /\| `CallingLlm\.Streaming` +\| `LlmError` +\| `retryableError && attemptsLeft` +\|/,
+    );
     expect(docs.get('docs/state-machine.svg')).toMatch(/^<svg /);
   });
 
@@ -62,15 +64,22 @@ describe('generated docs', () => {
     expect(page).toMatch(
       /\| `WaitingForUserInput\.SettlingCancelledCalls` +\| `ToolGraceExpired` +\|/,
     );
-    // Three in WaitingForUserInput, two in ProcessingLlmResponse; three regions of
-    // ExecutingTools and two states in each.
-    expect(page).toContain('14 states nested in them');
+    // Five in WaitingForUserInput, four in CallingLlm, two in ProcessingLlmResponse; three
+    // regions of ExecutingTools and two states in each.
+    expect(page).toContain('20 states nested in them');
     expect(nested).toMatch(/^ +CheckingPrompt : invoke hook$/m);
     expect(block).toMatch(/^ +CheckingStop : invoke hook$/m);
+    // The two states of a compaction, in WaitingForUserInput and in CallingLlm.
+    expect(nested).toMatch(/^ +WaitingForUserInput_Compacting : invoke llm$/m);
+    expect(block).toMatch(/^ +Sizing --> CallingLlm_Compacting : always \[compactionDue\]/m);
+    expect(block).toMatch(/^ +CallingLlm_CheckingCompaction : invoke hook$/m);
+    expect(page).toMatch(/\| `WaitingForUserInput\.Ready` +\| `Compact` +\|/);
     const svg = docs.get('docs/state-machine.svg') ?? '';
     for (const state of [
       'WaitingForUserInput.Ready',
       'WaitingForUserInput.SettlingCancelledCalls',
+      'WaitingForUserInput.Compacting',
+      'CallingLlm.Compacting',
     ]) {
       expect(svg).toContain(`data-state="${state}"`);
     }

@@ -474,6 +474,54 @@ describe('the HTTP service example', () => {
     );
   });
 
+  it('compacts an agent between turns on POST /compact: the outcome answered, the stream told, a turn refused', async () => {
+    await withService(
+      [
+        reply('First answer.'),
+        reply('Second answer.'),
+        reply('The user asked two things, both answered.'),
+        reply('A slow third answer, word by word.', { eventDelayMs: 100 }),
+      ],
+      {},
+      async (model) => {
+        const { id } = (await (await post('/agents')).json()) as { id: string };
+        const stream = await events(id);
+        for (const text of ['First question', 'Second question']) {
+          await post(`/agents/${id}/messages`, { text });
+          await stream.next('llmEnd');
+          await stream.next('turnEnd');
+        }
+        const compacted = await post(`/agents/${id}/compact`, { instructions: 'Keep both.' });
+        expect(compacted.status).toBe(200);
+        expect(await compacted.json()).toEqual({
+          status: 'compacted',
+          summary: 'The user asked two things, both answered.',
+          summarised: 3,
+          kept: 1,
+        });
+        expect((await stream.next('compacting')).data).toEqual({ trigger: 'manual' });
+        expect((await stream.next('compacted')).data).toMatchObject({ summarised: 3, kept: 1 });
+        expect(JSON.stringify(model.requests[2]?.body.messages.at(-1))).toContain(
+          'Also: Keep both.',
+        );
+        const status = (await (await fetch(`${baseUrl}/agents/${id}`)).json()) as {
+          messages: number;
+        };
+        expect(status.messages).toBe(2);
+
+        // During a turn it is refused, and says why.
+        await post(`/agents/${id}/messages`, { text: 'Third question' });
+        await stream.next('llmStart');
+        const refused = await post(`/agents/${id}/compact`);
+        expect(refused.status).toBe(409);
+        expect(await refused.json()).toMatchObject({
+          error: expect.stringContaining('between turns') as string,
+        });
+        await stream.cancel();
+      },
+    );
+  });
+
   it('loads the hooks from the module AGENT_HOOKS names, and says what is wrong with one it cannot use', async () => {
     expect(await loadHooks(undefined)).toEqual({});
     const good = join(workspaceRoot, 'hooks.mjs');

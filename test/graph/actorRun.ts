@@ -3,8 +3,8 @@
  * doubles of `scriptedDoubles.ts`, each behind the failure boundary an agent puts around its
  * actors (`withFailureBoundary`). The path's events reach the agent the way they would in a
  * service: model stream events from the LLM double, tool outcomes from the tool doubles, the
- * hooks' and the timers' answers from theirs (a hook on the turn from `promptHook` or
- * `stopHook`, a call's hook from its own), crashes as throws of those doubles (which the
+ * hooks' and the timers' answers from theirs (a hook on the turn from `promptHook`, `stopHook` or
+ * `preCompactHook`, a call's hook from its own), crashes as throws of those doubles (which the
  * boundary turns into the chart's event for the failure), and the rest (user input, approvals,
  * interrupts, shutdown, a resume) sent to the agent from outside.
  *
@@ -203,6 +203,8 @@ export class ActorRun implements PathRun {
         return from('promptHook');
       case 'StopDecision':
         return from('stopHook');
+      case 'PreCompactDecision':
+        return from('preCompactHook');
       default:
         this.#actor.send(event);
     }
@@ -220,8 +222,11 @@ export class ActorRun implements PathRun {
     const startedOf = (kind: ScriptedDouble['kind']) =>
       started.flatMap(([, double]) => (double.kind === kind ? [double] : []));
 
-    // Every actor started got what the corresponding action announced, and vice versa.
-    const requests = actions.flatMap((a) => (a.type === 'SendLlmRequest' ? [a.request] : []));
+    // Every actor started got what the corresponding action announced, and vice versa; the
+    // summary of a compaction is a model call like any other.
+    const requests = actions.flatMap((a) =>
+      a.type === 'SendLlmRequest' || a.type === 'SendCompactionRequest' ? [a.request] : [],
+    );
     const llmInputs = startedOf('llm').flatMap((d) => (d.kind === 'llm' ? [d.input.request] : []));
     this.#expectSame('model requests', requests, llmInputs);
     const calls = actions.flatMap((a) => (a.type === 'ExecuteTools' ? a.calls : []));
@@ -237,6 +242,7 @@ export class ActorRun implements PathRun {
       a.type === 'RunPreToolUseHook' ||
       a.type === 'RunPostToolUseHook' ||
       a.type === 'RunUserPromptSubmitHook' ||
+      a.type === 'RunPreCompactHook' ||
       a.type === 'RunStopHook'
         ? [hookInputOf(a)]
         : [],
@@ -324,7 +330,7 @@ function describeError(error: unknown): string {
 }
 
 /** The hooks that run alone, each in a state of its own: what a `Cancel`'s `hook` names. */
-const ALONE_HOOKS = ['postToolsHook', 'promptHook', 'stopHook'];
+const ALONE_HOOKS = ['postToolsHook', 'promptHook', 'stopHook', 'preCompactHook'];
 
 /**
  * The child ids a `Cancel` names. Its `hook` names the hook that runs alone, whichever of them
@@ -350,8 +356,14 @@ function sortById<T extends { id: string }>(calls: T[]): T[] {
 /** The ids of the children a state should have running. */
 function inFlight(value: AgentStateValue, context: AgentContext): string[] {
   switch (placeOf(value)) {
-    case 'CallingLlm':
+    // The model streams a response, or writes the summary of a compaction.
+    case 'CallingLlm.Streaming':
+    case 'CallingLlm.Compacting':
+    case 'WaitingForUserInput.Compacting':
       return ['llm'];
+    case 'CallingLlm.CheckingCompaction':
+    case 'WaitingForUserInput.CheckingCompaction':
+      return ['preCompactHook'];
     case 'ExecutingTools':
       return context.toolRuns
         .flatMap((run) =>

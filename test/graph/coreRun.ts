@@ -27,10 +27,14 @@ export class CoreRun implements PathRun {
     };
   }
 
-  send(event: PathEvent): StepResult {
+  send(event: PathEvent, refusalExpected = false): StepResult {
     this.#diagnostics.length = 0;
     const actions = this.#core.handleEvent(toChartEvent(event, this.#core.context));
-    for (const diagnostic of this.#diagnostics) {
+    const codes = this.#diagnostics.map((diagnostic) => diagnostic.code);
+    if (refusalExpected && !(codes.length === 1 && codes[0] === 'EVENT_NOT_ACCEPTED')) {
+      this.#problems.push(`reported [${codes.join(', ')}], expected EVENT_NOT_ACCEPTED`);
+    }
+    for (const diagnostic of refusalExpected ? [] : this.#diagnostics) {
       this.#problems.push(`reported ${diagnostic.code}: ${diagnostic.message}`);
     }
     return { ...this.view(), accepted: this.#diagnostics.length === 0, actions };

@@ -18,7 +18,7 @@ import { getStateNodes } from 'xstate/graph';
 
 /** One transition of the chart, by name. */
 export interface ChartTransition {
-  /** `Source Event [guard] → Target`, e.g. `CallingLlm LlmError [and(retryableError, attemptsLeft)] → Error`. */
+  /** `Source Event [guard] → Target`, e.g. `CallingLlm.Streaming LlmError [and(retryableError, attemptsLeft)] → Error`. */
   id: string;
   source: string;
   event: string;

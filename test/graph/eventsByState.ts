@@ -5,12 +5,15 @@
  * (retryable with and without `Retry-After`, non-retryable); tools succeed, fail, report
  * progress or crash, and after an interrupt report how they really ended; the hook commits,
  * does nothing, fails or crashes; the hooks on a turn block a prompt, let it through (with a note
- * or without), have a turn go on or end it, fail or crash; timers fire or crash; people approve,
- * deny and remember,
+ * or without), have a turn go on or end it, fail or crash; the `preCompact` hook lets a
+ * compaction go on (with instructions or without), vetoes it, fails or crashes, and the summary
+ * call answers, answers with nothing, streams, fails or crashes; a compaction is asked for
+ * between turns; timers fire or crash; people approve, deny and remember,
  * change the permission mode, type while a turn runs, interrupt and shut down; the tool list is
  * sent again; the agent is resumed after a restart with work in flight.
  *
- * Only events the state accepts are offered (every path step is asserted to be accepted), and
+ * Only events the state accepts are offered (every path step is asserted to be accepted, but
+ * what a compaction's summary call streams, which the chart drops by design), and
  * events that would grow the state without bound (a second queued input, a mode change that is
  * already in force) are left out so the abstract graph stays finite.
  */
@@ -21,6 +24,7 @@ import type {
   PermissionMode,
   ToolOutcome,
 } from '../../src/index.js';
+import { failures, replies } from './modelReplies.js';
 import { placeOf } from './stateKey.js';
 import {
   type ActorCrashEvent,
@@ -119,6 +123,34 @@ function chartEvents(state: WalkState, variant: GraphVariant): PathEvent[] {
       ];
       return events.concat(whileBusy);
     }
+    case 'CallingLlm.CheckingCompaction':
+    case 'WaitingForUserInput.CheckingCompaction':
+      // The preCompact hook lets the compaction go on, as it is or with instructions for the
+      // summary, vetoes it, or fails (it answers so, or its actor crashes) and it goes on.
+      return [
+        { type: 'PreCompactDecision' },
+        { type: 'PreCompactDecision', instructions: 'Keep the list of files read.' },
+        { type: 'PreCompactDecision', decision: 'block', reason: 'a release is in progress' },
+        { type: 'PreCompactDecision', error: 'the preCompact hook failed: it exited with 1' },
+        turnHookCrash('preCompactHook'),
+        resume,
+        ...whileBusy,
+      ];
+    case 'CallingLlm.Compacting':
+    case 'WaitingForUserInput.Compacting':
+      // The summary call answers with the summary, with nothing, or fails (it says so, or its
+      // actor crashes); what it streams is dropped.
+      return [
+        replies.summary,
+        replies.empty,
+        failures.serverError,
+        crash('llm'),
+        { type: 'LlmStarted' },
+        { type: 'LlmTextDelta', content: 'The user asked' },
+        streamedToolCallFragment(context),
+        resume,
+        ...whileBusy,
+      ];
     case 'WaitingForUserInput.SettlingCancelledCalls': {
       // After an interrupt: the aborted calls report how they ended, or the grace period ends
       // (or its timer crashes); input typed meanwhile waits (once is enough to show it).
@@ -133,6 +165,9 @@ function chartEvents(state: WalkState, variant: GraphVariant): PathEvent[] {
     case 'WaitingForUserInput.Ready': {
       // Nothing is in flight at rest, so there is nothing to resume.
       const events: PathEvent[] = [userInput, shutdown];
+      if (variant.compact) {
+        events.push({ type: 'Compact' }, { type: 'Compact', instructions: 'Keep the open TODOs.' });
+      }
       if (permissionsOn && !hasRemembered(context)) {
         // Back to `default`, or on to `plan` (read-only) for the next turn.
         const mode = context.permissionMode === 'default' ? 'plan' : 'default';
@@ -140,7 +175,7 @@ function chartEvents(state: WalkState, variant: GraphVariant): PathEvent[] {
       }
       return events;
     }
-    case 'CallingLlm': {
+    case 'CallingLlm.Streaming': {
       const events: PathEvent[] = [...variant.replies, ...variant.failures, resume];
       if (variant.everyOutcome) {
         events.push({ type: 'LlmStarted' });

@@ -2,8 +2,8 @@
  * Every generated path that calls the model, replayed with a fault injected before the model's
  * reply: a 429 with `Retry-After`, a 5xx, and a stream cut in the middle of a tool call. The
  * fault comes from the LLM double in actor mode, beside XState's `transition()`; pure mode takes
- * the same `LlmError` events in the walk itself, at every `CallingLlm` state. See `faults.ts`
- * for when a faulted replay stops.
+ * the same `LlmError` events in the walk itself, at every `CallingLlm.Streaming` state. See
+ * `faults.ts` for when a faulted replay stops.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ChartWalk, walkChart } from './chartWalk.js';

@@ -1,8 +1,8 @@
 /**
  * Faults injected into the generated paths, and their replay.
  *
- * Right after a path first enters `CallingLlm`, before the model's reply, the model call fails
- * once and the retry timer fires; then the path goes on. The fault is absorbed when the agent
+ * Right after a path first streams a request (`CallingLlm.Streaming`), before the model's reply,
+ * the model call fails once and the retry timer fires; then the path goes on. The fault is absorbed when the agent
  * ends up exactly where the same path without the fault would be — same state, same context but
  * for the jitter generator and the bookkeeping of the last retry — which happens as soon as the
  * model call succeeds, or the next turn starts. From there the path is the unfaulted one, which
@@ -34,6 +34,9 @@ export interface Fault {
 }
 
 const retryFired: AgentEvent = { type: 'RetryTimeoutFired' };
+
+/** Where a model request streams (a compaction's summary call comes before it, if at all). */
+const STREAMING = 'CallingLlm.Streaming';
 
 export const faults: readonly Fault[] = [
   { name: '429 with Retry-After', events: [failures.rateLimitedWithRetryAfter, retryFired] },
@@ -94,7 +97,7 @@ export class FaultReplay {
     let mayGiveUp = false;
     let outcome: FaultOutcome = 'no model call';
     for (let index = 0; faulted.problems.length === 0;) {
-      if (!injected && faulted.reference.view().state === 'CallingLlm') {
+      if (!injected && describeStateValue(faulted.reference.view().state) === STREAMING) {
         injected = true;
         for (const event of this.#fault.events) if (!faulted.step(event)) break;
         if (faulted.retriesScheduled === 0) faulted.problems.push('the fault was not retried');

@@ -22,10 +22,21 @@ export const QUESTION_INPUT = {
   ],
 };
 
+/**
+ * What the API counts for a request whose transcript fills most of a small context window (see
+ * `COMPACTING_WINDOW` in `variants.ts`): the next request passes its threshold.
+ */
+export const FULL_WINDOW_TOKENS = 1500;
+
 function reply(
   text: string | null,
   toolNames: readonly string[],
-  extra: { stopReason?: StopReason; invalidInput?: boolean; invalidAt?: number } = {},
+  extra: {
+    stopReason?: StopReason;
+    invalidInput?: boolean;
+    invalidAt?: number;
+    inputTokens?: number;
+  } = {},
 ): AgentEvent {
   const content: ContentBlock[] = [];
   if (text !== null) content.push({ type: 'text', text });
@@ -43,7 +54,7 @@ function reply(
   const response: LlmResponse = {
     message: { role: 'assistant', content },
     stopReason: extra.stopReason ?? (toolNames.length > 0 ? 'tool_use' : 'end_turn'),
-    usage: { input_tokens: 10, output_tokens: 5 },
+    usage: { input_tokens: extra.inputTokens ?? 10, output_tokens: 5 },
   };
   if (extra.invalidInput) {
     // The streamed JSON of a call (the first, unless told) never parsed, or did not match its
@@ -77,6 +88,11 @@ export const replies = {
   question: reply('One question first.', ['ask_user']),
   questionAndEdit: reply(null, ['ask_user', 'edit_file']),
   malformedQuestion: reply(null, ['ask_bad']),
+  // Replies to a request that nearly fills a small context window: the next one compacts first.
+  fullText: reply('Done; that took a lot of reading.', [], { inputTokens: FULL_WINDOW_TOKENS }),
+  fullReadOnly: reply(null, ['read_file'], { inputTokens: FULL_WINDOW_TOKENS }),
+  // A compaction's summary call: the summary, or nothing.
+  summary: reply('The user asked to read notes.txt; it was read and answered.', []),
 } as const satisfies Record<string, AgentEvent>;
 
 const llmError = (error: LlmError): AgentEvent => ({ type: 'LlmError', error });

@@ -43,6 +43,7 @@ describe('paths generated from the chart', () => {
       'WaitingForUserInput.Ready ShutdownRequested',
       'WaitingForUserInput.Ready SetPermissionMode',
       'WaitingForUserInput.Ready SetTools',
+      'WaitingForUserInput.Ready Compact',
     ];
     // Each wait of ExecutingTools, alone and both at once, takes its answer and every way out.
     const region = (approvals: string, questions: string) =>
@@ -82,6 +83,19 @@ describe('paths generated from the chart', () => {
         'UserInput',
       ]) {
         expected.push(`${where} ${event}`);
+      }
+    }
+    // Each wait of a compaction, before a request and asked for between turns, takes its
+    // answer, its actor's failure and every way out; the summary call's stream is dropped.
+    const ways = ['Interrupt', 'ShutdownRequested', 'Resume', 'UserInput'];
+    for (const within of ['CallingLlm', 'WaitingForUserInput']) {
+      for (const event of ['PreCompactDecision', 'crash(hook)', ...ways]) {
+        expected.push(`${within}.CheckingCompaction ${event}`);
+      }
+      const summaryCall = ['LlmCompleted', 'LlmError', 'crash(llm)'];
+      const dropped = ['LlmStarted', 'LlmTextDelta', 'LlmToolCallDelta'];
+      for (const event of [...summaryCall, ...dropped, ...ways]) {
+        expected.push(`${within}.Compacting ${event}`);
       }
     }
     expect(expected.filter((taken) => !check.recorder.taken.has(taken))).toEqual([]);

@@ -10,7 +10,12 @@
  */
 import type { AgentActorName, AgentContext, AgentEvent } from '../../src/index.js';
 import { failureEvent, hookActorId } from '../../src/machine/index.js';
-import { promptHookInput, stopHookInput } from '../../src/machine/turnHookInputs.js';
+import { FULL_WINDOW_TOKENS } from './modelReplies.js';
+import {
+  preCompactHookInput,
+  promptHookInput,
+  stopHookInput,
+} from '../../src/machine/turnHookInputs.js';
 
 /**
  * An invoked actor throwing instead of answering (a bug in it). In actor mode the runner makes
@@ -25,17 +30,18 @@ export interface ActorCrashEvent {
   callId?: string;
   /**
    * For a hook on the turn (a `hook` actor with no call): which one, by its actor id — the
-   * `userPromptSubmit` hook (`promptHook`) or the `stop` hook (`stopHook`).
+   * `userPromptSubmit` hook (`promptHook`), the `stop` hook (`stopHook`) or the `preCompact`
+   * hook (`preCompactHook`).
    */
   turnHook?: TurnHookId;
 }
 
 /** The actor ids of the hooks on a turn, each invoked by the wait state of its own. */
-export type TurnHookId = 'promptHook' | 'stopHook';
+export type TurnHookId = 'promptHook' | 'stopHook' | 'preCompactHook';
 
 /**
- * The `hook` actor of a hook on the turn throwing: the `userPromptSubmit` hook's (`promptHook`)
- * or the `stop` hook's (`stopHook`).
+ * The `hook` actor of a hook on the turn throwing: the `userPromptSubmit` hook's (`promptHook`),
+ * the `stop` hook's (`stopHook`) or the `preCompact` hook's (`preCompactHook`).
  *
  * @example
  * turnHookCrash('stopHook'); // { type: 'ActorCrash', actor: 'hook', turnHook: 'stopHook' }
@@ -146,6 +152,8 @@ export function describeEvent(event: PathEvent): string {
         parts.push(stopReason);
       }
       if (toolInputErrors !== undefined) parts.push('invalid input');
+      if ((event.response.usage?.input_tokens ?? 0) >= FULL_WINDOW_TOKENS)
+        parts.push('full window');
       return `LlmCompleted(${parts.join(' ')})`;
     }
     case 'LlmError': {
@@ -180,6 +188,11 @@ export function describeEvent(event: PathEvent): string {
     case 'StopDecision':
       if (event.error !== undefined) return 'StopDecision(failed)';
       return `StopDecision(${event.decision ?? 'end'})`;
+    case 'PreCompactDecision':
+      if (event.error !== undefined) return 'PreCompactDecision(failed)';
+      return `PreCompactDecision(${event.decision ?? (event.instructions ? 'instructions' : 'pass')})`;
+    case 'Compact':
+      return event.instructions === undefined ? 'Compact' : 'Compact(instructions)';
     default:
       return event.type;
   }
@@ -192,10 +205,7 @@ export function describeEvent(event: PathEvent): string {
  * @example
  * toChartEvent({ type: 'ActorCrash', actor: 'retryTimer' }, context); // { type: 'RetryTimeoutFired' }
  */
-export function toChartEvent(
-  event: PathEvent,
-  context: Pick<AgentContext, 'toolRuns' | 'queue' | 'messages'>,
-): AgentEvent {
+export function toChartEvent(event: PathEvent, context: AgentContext): AgentEvent {
   if (!isActorCrash(event)) return event;
   if (event.actor !== 'tool' && event.actor !== 'hook') {
     return failureEvent(event.actor, undefined, CRASH_MESSAGE);
@@ -206,6 +216,9 @@ export function toChartEvent(
   }
   if (event.turnHook === 'stopHook') {
     return failureEvent('hook', stopHookInput(context), CRASH_MESSAGE);
+  }
+  if (event.turnHook === 'preCompactHook') {
+    return failureEvent('hook', preCompactHookInput(context), CRASH_MESSAGE);
   }
   const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
   if (run === undefined) throw new Error(`${describeEvent(event)}: no such tool call`);

@@ -32,8 +32,11 @@ export interface StepResult extends RunView {
 export interface PathRun {
   readonly mode: string;
   view(): RunView;
-  /** Sends one concrete event. */
-  send(event: PathEvent): StepResult;
+  /**
+   * Sends one concrete event; with `refusalExpected`, one the chart drops by design (it changes
+   * nothing, and pure mode says it was not accepted).
+   */
+  send(event: PathEvent, refusalExpected?: boolean): StepResult;
   /** Problems the run found on its own (for example an actor that was not cancelled). */
   takeProblems(): string[];
   stop(): void;

@@ -10,8 +10,19 @@ import {
   findTranscriptViolations,
   type Message,
 } from '../../src/index.js';
-import { describeStateValue, topStateOf } from '../../src/machine/index.js';
+import { describeStateValue, SUMMARY_HEADING, topStateOf } from '../../src/machine/index.js';
 import type { RunView, StepResult } from './pathRun.js';
+
+/** Where a model request streams, after any compaction it needed. */
+const STREAMING = 'CallingLlm.Streaming';
+
+/** The states of a compaction, before a request (`CallingLlm`) or asked for between turns. */
+const COMPACTION_STATES: ReadonlySet<string> = new Set([
+  'CallingLlm.CheckingCompaction',
+  'CallingLlm.Compacting',
+  'WaitingForUserInput.CheckingCompaction',
+  'WaitingForUserInput.Compacting',
+]);
 
 // DESIGN section 4, "Bounded": Loom's numbers.
 const BASE_DELAY_MS = 200;
@@ -21,7 +32,8 @@ const JITTER = { low: 0.5, high: 1.5 };
 
 /**
  * The ledger of one path: it remembers what the rules need across steps (the user messages
- * sent, the input reported as discarded or dropped) and checks each step.
+ * sent, the input reported as discarded or dropped, the messages a compaction summarised) and
+ * checks each step.
  *
  * @example
  * const ledger = new SectionFourLedger(config);
@@ -32,6 +44,8 @@ export class SectionFourLedger {
   readonly #maxRetries: number;
   readonly #sentInput: Message[] = [];
   readonly #discarded: Message[] = [];
+  /** Messages a compaction replaced with its summary: they reached the model before it. */
+  readonly #summarised: Message[] = [];
   /** The text the model streamed in the current attempt of its call, as the events said it. */
   #attemptText = '';
 
@@ -44,9 +58,10 @@ export class SectionFourLedger {
     if (after.status === 'error') problems.push('the machine failed: errors must become state');
     if (event.type === 'UserInput') this.#sentInput.push(event.message);
     problems.push(...transcriptProblems(before, event, after, this.#attemptText));
-    problems.push(...this.#oneAttemptsText(event, after));
+    problems.push(...this.#oneAttemptsText(before, event, after));
     problems.push(...this.#nothingLost(before, after));
     problems.push(...this.#bounded(before, event, after));
+    problems.push(...this.#compaction(before, event, after));
     const unserialisable = notPlainJson(after.context, 'context');
     if (unserialisable !== null) problems.push(unserialisable);
     problems.push(...settlingProblems(after));
@@ -62,12 +77,20 @@ export class SectionFourLedger {
     return problems;
   }
 
-  /** The end of a path: every user message sent reached the transcript, or was reported. */
+  /**
+   * The end of a path: every user message sent reached the transcript (and is there still, or
+   * was summarised by a compaction), or was reported.
+   */
   atEnd(view: RunView): string[] {
     const problems: string[] = [];
     // A prompt the userPromptSubmit hook added a note to is in the transcript as text blocks.
     const delivered = new Set<string>(
-      [...view.context.messages, ...view.context.queue, ...this.#discarded].flatMap(textsOf),
+      [
+        ...view.context.messages,
+        ...view.context.queue,
+        ...this.#discarded,
+        ...this.#summarised,
+      ].flatMap(textsOf),
     );
     for (const message of this.#sentInput) {
       if (!textsOf(message).every((text) => delivered.has(text))) {
@@ -86,11 +109,17 @@ export class SectionFourLedger {
    * What the chart holds as streamed is what the current attempt streamed: an attempt starts
    * afresh (`LlmStarted`, or a request sent again), so no text is shown twice.
    */
-  #oneAttemptsText(event: AgentEvent, after: StepResult): string[] {
-    if (event.type === 'LlmStarted') this.#attemptText = '';
-    if (event.type === 'LlmTextDelta') this.#attemptText += event.content;
+  #oneAttemptsText(before: RunView, event: AgentEvent, after: StepResult): string[] {
+    // What a compaction's summary call streams is not shown, and not the request's attempt.
+    if (describeStateValue(before.state) === STREAMING) {
+      if (event.type === 'LlmStarted') this.#attemptText = '';
+      if (event.type === 'LlmTextDelta') this.#attemptText += event.content;
+    }
     if (after.actions.some((action) => action.type === 'SendLlmRequest')) this.#attemptText = '';
-    if (after.state !== 'CallingLlm' || after.context.streamingText === this.#attemptText)
+    if (
+      describeStateValue(after.state) !== STREAMING ||
+      after.context.streamingText === this.#attemptText
+    )
       return [];
     return [
       `the chart holds ${JSON.stringify(after.context.streamingText)} as streamed, but this attempt streamed ${JSON.stringify(this.#attemptText)}`,
@@ -123,13 +152,16 @@ export class SectionFourLedger {
     }
     // A turn that ends for any reason but shutdown starts the oldest queued input at once — once
     // the calls an interrupt aborted are answered, so the next request carries their results —
-    // or holds it at the head of the queue for the userPromptSubmit hook.
+    // or holds it at the head of the queue for the userPromptSubmit hook; input typed during a
+    // compaction asked for between turns waits for it.
     const settling = after.context.toolRuns.some((run) => run.status === 'cancelling');
+    const where = describeStateValue(after.state);
     if (
       topStateOf(after.state) === 'WaitingForUserInput' &&
       after.context.queue.length > 0 &&
       !settling &&
-      describeStateValue(after.state) !== 'WaitingForUserInput.CheckingPrompt'
+      where !== 'WaitingForUserInput.CheckingPrompt' &&
+      !COMPACTION_STATES.has(where)
     ) {
       problems.push('idle with input still queued');
     }
@@ -170,7 +202,8 @@ export class SectionFourLedger {
       }
       problems.push(...backoffProblems(action, error?.retryAfterMs));
     }
-    if (error !== undefined && after.accepted) {
+    // A failed summary call is the compaction's failure, not the request's (see #compaction).
+    if (error !== undefined && after.accepted && describeStateValue(before.state) === STREAMING) {
       const retried = after.actions.some((action) => action.type === 'ScheduleRetry');
       const retryable = error.kind !== 'auth' && error.kind !== 'invalid_request';
       // `maxRetries` counts attempts: with 2, the first failure retries and the second gives up.
@@ -191,6 +224,101 @@ export class SectionFourLedger {
     }
     return problems;
   }
+
+  /**
+   * Compaction keeps the transcript whole: it starts only when there is something older than
+   * the latest exchange; the summary, as the first message, replaces exactly the older part, and
+   * the messages after the cut stay word for word (an assistant message first, so no
+   * tool_result is kept without its tool_use); a compaction that does not happen (vetoed,
+   * failed, interrupted) leaves the transcript as it was; once a compaction before a request
+   * ends, done or not, the request goes out (unless an interrupt or a shutdown ended the turn),
+   * so none is compacted twice (bounded); a failed summary call is not retried, and the user is
+   * told why.
+   */
+  #compaction(before: RunView, event: AgentEvent, after: StepResult): string[] {
+    const problems: string[] = [];
+    const where = describeStateValue(before.state);
+    const old = before.context.messages;
+    const now = after.context.messages;
+    let compacted = false;
+    for (const action of after.actions) {
+      if (action.type === 'SendCompactionRequest') {
+        if (!describeStateValue(after.state).endsWith('.Compacting')) {
+          problems.push(`SendCompactionRequest in ${describeStateValue(after.state)}`);
+        }
+        if (action.request.messages.length > old.length + 1) {
+          problems.push('the summary request carries more than the transcript and its prompt');
+        }
+      }
+      if (
+        (action.type === 'Compacted' || action.type === 'CompactionSkipped') &&
+        action.trigger === 'auto' &&
+        !endsEarly(event) &&
+        (describeStateValue(after.state) !== STREAMING ||
+          !after.actions.some((sent) => sent.type === 'SendLlmRequest'))
+      ) {
+        problems.push(
+          `a compaction before a request ended in ${describeStateValue(after.state)}, and the request did not go out`,
+        );
+      }
+      if (action.type !== 'Compacted') continue;
+      compacted = true;
+      this.#summarised.push(...old.slice(0, action.summarised));
+      const [summary, ...rest] = now;
+      const kept = rest.slice(0, action.kept);
+      if (action.summarised + action.kept !== old.length) {
+        problems.push(
+          `a compaction of ${old.length} messages summarised ${action.summarised} and kept ${action.kept}`,
+        );
+      }
+      const summaryText = summary === undefined ? [] : textsOf(summary);
+      if (
+        summary?.role !== 'user' ||
+        !summaryText[0]?.startsWith(SUMMARY_HEADING) ||
+        !summaryText[0].includes(action.summary)
+      ) {
+        problems.push('a compacted transcript does not start with the summary');
+      }
+      if (action.summarised < 1 || kept[0]?.role !== 'assistant') {
+        problems.push('a compaction cut the transcript anywhere but before an assistant message');
+      }
+      if (!kept.every((message, index) => message === old[action.summarised + index])) {
+        problems.push('a compaction changed the messages it kept');
+      }
+    }
+    // The latest exchange always stays, so there is something to summarise only once an
+    // assistant message follows the first two messages.
+    const starts =
+      COMPACTION_STATES.has(describeStateValue(after.state)) && !COMPACTION_STATES.has(where);
+    if (starts && !now.some((message, index) => index >= 2 && message.role === 'assistant')) {
+      problems.push(
+        'a compaction started with nothing older than the latest exchange to summarise',
+      );
+    }
+    if (COMPACTION_STATES.has(where) && !compacted && !old.every((m, i) => now[i] === m)) {
+      problems.push(`${event.type} in ${where} changed the transcript, yet nothing was compacted`);
+    }
+    if (event.type === 'LlmError' && where.endsWith('.Compacting') && after.accepted) {
+      if (after.actions.some((action) => action.type === 'ScheduleRetry')) {
+        problems.push('a failed summary call was retried');
+      }
+      const told = after.actions.some(
+        (action) => action.type === 'DisplayError' && action.message.includes(event.error.message),
+      );
+      const skipped = after.actions.some((action) => action.type === 'CompactionSkipped');
+      if (!told || !skipped) {
+        problems.push(
+          `a failed summary call ended without CompactionSkipped and a DisplayError saying "${event.error.message}"`,
+        );
+      }
+    }
+    return problems;
+  }
+}
+
+/** The event ends the turn early: an interrupt or a shutdown. */
+function endsEarly(event: AgentEvent): boolean {
+  return event.type === 'Interrupt' || event.type === 'ShutdownRequested';
 }
 
 function backoffProblems(
@@ -221,9 +349,9 @@ function transcriptProblems(
 ): string[] {
   const problems: string[] = [];
   for (const action of after.actions) {
-    if (action.type !== 'SendLlmRequest') continue;
+    if (action.type !== 'SendLlmRequest' && action.type !== 'SendCompactionRequest') continue;
     for (const violation of findTranscriptViolations(action.request.messages)) {
-      problems.push(`SendLlmRequest with an invalid transcript: ${violation}`);
+      problems.push(`${action.type} with an invalid transcript: ${violation}`);
     }
   }
   const violations = findTranscriptViolations(after.context.messages);
@@ -241,9 +369,12 @@ function transcriptProblems(
         `invalid transcript at rest in ${describeStateValue(after.state)}: ${violation}`,
       );
   }
-  const endsEarly = event.type === 'Interrupt' || event.type === 'ShutdownRequested';
   const partial = attemptText;
-  if (endsEarly && before.state === 'CallingLlm' && partial.trim().length > 0) {
+  if (
+    endsEarly(event) &&
+    describeStateValue(before.state) === STREAMING &&
+    partial.trim().length > 0
+  ) {
     // An interrupted stream keeps its partial text: what the attempt streamed, once.
     const kept = after.context.messages
       .slice(before.context.messages.length)
@@ -283,6 +414,8 @@ function settlingProblems(after: StepResult): string[] {
  */
 function nestedWaitProblems(after: StepResult): string[] {
   const where = describeStateValue(after.state);
+  const problems = compactionWaitProblems(after);
+  if (problems.length > 0) return problems;
   if (where === 'WaitingForUserInput.CheckingPrompt' && after.context.queue.length === 0) {
     return ['CheckingPrompt with no prompt held in the queue'];
   }
@@ -291,6 +424,28 @@ function nestedWaitProblems(after: StepResult): string[] {
     where !== 'ProcessingLlmResponse.CheckingStop'
   ) {
     return [`rests in ${where}, which routes a response at once`];
+  }
+  return [];
+}
+
+/**
+ * A compaction is underway exactly in the states of one, as a stored agent's nested state is
+ * read back from it: `CheckingCompaction` until the `preCompact` hook answers, `Compacting`
+ * after; one before a request in `CallingLlm`, one a `Compact` event asked for in
+ * `WaitingForUserInput`. `CallingLlm.Sizing` is never rested in.
+ */
+function compactionWaitProblems(after: StepResult): string[] {
+  const where = describeStateValue(after.state);
+  const underway = after.context.window.compacting;
+  if (where === 'CallingLlm.Sizing')
+    return ['rests in CallingLlm.Sizing, which sizes a request at once'];
+  if (!COMPACTION_STATES.has(where)) {
+    return underway === null ? [] : [`a compaction is underway in ${where}`];
+  }
+  const checked = where.endsWith('.Compacting');
+  const trigger = topStateOf(after.state) === 'CallingLlm' ? 'auto' : 'manual';
+  if (underway?.checked !== checked || underway.trigger !== trigger) {
+    return [`${where} with ${JSON.stringify(underway)} underway`];
   }
   return [];
 }

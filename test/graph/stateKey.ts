@@ -16,23 +16,32 @@
  * - whether a limit is reached (`limitReached`, `budgetSpent`);
  * - in a turn that asks for a structured answer, whether it was given and how often the model
  *   missed it (`outputSettled`, `outputAskable`);
- * - in `CallingLlm`, whether text and tool-call fragments have streamed (what an interrupt
- *   keeps, and whether a fragment opens or extends a call);
+ * - in `CallingLlm.Streaming`, whether text and tool-call fragments have streamed (what an
+ *   interrupt keeps, and whether a fragment opens or extends a call);
+ * - where the walk compacts (a variant with a small context window), whether the next request
+ *   passes the threshold and where the transcript could be cut (`compactionDue`, `compactable`):
+ *   already, or how many messages there are until it can be (the cut is before an assistant
+ *   message at index 2 or later);
  * - in `ExecutingTools`, and in `WaitingForUserInput` while an interrupt waits for aborted calls,
  *   each run's tool, status and outcome (`allToolsDone`, `anyMutatingToolSucceeded`,
  *   `isRunningToolCall`, `isAwaitingApproval`, `approvalsWaiting`, `questionsWaiting`,
  *   `answersOpenQuestions`, `toolsSettling`, `isCancellingToolCall`).
  *
- * Left out on purpose: the messages, usage, the response counter, the jitter state and the text
- * itself, which change what the chart says but never which transition it takes.
+ * Left out on purpose: the messages, usage, the response counter, the jitter state, the text
+ * itself and the instructions a compaction's summary is asked to keep, which change what the
+ * chart says but never which transition it takes.
  */
 import {
+  type AgentContext,
   type AgentStateValue,
   budgetSpent,
+  DEFAULT_CONTEXT_WINDOW,
   describeStateValue,
+  requestTokens,
   topStateOf,
   turnLimitReached,
 } from '../../src/machine/index.js';
+import { compactable } from '../../src/machine/guards.js';
 import type { WalkState } from './eventsByState.js';
 
 /**
@@ -87,10 +96,12 @@ export function stateKey(snapshot: KeyedState): string {
     a.localeCompare(b),
   );
   if (remembered.length > 0) key.remembered = remembered.map(([tool, d]) => `${tool}:${d}`);
-  if (value === 'CallingLlm') {
+  if (value === 'CallingLlm.Streaming') {
     key.streamedText = context.streamingText.length > 0;
     key.streamedCalls = context.streamingToolCalls.length;
   }
+  const compaction = compactionKey(context);
+  if (compaction !== null) key.compaction = compaction;
   // Runs matter while tools run, and after an interrupt until the aborted ones are answered.
   if (
     placeOf(snapshot.value) === 'ExecutingTools' ||
@@ -102,4 +113,21 @@ export function stateKey(snapshot: KeyedState): string {
     );
   }
   return JSON.stringify(key);
+}
+
+/**
+ * What compaction branches on, where the walk compacts at all: whether the next request passes
+ * the threshold (a reply whose usage is most of the small window, not yet compacted away), and
+ * whether the transcript can be cut now (`cut: 'now'`) or, if not, how many messages it has (with
+ * two, the next assistant message can be cut before; with fewer, not yet). Every variant but the
+ * compaction ones keeps the default window, which no path comes near: `null` there, so their
+ * keys stay as they were.
+ */
+function compactionKey(context: AgentContext): { over: boolean; cut: 'now' | number } | null {
+  const settings = context.config.compaction;
+  if (settings === null || settings.contextWindow === DEFAULT_CONTEXT_WINDOW) return null;
+  return {
+    over: requestTokens(context) > settings.threshold * settings.contextWindow,
+    cut: compactable(context) ? 'now' : Math.min(context.messages.length, 2),
+  };
 }

@@ -8,18 +8,25 @@
  *   reports that rule.
  *
  * The open variant alone reaches everything broken here but the hooks on a turn, which the
- * `turnHooks` variant reaches; the reference run alone is replayed, since pure and actor mode
- * would only repeat what it reports, except for what only actor mode sees (a hook left running).
+ * `turnHooks` variant reaches, and compaction, which the `compaction` and `preCompactHook`
+ * variants reach; the reference run alone is replayed, since pure and actor mode would only
+ * repeat what it reports, except for what only actor mode sees (a hook or a call left running).
  */
 import { assign, emit, enqueueActions } from 'xstate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AgentMachine, agentMachine } from '../../src/index.js';
+import { SUMMARY_HEADING } from '../../src/machine/index.js';
 import { type GeneratedPath, walkChart } from './chartWalk.js';
 import { type ChartCheck, checkChart } from './checkChart.js';
 import { coverageOf, listTransitions } from './coverage.js';
-import { withoutTransition } from './mutateChart.js';
+import { withoutTransition, withTarget } from './mutateChart.js';
 import { replayPath } from './replayPath.js';
-import { openVariant, turnHooksVariant } from './variants.js';
+import {
+  compactionVariant,
+  openVariant,
+  preCompactHookVariant,
+  turnHooksVariant,
+} from './variants.js';
 
 const HOOK_COMPLETED = [
   'PostToolsHook PostToolsHookCompleted [outputSettled] → WaitingForUserInput',
@@ -98,11 +105,15 @@ describe('the generated suite, on a chart whose interrupts never wait for the ca
   }, 60_000);
 
   it('reports the nested state SettlingCancelledCalls and the transitions into and out of it uncovered', () => {
-    // The waits for a person and for the caller's hooks are uncovered too: the open variant asks
-    // nothing of anyone.
+    // The waits for a person and for the caller's hooks are uncovered too (the open variant asks
+    // nothing of anyone), and so is compaction (its requests stay far below the threshold).
     expect(check.coverage.states.missing).toEqual([
+      'agent.WaitingForUserInput.CheckingCompaction',
+      'agent.WaitingForUserInput.Compacting',
       'agent.WaitingForUserInput.CheckingPrompt',
       'agent.WaitingForUserInput.SettlingCancelledCalls',
+      'agent.CallingLlm.CheckingCompaction',
+      'agent.CallingLlm.Compacting',
       'agent.ProcessingLlmResponse.CheckingStop',
       'agent.ExecutingTools.Hooks.Running',
       'agent.ExecutingTools.Approvals.Waiting',
@@ -119,10 +130,14 @@ describe('the generated suite, on a chart whose interrupts never wait for the ca
 
 let paths: GeneratedPath[];
 let turnHookPaths: GeneratedPath[];
+let compactionPaths: GeneratedPath[];
+let preCompactHookPaths: GeneratedPath[];
 
 beforeAll(() => {
   paths = walkChart(openVariant).paths;
   turnHookPaths = walkChart(turnHooksVariant).paths;
+  compactionPaths = walkChart(compactionVariant).paths;
+  preCompactHookPaths = walkChart(preCompactHookVariant).paths;
 }, 60_000);
 
 /**
@@ -232,6 +247,94 @@ describe('the section 4 checks, on a chart that breaks one rule', () => {
     expect(
       firstProblem(broken, /Interrupt stopped 'promptHook' without a Cancel naming it/, {
         paths: turnHookPaths,
+        modes: ['actor'],
+      }),
+    ).toBeDefined();
+  });
+
+  it('report a compaction asked for when there is nothing older than the latest exchange (transcript integrity)', () => {
+    const broken = agentMachine.provide({ guards: { compactable: () => true } });
+    expect(
+      firstProblem(broken, /nothing older than the latest exchange/, { paths: compactionPaths }),
+    ).toBeDefined();
+  });
+
+  it('report a compaction that keeps a tool_result without its tool_use (transcript integrity)', () => {
+    // The summary replaces the assistant message the cut should have kept.
+    const broken = agentMachine.provide({
+      actions: {
+        compactTranscript: enqueueActions(({ context, event, enqueue }) => {
+          if (event.type !== 'LlmCompleted') return;
+          const kept = context.messages.slice(-1);
+          const summary = { type: 'text' as const, text: `${SUMMARY_HEADING}\n\nshort` };
+          enqueue.assign({
+            messages: [{ role: 'user', content: [summary] }, ...kept],
+            window: { ...context.window, compacting: null, measured: null },
+          });
+          enqueue.emit({
+            type: 'Compacted',
+            trigger: context.window.compacting?.trigger ?? 'auto',
+            summary: 'short',
+            summarised: context.messages.length - 1,
+            kept: 1,
+          });
+        }),
+      },
+    });
+    expect(
+      firstProblem(broken, /SendLlmRequest .* tool_result for '\w+' answers no tool_use/, {
+        paths: compactionPaths,
+      }),
+    ).toBeDefined();
+  });
+
+  it('report a failed summary call the user is not told about (errors become state)', () => {
+    const broken = agentMachine.provide({
+      actions: {
+        failCompaction: enqueueActions(({ context, enqueue }) => {
+          enqueue.assign({ window: { ...context.window, compacting: null } });
+          enqueue.emit({ type: 'CompactionSkipped', trigger: 'auto', reason: 'failed' });
+        }),
+      },
+    });
+    expect(
+      firstProblem(broken, /failed summary call ended without/, { paths: compactionPaths }),
+    ).toBeDefined();
+  });
+
+  it('report a compaction whose state the context does not record, so a stored agent would resume elsewhere (serialisable)', () => {
+    const broken = agentMachine.provide({ actions: { beginCompaction: assign({}) } });
+    expect(
+      firstProblem(broken, /CallingLlm\.Compacting with null underway/, {
+        paths: compactionPaths,
+      }),
+    ).toBeDefined();
+  });
+
+  it('report a vetoed compaction asked about again instead of sending the request (bounded)', () => {
+    const broken = withTarget(
+      agentMachine,
+      ['CallingLlm', 'CheckingCompaction'],
+      'PreCompactDecision',
+      0,
+      'Sizing',
+    );
+    expect(
+      firstProblem(broken, /the request did not go out/, { paths: preCompactHookPaths }),
+    ).toBeDefined();
+  });
+
+  it('report a compaction abandoned with its summary call left running (actor mode)', () => {
+    const broken = agentMachine.provide({
+      actions: {
+        abandonCompaction: assign(({ context }) => ({
+          window: { ...context.window, compacting: null },
+        })),
+      },
+    });
+    expect(
+      firstProblem(broken, /Interrupt stopped 'llm' without a Cancel naming it/, {
+        paths: compactionPaths,
         modes: ['actor'],
       }),
     ).toBeDefined();

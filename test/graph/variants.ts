@@ -11,9 +11,9 @@ import { failures, replies } from './modelReplies.js';
 export interface GraphVariant {
   name: string;
   config: AgentConfig;
-  /** Model replies offered in `CallingLlm`. */
+  /** Model replies offered in `CallingLlm.Streaming`. */
   replies: readonly AgentEvent[];
-  /** Model-call failures offered in `CallingLlm`. */
+  /** Model-call failures offered in `CallingLlm.Streaming`. */
   failures: readonly AgentEvent[];
   /**
    * Whether to offer streaming fragments, tool progress, failed tool outcomes, actor crashes
@@ -28,6 +28,8 @@ export interface GraphVariant {
    * puts in every status.
    */
   busyEventsOnlyWhenFresh: boolean;
+  /** Whether to offer `Compact` (a compaction asked for between turns) in `Ready`. */
+  compact?: boolean;
 }
 
 /** A read-only tool and an edit: what most variants need of tools. */
@@ -199,6 +201,40 @@ export const promptHookLimitsVariant: GraphVariant = {
   busyEventsOnlyWhenFresh: false,
 };
 
+/**
+ * A context window small enough for the walk to fill: a reply that says its request took
+ * `FULL_WINDOW_TOKENS` passes the threshold, so the next request compacts first; every other
+ * reply, and a compacted transcript, stay far below it. Only the latest exchange is kept.
+ */
+export const COMPACTING_WINDOW = { contextWindow: 2000, threshold: 0.5, keepRecentTokens: 0 };
+
+/**
+ * Compaction: a request that would pass the threshold compacts the transcript first (between
+ * turns, and in a turn after a tool round, where the kept part starts with the call whose
+ * result follows), and `Compact` asks for one between turns, with instructions or without and
+ * whether or not there is anything to summarise yet. The summary call answers, answers with
+ * nothing, fails or crashes.
+ */
+export const compactionVariant: GraphVariant = {
+  name: 'compaction',
+  config: { maxRetries: 2, tools: READ_AND_EDIT, compaction: COMPACTING_WINDOW },
+  replies: [replies.text, replies.fullText, replies.fullReadOnly],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: false,
+  compact: true,
+};
+
+/**
+ * Compaction with the `preCompact` hook: every compaction, before a request or asked for, waits
+ * for the hook, which lets it go on (adding instructions or not), vetoes it, or fails open.
+ */
+export const preCompactHookVariant: GraphVariant = {
+  ...compactionVariant,
+  name: 'preCompactHook',
+  config: { ...compactionVariant.config, hooks: { preCompact: true } },
+};
+
 export const graphVariants: readonly GraphVariant[] = [
   openVariant,
   permissionsVariant,
@@ -208,4 +244,6 @@ export const graphVariants: readonly GraphVariant[] = [
   hooksVariant,
   turnHooksVariant,
   promptHookLimitsVariant,
+  compactionVariant,
+  preCompactHookVariant,
 ];

@@ -97,7 +97,7 @@ describe('createStatelyInspector', () => {
       .map((m) => m.snapshot?.value);
     expect(values).toEqual(
       expect.arrayContaining([
-        'CallingLlm',
+        { CallingLlm: 'Streaming' },
         { ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Idle' } },
         'ShuttingDown',
       ]),

@@ -125,16 +125,19 @@ describe('InspectionRecorder', () => {
       ]),
     ).toEqual([
       ['xstate.init', 'WaitingForUserInput.Ready'],
-      ['UserInput', 'CallingLlm'],
-      ['LlmTextDelta', 'CallingLlm'],
-      ['LlmTextDelta', 'CallingLlm'],
+      // CallingLlm sizes the request first (a transient state: compact first, or stream).
+      ['UserInput', 'CallingLlm.Sizing'],
+      ['↳', 'CallingLlm.Streaming'],
+      ['LlmTextDelta', 'CallingLlm.Streaming'],
+      ['LlmTextDelta', 'CallingLlm.Streaming'],
       // ProcessingLlmResponse decides in Deciding, a transient state: one microstep each.
       ['LlmCompleted', 'ProcessingLlmResponse.Deciding'],
       // ExecutingTools is a parallel state: its regions say what waits for a person (nothing here).
       ['↳', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)'],
       ['ToolCompleted', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)'],
       ['↳', 'PostToolsHook'],
-      ['PostToolsHookCompleted', 'CallingLlm'],
+      ['PostToolsHookCompleted', 'CallingLlm.Sizing'],
+      ['↳', 'CallingLlm.Streaming'],
       ['LlmCompleted', 'ProcessingLlmResponse.Deciding'],
       ['↳', 'WaitingForUserInput.Ready'],
     ]);
@@ -149,10 +152,14 @@ describe('InspectionRecorder', () => {
     const recorder = new InspectionRecorder();
     const actor = startAgent(recorder.observe());
     for (const event of TURN.slice(0, 3)) actor.send(event);
-    const [, input, first, second] = recorder.history(actor.sessionId)?.steps ?? [];
+    const [, input, streaming, first, second] = recorder.history(actor.sessionId)?.steps ?? [];
     expect(input?.patch?.append).toEqual({
       messages: [{ role: 'user', content: 'write a.txt' }],
     });
+    // Entering Streaming changes no message.
+    expect(streaming?.continued).toBe(true);
+    expect(streaming?.patch?.append).toBeUndefined();
+    expect(streaming?.patch?.set?.messages).toBeUndefined();
     expect(first?.patch).toEqual({ extend: { streamingText: 'Wri' } });
     expect(second?.patch).toEqual({ extend: { streamingText: 'ting.' } });
   });
@@ -249,7 +256,7 @@ describe('InspectionRecorder', () => {
     });
     const actor = startAgent(recorder.observe());
     actor.send(TURN[0]!);
-    expect(actor.getSnapshot().value).toBe('CallingLlm');
+    expect(actor.getSnapshot().value).toEqual({ CallingLlm: 'Streaming' });
     expect(errors.length).toBeGreaterThan(0);
     expect(String(errors[0])).toContain('listener broke');
   });

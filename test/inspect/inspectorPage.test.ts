@@ -123,6 +123,9 @@ const text = async (testId: string) => (await page.getByTestId(testId).textConte
 const viewedState = () => page.locator('body').getAttribute('data-view-state');
 /** The page's view of `{ WaitingForUserInput: 'Ready' }`: every state the value is in. */
 const READY = 'WaitingForUserInput WaitingForUserInput.Ready';
+/** A model call: sized first (a transient state: compact first, or not), then streamed. */
+const SIZING = 'CallingLlm CallingLlm.Sizing';
+const STREAMING = 'CallingLlm CallingLlm.Streaming';
 /** The states of the parallel `ExecutingTools`: the state, then each region and its state. */
 function executing(
   approvals: 'Idle' | 'Waiting',
@@ -195,8 +198,8 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     expect(await text('state-name')).toBe('ShuttingDown');
     await screenshot(page, 'after-shutdown');
 
-    // Transient states (ProcessingLlmResponse's Deciding) last no time: they flash as passed
-    // through, the compound state around them with them.
+    // Transient states (CallingLlm's Sizing, ProcessingLlmResponse's Deciding) last no time:
+    // they flash as passed through, the compound state around them with them.
     const lit = await litStates(page);
     const expected = [
       'CallingLlm',
@@ -213,13 +216,15 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     let matched = 0;
     for (const state of lit) if (state === expected[matched]) matched += 1;
     expect(matched, `lit in order: ${lit.join(' → ')}`).toBe(expected.length);
-    // WaitingForUserInput lights with the state inside it where input is taken,
-    // ProcessingLlmResponse with the one where it decides, ExecutingTools with its regions, none
-    // waiting for a person or a hook.
+    // WaitingForUserInput lights with the state inside it where input is taken, CallingLlm with
+    // Sizing then Streaming (nothing to compact here), ProcessingLlmResponse with the one where
+    // it decides, ExecutingTools with its regions, none waiting for a person or a hook.
     expect(new Set(lit)).toEqual(
       new Set([
         ...SEVEN_STATES,
         'WaitingForUserInput.Ready',
+        'CallingLlm.Sizing',
+        'CallingLlm.Streaming',
         'ProcessingLlmResponse.Deciding',
         ...executing('Idle', 'Idle').split(' '),
       ]),
@@ -272,7 +277,10 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     await screenshot(page, 'time-travel-error');
 
     await page.getByTestId('step-next').click();
-    await expect.poll(() => viewedState()).toBe('CallingLlm');
+    await expect.poll(() => viewedState()).toBe(SIZING);
+    await page.getByTestId('step-next').click();
+    await expect.poll(() => viewedState()).toBe(STREAMING);
+    await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
     await expect.poll(() => viewedState()).toBe('Error');
 
@@ -428,7 +436,7 @@ describe.runIf(chromiumPath)('the inspector page', () => {
   it('pictures the demo (`npm start`) for the docs: live while it streams, and stepped back to Error', async () => {
     // The capture `npm run docs:screenshots` makes for docs/, here into test-results/.
     const shots = await captureDocsScreenshots(browser, ARTIFACTS);
-    expect(shots.live).toBe('CallingLlm');
+    expect(shots.live).toBe(STREAMING);
     expect(shots.timeTravel).toBe('Error');
     for (const path of shots.paths) expect((await stat(path)).size).toBeGreaterThan(50_000);
   }, 60_000);

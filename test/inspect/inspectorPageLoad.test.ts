@@ -172,10 +172,10 @@ describe.runIf(chromiumPath)('the inspector page as it opens', () => {
   });
 
   it('shows the whole chart in a large window, no label cut off, and keeps labels readable in a small one (scrolling, or whole on request)', async () => {
-    // A 4K screen: the chart, with ExecutingTools' three regions and the states nested in
-    // WaitingForUserInput and ProcessingLlmResponse drawn inside it, is larger than a 1440p
-    // window's chart panel holds with labels of 10 px.
-    await page.setViewportSize({ width: 3840, height: 2160 });
+    // A 5K screen: the chart, with ExecutingTools' three regions and the states nested in
+    // WaitingForUserInput, CallingLlm and ProcessingLlmResponse drawn inside it, is larger than
+    // a 1440p (or a 4K) window's chart panel holds with labels of 10 px.
+    await page.setViewportSize({ width: 5120, height: 2880 });
     const large = await settled();
     expect(fitsWhole(large), JSON.stringify(large)).toBe(true);
     // Whole rather than scrolled by a few pixels: labels may be a pixel under the readable size.

@@ -198,10 +198,12 @@ describe('startInspectorServer', () => {
       .poll(() => first.events.map((event) => event.event))
       .toEqual(['hello', 'agent', 'synced']);
     const history = first.events[1]?.data as AgentHistory;
-    expect(history.summary).toMatchObject({ name: 'a', value: 'CallingLlm' });
+    expect(history.summary).toMatchObject({ name: 'a', value: { CallingLlm: 'Streaming' } });
     expect(history.steps.map((step) => step.value)).toEqual([
       { WaitingForUserInput: 'Ready' },
-      'CallingLlm',
+      // Sizing, a transient state, decides at once that the request streams without compacting.
+      { CallingLlm: 'Sizing' },
+      { CallingLlm: 'Streaming' },
     ]);
 
     for (let i = 0; i < 20; i += 1) actor.send({ type: 'LlmTextDelta', content: `${i}` });

@@ -4,7 +4,7 @@
  * file, `agent-statechart inspect --session` (another process) replays its log into the page,
  * and the page steps back and forth through it — then follows a new run that appends to it. And
  * sessions stored in-process that wait: for the user's answer to the model's question, and for
- * the caller's hooks on a turn.
+ * the caller's hooks on a turn; and one that compacted its transcript.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   createAgent,
   createMemorySessionStore,
+  type PreCompactAnswer,
   type StopAnswer,
   type UserPromptSubmitAnswer,
 } from '../../src/index.js';
@@ -91,7 +92,8 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     await expect.poll(() => viewedState()).toBe(READY);
     await expect.poll(() => text('conversation-caption')).toBe('0 messages');
     await page.keyboard.press('ArrowRight');
-    await expect.poll(() => viewedState()).toBe('CallingLlm');
+    // The input's step: CallingLlm sized the request (nothing to compact) and streams it.
+    await expect.poll(() => viewedState()).toBe('CallingLlm CallingLlm.Streaming');
     await expect.poll(() => text('conversation-caption')).toBe('1 message');
 
     // The step that entered ExecutingTools: the stored call is running there.
@@ -257,6 +259,97 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     stop.answer();
     await expect.poll(() => viewedState()).toBe(READY);
     expect(await text('facts')).not.toContain('waiting for');
+    expect(view.warnings).toEqual([]);
+  });
+
+  it('shows a stored session that compacted: CheckingCompaction lit while the preCompact hook decides, then the summarised messages, the compaction with its summary, and Compacting when stepped back to', async ({
+    onTestFinished,
+  }) => {
+    const preCompact = hookGate<{ trigger: string; summarised: number }, PreCompactAnswer>();
+    const summary = 'We looked at three topics; the cache keeps entries for an hour.';
+    const [llm, inspector] = await Promise.all([
+      startMessagesApiServer({
+        // Answers by the request: the summary when asked for one.
+        script: (request) =>
+          JSON.stringify(request.messages.at(-1)).includes('write a summary')
+            ? reply(summary)
+            : reply(`Noted: ${'the cache keeps entries for an hour. '.repeat(12)}`),
+      }),
+      startInspectorServer(),
+    ]);
+    const store = createMemorySessionStore();
+    // A window small enough that the third request compacts first; no tools, so the replay's
+    // chart estimates the request as the agent's did.
+    const compaction = { contextWindow: 1_000, threshold: 0.5, keepRecentTokens: 100 };
+    const agent = createAgent({
+      workspace,
+      store,
+      sessionId: 'long-talk',
+      tools: [],
+      autoCommit: false,
+      compaction,
+      hooks: { preCompact: preCompact.hook },
+      anthropic: { baseURL: llm.baseURL, apiKey: 'test-key' },
+    });
+    onTestFinished(async () => {
+      await agent.shutdown({ timeoutMs: 2_000 });
+      await Promise.all([llm.close(), inspector.close()]);
+    });
+    for (const topic of ['the cache', 'the queue']) {
+      agent.send(`Tell me about ${topic}: ${'how long does it keep things? '.repeat(30)}`);
+      await agent.waitUntilIdle({ timeoutMs: 10_000 });
+    }
+    agent.send('And the logs?');
+    expect((await preCompact.called(1)).trigger).toBe('auto');
+    await agent.recorded();
+
+    const view = await inspectStoredSession(inspector.recorder, store, 'long-talk', {
+      config: { tools: [], compaction, hooks: { preCompact: true } },
+      follow: true,
+      followIntervalMs: 50,
+    });
+    onTestFinished(() => view.stop());
+    await page.goto(inspector.url);
+    await expect.poll(() => text('agent-tabs')).toContain('long-talk');
+    await expect.poll(() => viewedState()).toBe('CallingLlm CallingLlm.CheckingCompaction');
+    await page.locator('[data-state="CallingLlm.CheckingCompaction"].is-active').waitFor();
+    expect(await text('facts')).toContain('waiting for the preCompact hook');
+    await expect.poll(() => text('conversation-caption')).toBe('5 messages');
+
+    // The hook lets it go on; the summary replaces the older messages, which the page keeps.
+    preCompact.answer({ instructions: 'Keep the durations.' });
+    await agent.waitUntilIdle({ timeoutMs: 10_000 });
+    await expect.poll(() => viewedState()).toBe(READY);
+    const conversation = page.getByTestId('conversation');
+    const card = page.getByTestId('compaction');
+    await expect.poll(() => card.count()).toBe(1);
+    expect(await card.locator('.role').textContent()).toBe('compacted · automatically');
+    expect(await card.locator('.reason').textContent()).toBe(
+      '3 messages summarised, 2 kept: the model sees this summary in their place',
+    );
+    expect(await card.locator('.text').textContent()).toBe(summary);
+    // The summarised messages stay, dimmed, above it: the first question among them.
+    const summarised = conversation.locator('.message.summarised');
+    expect(await summarised.count()).toBe(3);
+    expect(await summarised.first().textContent()).toContain('Tell me about the cache');
+    expect(await text('conversation-caption')).toBe('4 messages the model sees, 6 in all');
+    expect(await text('facts')).toContain('compacted 1 time');
+    const row = await findLogRow(page, 'compacted (auto)');
+    expect(await row?.locator('.type').textContent()).toBe('LlmCompleted');
+    expect(await row?.locator('.note').textContent()).toBe(
+      'compacted (auto): 3 messages summarised, 2 kept',
+    );
+    // News, not trouble: not in the colour of a dropped prompt.
+    expect(await row?.locator('.note').getAttribute('class')).toBe('note news');
+    await card.scrollIntoViewIfNeeded();
+    await screenshot(page, 'stored-session-compacted');
+
+    // Back to the step the hook answered: the summary is being written, nothing replaced yet.
+    await (await findLogRow(page, 'PreCompactDecision'))?.click();
+    await expect.poll(() => viewedState()).toBe('CallingLlm CallingLlm.Compacting');
+    await page.locator('[data-state="CallingLlm.Compacting"].is-active').waitFor();
+    await expect.poll(() => card.count()).toBe(0);
+    expect(await text('conversation-caption')).toBe('5 messages');
     expect(view.warnings).toEqual([]);
   });
 

@@ -138,13 +138,17 @@ describe('actor mode with scripted actors', () => {
     );
     expect(agent.states).toEqual([
       'WaitingForUserInput.Ready',
-      'CallingLlm',
+      // Each request is sized first (it is far below the compaction threshold), then streamed.
+      'CallingLlm.Sizing',
+      'CallingLlm.Streaming',
       'Error',
-      'CallingLlm',
+      'CallingLlm.Sizing',
+      'CallingLlm.Streaming',
       'ProcessingLlmResponse.Deciding',
       'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)',
       'PostToolsHook',
-      'CallingLlm',
+      'CallingLlm.Sizing',
+      'CallingLlm.Streaming',
       'ProcessingLlmResponse.Deciding',
       'WaitingForUserInput.Ready',
       'ShuttingDown',

@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL store: the conformance suite against a real server (one per file, a fresh schema
- * per test), plus what only a shared database shows — migrations from an empty schema, from the
+ * The PostgreSQL store: the conformance suite and the compacted session against a real server (one
+ * per file, a fresh schema per test), plus what only a shared database shows — migrations from an empty schema, from the
  * previous version and from several workers starting at once, two pools racing appends, a fenced
  * late writer, and a client killed in the middle of its transaction.
  */
@@ -24,6 +24,7 @@ import { claimWhileAlive, registerExecutor } from '../../src/dbos/executorLivene
 import { createSessionInbox } from '../../src/dbos/sessionInbox.js';
 import type { SessionStore } from '../../src/persistence/sessionStore.js';
 import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
+import { describeCompactedSession } from './compactedSessionSuite.js';
 import { describeSessionStore } from './sessionStoreConformance.js';
 import { event, inputText, userInput } from './storedEntries.js';
 
@@ -121,6 +122,16 @@ describe.skipIf(installation === null)('the PostgreSQL store', () => {
           [sessionId],
         );
       }
+    },
+    async cleanup() {
+      await Promise.all(stores.splice(0).map((store) => store.close()));
+      await admin.query(`DROP SCHEMA ${quoteSchemaName(schema)} CASCADE`);
+    },
+  });
+
+  describeCompactedSession('the PostgreSQL store', {
+    async open() {
+      return openStore(freshSchema());
     },
     async cleanup() {
       await Promise.all(stores.splice(0).map((store) => store.close()));

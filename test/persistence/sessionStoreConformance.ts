@@ -124,6 +124,44 @@ export function describeSessionStore(name: string, subject: StoreUnderTest): voi
       expect(again?.entries.map((entry) => entry.seq)).toEqual([1, 3, 4]);
     });
 
+    it('replaces records under the same index, and reads none past a shorter transcript (a compaction)', async () => {
+      await store.create(header('s1'));
+      await store.append('s1', {
+        after: 0,
+        entries: [
+          event(1, userInput('one')),
+          event(2, userInput('two')),
+          event(3, userInput('three')),
+        ],
+        transcript: [1, 2, 3].map((seq) => ({
+          index: seq - 1,
+          refs: [seq],
+          body: { from: 'message', ref: seq },
+        })),
+        checkpoint: checkpoint(3, 'WaitingForUserInput', 3),
+      });
+      // The transcript became a summary and the latest message: two records, written again.
+      const summary = { role: 'user' as const, content: 'summary of one and two' };
+      await store.append('s1', {
+        after: 3,
+        entries: [event(4, userInput('four'))],
+        transcript: [
+          { index: 0, refs: [], body: { message: summary } },
+          { index: 1, refs: [4], body: { from: 'message', ref: 4 } },
+        ],
+        checkpoint: checkpoint(4, 'WaitingForUserInput', 2),
+      });
+      const loaded = await store.load('s1');
+      expect(loaded?.transcript).toEqual([
+        { index: 0, refs: [], body: { message: summary } },
+        { index: 1, refs: [4], body: { from: 'message', ref: 4 } },
+      ]);
+      // Neither the entries the old records pointed at nor the third record are read.
+      expect(loaded?.entries.map(inputText)).toEqual(['four']);
+      // The whole log is still there.
+      expect((await store.entries('s1')).map(inputText)).toEqual(['one', 'two', 'three', 'four']);
+    });
+
     it('lets exactly one of many concurrent appends after the same head win', async () => {
       await store.create(header('s1'));
       await store.append('s1', { after: 0, entries: [event(1, userInput('base'))] });

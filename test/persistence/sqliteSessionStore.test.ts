@@ -1,5 +1,6 @@
 /**
- * The SQLite store passes the conformance suite on a real file. What only a file shows (two
+ * The SQLite store passes the conformance suite on a real file, and keeps a compacted session
+ * as every store does. What only a file shows (two
  * processes, a kill mid-write, migrations) is in `sqliteFile.test.ts`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
+import { describeCompactedSession } from './compactedSessionSuite.js';
 import { describeSessionStore } from './sessionStoreConformance.js';
 
 let directory: string | undefined;
@@ -30,6 +32,17 @@ describeSessionStore('the SQLite store', {
       );
     }
     db.close();
+  },
+  async cleanup() {
+    if (directory) await rm(directory, { recursive: true, force: true });
+    directory = undefined;
+  },
+});
+
+describeCompactedSession('the SQLite store', {
+  async open() {
+    directory = await mkdtemp(join(tmpdir(), 'sqlite-compacted-'));
+    return createSqliteSessionStore({ path: join(directory, 'sessions.db'), durability: 'normal' });
   },
   async cleanup() {
     if (directory) await rm(directory, { recursive: true, force: true });

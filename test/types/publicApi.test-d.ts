@@ -117,6 +117,8 @@ describe('AgentCore.handleEvent', () => {
       | 'PostToolUseResult'
       | 'UserPromptSubmitDecision'
       | 'StopDecision'
+      | 'PreCompactDecision'
+      | 'Compact'
       | 'SetPermissionMode'
       | 'SetTools'
       | 'ToolGraceExpired'
@@ -140,6 +142,10 @@ describe('AgentCore.handleEvent', () => {
       | 'RunUserPromptSubmitHook'
       | 'RunStopHook'
       | 'PromptDropped'
+      | 'SendCompactionRequest'
+      | 'RunPreCompactHook'
+      | 'Compacted'
+      | 'CompactionSkipped'
       | 'OutputGiven'
       | 'Cancel'
     >();
@@ -245,11 +251,18 @@ describe('AgentCore state and snapshot', () => {
     expectTypeOf<Agent['stateValue']>().toEqualTypeOf<AgentStateValue>();
     expectTypeOf<Agent['state']>().toEqualTypeOf<AgentStateName>();
     expectTypeOf<AgentStateValue>().toEqualTypeOf<
-      | 'CallingLlm'
       | 'PostToolsHook'
       | 'Error'
       | 'ShuttingDown'
-      | { WaitingForUserInput: 'Ready' | 'SettlingCancelledCalls' | 'CheckingPrompt' }
+      | {
+          WaitingForUserInput:
+            | 'Ready'
+            | 'SettlingCancelledCalls'
+            | 'CheckingPrompt'
+            | 'CheckingCompaction'
+            | 'Compacting';
+        }
+      | { CallingLlm: 'Sizing' | 'CheckingCompaction' | 'Compacting' | 'Streaming' }
       | { ProcessingLlmResponse: 'Deciding' | 'CheckingStop' }
       | {
           ExecutingTools: {
@@ -264,6 +277,9 @@ describe('AgentCore state and snapshot', () => {
     // @ts-expect-error WaitingForUserInput is always one of its nested states
     const waiting: AgentStateValue = 'WaitingForUserInput';
     expectTypeOf(waiting).toEqualTypeOf<AgentStateValue>();
+    // @ts-expect-error CallingLlm is always one of its nested states, as WaitingForUserInput is
+    const calling: AgentStateValue = 'CallingLlm';
+    expectTypeOf(calling).toEqualTypeOf<AgentStateValue>();
     // @ts-expect-error not a state nested in WaitingForUserInput
     const thinking: AgentStateValue = { WaitingForUserInput: 'Thinking' };
     expectTypeOf(thinking).toEqualTypeOf<AgentStateValue>();

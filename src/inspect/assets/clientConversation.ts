@@ -1,7 +1,8 @@
 /**
- * Page script, part 4 of 5: the conversation, with each tool call's status. It renders
- * incrementally: when the transcript only grew, only the new messages are added, and only the
- * cards of calls still open are updated; the DOM keeps at most a few hundred messages.
+ * Page script, part 4 of 5: the conversation, with each tool call's status, and each compaction
+ * where it happened, after the messages it summarised. It renders incrementally: when the
+ * transcript only grew, only the new messages are added, and only the cards of calls still open
+ * are updated; the DOM keeps at most a few hundred messages.
  */
 
 /**
@@ -16,6 +17,8 @@ var conversation = {
   element: null, queue: null, caption: null, agentId: null, context: null, checking: false,
   // The agent's dropped prompts (agent.drops) shown, in order: those up to the viewed step.
   drops: 0,
+  // The agent's compactions shown (agent.compactions): those up to the viewed step.
+  compactions: 0,
   count: 0, last: undefined, shown: 0, cards: new Map(), open: new Set(), results: new Map(),
   streaming: null
 };
@@ -76,6 +79,7 @@ function resetConversation(agentId) {
   conversation.agentId = agentId;
   conversation.count = 0;
   conversation.drops = 0;
+  conversation.compactions = 0;
   conversation.last = undefined;
   conversation.shown = 0;
   conversation.cards = new Map();
@@ -101,41 +105,96 @@ function renderConversation(agent, view) {
   var context = view.context || {};
   // Whether the head of the queue is being checked changes how the queue reads, not the context.
   var checking = statePaths(view.value).indexOf(CHECKING_PROMPT) >= 0;
-  var drops = dropsUpTo(agent, view.step ? view.step.seq : agent.base.seq);
+  var seq = view.step ? view.step.seq : agent.base.seq;
+  var drops = dropsUpTo(agent, seq);
+  var compactions = compactionsUpTo(agent, seq);
   if (conversation.agentId === agent.id && conversation.context === context &&
-    conversation.checking === checking && conversation.drops === drops) return;
+    conversation.checking === checking && conversation.drops === drops &&
+    conversation.compactions === compactions) return;
   conversation.context = context;
   conversation.checking = checking;
   var element = conversation.element;
   var nearBottom = element.scrollTop + element.clientHeight >= element.scrollHeight - 40;
   var messages = Array.isArray(context.messages) ? context.messages : [];
   var grew = conversation.agentId === agent.id && messages.length >= conversation.count &&
-    drops >= conversation.drops &&
+    drops >= conversation.drops && compactions === conversation.compactions &&
     (conversation.count === 0 || messages[conversation.count - 1] === conversation.last);
   if (!grew) resetConversation(agent.id);
   var start = conversation.count;
-  collectResults(messages, start);
-  if (start === 0 && messages.length > MAX_MESSAGES_SHOWN) {
-    start = messages.length - MAX_MESSAGES_SHOWN;
-    element.appendChild(node('div', 'note', start + ' earlier messages are not shown'));
-    // Prompts dropped before the first message shown are left out with those messages.
-    while (conversation.drops < drops && agent.drops[conversation.drops].at < start) conversation.drops++;
+  // A compacted transcript starts with the latest summary: it is drawn as that compaction, after
+  // the messages the compactions replaced (the model no longer sees them; the page still shows them).
+  var first = compactions > 0 ? 1 : 0;
+  var at = function (index) { return historyIndex(agent, compactions, index); };
+  if (start === 0) {
+    start = first;
+    if (messages.length - first > MAX_MESSAGES_SHOWN) {
+      start = messages.length - MAX_MESSAGES_SHOWN;
+      element.appendChild(node('div', 'note', at(start) + ' earlier messages are not shown'));
+      // Prompts dropped before the first message shown are left out with those messages.
+      while (conversation.drops < drops && agent.drops[conversation.drops].at < at(start)) conversation.drops++;
+    } else {
+      renderCompacted(agent, compactions, drops, MAX_MESSAGES_SHOWN - (messages.length - first));
+    }
   }
+  collectResults(messages, start);
   if (conversation.streaming) { conversation.streaming.remove(); conversation.streaming = null; }
   for (var i = start; i < messages.length; i++) {
-    renderDropsBefore(agent, drops, i);
+    renderDropsBefore(agent, drops, at(i));
     element.appendChild(renderMessage(messages[i], context));
   }
-  renderDropsBefore(agent, drops, messages.length);
+  renderDropsBefore(agent, drops, at(messages.length));
   conversation.shown += messages.length - start;
   conversation.count = messages.length;
+  conversation.compactions = compactions;
   conversation.last = messages[messages.length - 1];
   trimConversation();
   updateOpenCards(context);
   renderStreaming(context);
   renderQueue(context, checking);
-  conversation.caption.textContent = messages.length + ' message' + (messages.length === 1 ? '' : 's');
+  conversation.caption.textContent = messages.length + ' message' + (messages.length === 1 ? '' : 's') +
+    (compactions ? ' the model sees, ' + at(messages.length) + ' in all' : '');
   if (nearBottom || agent.cursor === null) element.scrollTop = element.scrollHeight;
+}
+
+// The messages the agent's first 'count' compactions summarised, dimmed, each compaction after
+// them with its summary: at most the latest 'room' of those messages are drawn.
+function renderCompacted(agent, count, drops, room) {
+  if (count === 0) return;
+  var element = conversation.element;
+  var skip = Math.max(0, agent.compactions[count - 1].next - Math.max(0, room));
+  if (skip > 0) {
+    element.appendChild(node('div', 'note', skip + ' earlier messages are not shown'));
+    while (conversation.drops < drops && agent.drops[conversation.drops].at < skip) conversation.drops++;
+  }
+  for (var k = 0; k < count; k++) {
+    var compaction = agent.compactions[k];
+    var before = compaction.before;
+    collectResults(before, compaction.from);
+    for (var i = compaction.from; i < compaction.summarised && i < before.length; i++) {
+      var position = compaction.base + i - compaction.from;
+      if (position < skip) continue;
+      renderDropsBefore(agent, drops, position);
+      // Their calls ended long ago: what the page knows of them is in the results collected.
+      var message = renderMessage(before[i], {});
+      message.classList.add('summarised');
+      element.appendChild(message);
+      conversation.shown++;
+    }
+    element.appendChild(renderCompaction(compaction, k));
+  }
+}
+
+// A compaction, where it happened: why, how much it replaced, and the summary the model sees in
+// place of the messages above it.
+function renderCompaction(compaction, index) {
+  var element = node('div', 'message compaction');
+  element.setAttribute('data-testid', 'compaction');
+  element.appendChild(node('div', 'role', 'compacted · ' + (compaction.trigger === 'manual' ? 'asked for' : 'automatically')));
+  var summarised = compaction.summarised + ' message' + (compaction.summarised === 1 ? '' : 's');
+  element.appendChild(node('div', 'reason', summarised + ' summarised' +
+    (index > 0 ? ' (the earlier summary among them)' : '') + ', ' + compaction.kept + ' kept: the model sees this summary in their place'));
+  element.appendChild(node('div', 'text', compaction.summary));
+  return element;
 }
 
 // How many of the agent's dropped prompts came at or before step 'seq'.
@@ -310,8 +369,8 @@ function updateOpenCards(context) {
 }
 
 // What the agent waits for, for the status line: a person (approvals, answers to questions) or
-// the caller's code (a hook deciding on the prompt, on tool calls, or on the end of the turn) —
-// the waits the chart stands still in, in the order a turn meets them.
+// the caller's code (a hook deciding on the prompt, on a compaction, on tool calls, or on the end
+// of the turn) — the waits the chart stands still in, in the order a turn meets them.
 function waitingFact(context, value) {
   var paths = statePaths(value);
   var runs = Array.isArray(context.toolRuns) ? context.toolRuns : [];
@@ -330,11 +389,13 @@ function waitingFact(context, value) {
     });
   });
   var parts = [];
+  var checkingCompaction = paths.some(function (path) { return /\.CheckingCompaction$/.test(path); });
   if (paths.indexOf(CHECKING_PROMPT) >= 0) {
     var queue = Array.isArray(context.queue) ? context.queue : [];
     // The prompt is not in the transcript yet (it may never be): quote it here.
     parts.push('the userPromptSubmit hook' + (queue.length ? ' on the prompt: ' + excerpt(textOf(queue[0] && queue[0].content), EXCERPT_LENGTH) : ''));
   }
+  if (checkingCompaction) parts.push('the preCompact hook');
   if (preHooks.length) parts.push('the preToolUse hook on ' + preHooks.join(', '));
   if (approvals.length) parts.push('approval of ' + approvals.join(', '));
   if (headers.length) parts.push((headers.length === 1 ? 'an answer on ' : 'answers on ') + headers.join(', '));

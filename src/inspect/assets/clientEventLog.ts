@@ -35,13 +35,20 @@ function eventType(step) {
 }
 
 // What a step did that its event and state do not say: a prompt the chart dropped (blocked by the
-// userPromptSubmit hook, or withdrawn by an interrupt before the hook decided), with the reason.
-// The prompt never reaches the transcript: without this, only its absence would show.
+// userPromptSubmit hook, or withdrawn by an interrupt before the hook decided), with the reason
+// (the prompt never reaches the transcript: without this, only its absence would show); a
+// compaction, which replaced the transcript's older part with the summary the step's response
+// holds, or one that did not happen, with the reason.
 function stepNote(step) {
   var emitted = Array.isArray(step.emitted) ? step.emitted : [];
   var notes = [];
   emitted.forEach(function (action) {
-    if (action && action.type === 'PromptDropped') notes.push('prompt dropped: ' + action.reason);
+    if (!action) return;
+    if (action.type === 'PromptDropped') notes.push('prompt dropped: ' + action.reason);
+    if (action.type === 'Compacted') {
+      notes.push('compacted (' + action.trigger + '): ' + action.summarised + ' messages summarised, ' + action.kept + ' kept');
+    }
+    if (action.type === 'CompactionSkipped') notes.push('not compacted (' + action.trigger + '): ' + action.reason);
   });
   return notes.join('; ');
 }
@@ -120,6 +127,9 @@ function fillRow(row, agent, index, isSelected) {
   row.parts.time.textContent = '+' + ((step.time - agent.summary.startedAt) / 1000).toFixed(3) + 's';
   row.parts.type.textContent = type;
   row.parts.note.textContent = note;
+  // A compaction is news, not trouble: only a dropped prompt or a compaction that failed is.
+  var compactedOnly = note !== '' && (step.emitted || []).every(function (action) { return action && action.type === 'Compacted'; });
+  row.parts.note.className = 'note' + (compactedOnly ? ' news' : '');
   row.parts.source.textContent = step.source ? 'from ' + step.source : '';
   row.parts.to.textContent = '→ ' + briefStateLabel(step.value, agent.summary.chartId);
   var dropped = droppedPrompts(step);

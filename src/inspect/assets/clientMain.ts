@@ -189,6 +189,8 @@ function renderStatus(agent, view) {
   if (agent) {
     facts.push(['status', view.status]);
     facts.push(['messages', Array.isArray(context.messages) ? context.messages.length : 0]);
+    var compactions = context.window && typeof context.window.compactions === 'number' ? context.window.compactions : 0;
+    if (compactions > 0) facts.push(['compacted', compactions + ' time' + (compactions === 1 ? '' : 's')]);
     if (context.usage && typeof context.usage.calls === 'number') facts.push(['responses', context.usage.calls]);
     if (context.usage && typeof context.usage.input_tokens === 'number') {
       facts.push(['tokens', context.usage.input_tokens.toLocaleString() + ' in / ' + context.usage.output_tokens.toLocaleString() + ' out']);

@@ -7,7 +7,7 @@
 
 /**
  * Browser JavaScript: `store`, `applyPatch`, `statePaths`, `stateLabel`, agent history and step
- * handling.
+ * handling (with the prompts dropped and the compactions, which the transcript does not keep).
  *
  * @example
  * const script = [clientStore, clientChart, clientEventLog, clientConversation, clientMain].join('\n');
@@ -108,7 +108,10 @@ function createAgentRecord(history) {
     trimmed: 0,
     // The prompts the chart dropped (PromptDropped), in order: never in the transcript, they are
     // kept here for the conversation to show where they came.
-    drops: []
+    drops: [],
+    // The compactions (Compacted), in order, each with the transcript it replaced: the page keeps
+    // showing what the model no longer sees.
+    compactions: []
   };
   for (var i = 0; i < history.steps.length; i++) appendStep(agent, history.steps[i]);
   return agent;
@@ -121,6 +124,7 @@ function appendStep(agent, step) {
   var context = applyPatch(previous, step.patch);
   agent.steps.push(step);
   agent.contexts.push(context);
+  noteCompactions(agent, step, previous);
   noteDrops(agent, step, context);
   agent.lastSeq = step.seq;
   agent.summary.value = step.value;
@@ -133,14 +137,56 @@ function noteDrops(agent, step, context) {
   if (!Array.isArray(step.emitted)) return;
   step.emitted.forEach(function (action) {
     if (!action || action.type !== 'PromptDropped') return;
+    var length = Array.isArray(context.messages) ? context.messages.length : 0;
     agent.drops.push({
       seq: step.seq,
-      // The transcript's length then: the dropped prompt comes after those messages.
-      at: Array.isArray(context.messages) ? context.messages.length : 0,
+      // Where the transcript then ended, in the whole history: the dropped prompt comes after
+      // those messages.
+      at: historyIndex(agent, agent.compactions.length, length),
       prompt: action.prompt,
       reason: action.reason
     });
   });
+}
+
+// A compaction, with the transcript it replaced ('before', the context's own array: nothing is
+// copied) and where that transcript's messages stand in the whole history: its first message
+// that is one of the history ('from': after an earlier compaction, message 0 is that one's
+// summary) is message 'base' of the history, and the first kept message becomes message 'next'.
+function noteCompactions(agent, step, previous) {
+  if (!Array.isArray(step.emitted)) return;
+  step.emitted.forEach(function (action) {
+    if (!action || action.type !== 'Compacted') return;
+    var last = agent.compactions[agent.compactions.length - 1];
+    var from = last ? 1 : 0;
+    var base = last ? last.next : 0;
+    var summarised = typeof action.summarised === 'number' ? action.summarised : 0;
+    agent.compactions.push({
+      seq: step.seq,
+      trigger: action.trigger,
+      summarised: summarised,
+      kept: action.kept,
+      summary: typeof action.summary === 'string' ? action.summary : '',
+      before: Array.isArray(previous.messages) ? previous.messages : [],
+      from: from,
+      base: base,
+      next: base + Math.max(0, summarised - from)
+    });
+  });
+}
+
+// Where message 'index' of the transcript stands in the whole history, after the agent's first
+// 'count' compactions (a compacted transcript starts with the summary, which is none of it).
+function historyIndex(agent, count, index) {
+  if (count === 0) return index;
+  return agent.compactions[count - 1].next + index - 1;
+}
+
+// How many of the agent's compactions came at or before step 'seq'.
+function compactionsUpTo(agent, seq) {
+  var count = agent.compactions.length;
+  while (count > 0 && agent.compactions[count - 1].seq > seq) count--;
+  return count;
 }
 
 function trimSteps(agent) {

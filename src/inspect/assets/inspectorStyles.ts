@@ -108,6 +108,7 @@ body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(-
 .log .row.error .type { color: var(--bad); }
 .log .row .note { color: var(--bad); flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
 .log .row .note:empty { display: none; }
+.log .row .note.news { color: var(--warn); }
 .log .row .source { color: var(--wait); flex: 0 100 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
 .log .row .to { color: var(--accent); margin-left: auto; flex: 0 1 auto; min-width: 0; max-width: 62%; overflow: hidden; text-overflow: ellipsis; }
 .payload { margin: 0; padding: 8px 10px; overflow: auto; font: 11.5px/1.45 var(--mono); white-space: pre-wrap; word-break: break-word; color: #374151; }
@@ -127,6 +128,11 @@ body.is-live .go-live { background: #dcfce7; border-color: #86efac; color: var(-
    the model never read it. */
 .message.dropped { border-style: dashed; background: #fafafa; border-color: #fca5a5; color: var(--muted); }
 .message.dropped .reason { color: var(--bad); font-size: 12px; margin-top: 3px; }
+/* Messages a compaction summarised: kept in the page, no longer read by the model. */
+.message.summarised { opacity: .55; }
+/* A compaction: the summary the model reads in place of the messages above it. */
+.message.compaction { align-self: stretch; max-width: none; background: #fffbeb; border-color: #fcd34d; border-style: dashed; }
+.message.compaction .reason { color: var(--warn); font-size: 12px; margin-bottom: 3px; }
 .message.results { align-self: flex-end; background: #f9fafb; font-size: 12px; }
 .message .text { white-space: pre-wrap; word-break: break-word; }
 .tool { border: 1px solid var(--line); border-radius: 6px; margin-top: 6px; background: #fafafa; font-size: 12px; }

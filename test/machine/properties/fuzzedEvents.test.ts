@@ -41,6 +41,8 @@ const EVENT_TYPES = [
   'Resume',
   'UserPromptSubmitDecision',
   'StopDecision',
+  'PreCompactDecision',
+  'Compact',
 ] as const;
 
 /** `FUZZ_RUNS` scales it for a quick look; under CI it never runs fewer than 200. */
@@ -150,6 +152,15 @@ class Fuzzer {
             reason: choose.chance(3) ? this.pick([undefined, 'run the tests']) : text(),
             error: this.field(() => this.pick([undefined, 'the hook failed'])),
           };
+        case 'PreCompactDecision':
+          return {
+            decision: this.field(() => this.pick([undefined, 'block'])),
+            reason: this.field(() => this.pick([undefined, 'not now'])),
+            instructions: choose.chance(2) ? undefined : text(),
+            error: this.field(() => this.pick([undefined, 'the hook failed'])),
+          };
+        case 'Compact':
+          return { instructions: choose.chance(2) ? undefined : text() };
         case 'Resume':
           return {
             startedToolCallIds: this.field(() => (choose.chance(2) ? undefined : [callId()])),
@@ -264,7 +275,8 @@ describe('AgentCore fuzzed events', () => {
           try {
             for (const action of core.handleEvent(event as AgentEvent)) {
               // Whatever was taken, every request is one the API accepts (ids repeat here).
-              if (action.type !== 'SendLlmRequest') continue;
+              if (action.type !== 'SendLlmRequest' && action.type !== 'SendCompactionRequest')
+                continue;
               if (findTranscriptViolations(action.request.messages).length > 0)
                 counts.badRequests++;
             }

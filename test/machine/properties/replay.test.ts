@@ -14,6 +14,7 @@ import {
 } from '../../../src/index.js';
 import {
   Chooser,
+  compactionStage,
   configArb,
   guard,
   isCheckingPrompt,
@@ -23,7 +24,7 @@ import {
   PLAUSIBLE,
   type Planned,
   Probe,
-  withHookFor,
+  withWaitFor,
   World,
 } from './scenario.js';
 
@@ -31,14 +32,19 @@ const viaJson = (snapshot: AgentSnapshot): AgentSnapshot =>
   JSON.parse(JSON.stringify(snapshot)) as AgentSnapshot;
 
 /**
- * The states a path can be split in that take events: the top-level ones, and the waits for the
- * hooks on a turn, which a snapshot stores only as their top-level state (the nested one follows
- * from the context on restore).
+ * The states a path can be split in that take events: the top-level ones, the waits for the
+ * hooks on a turn, and the states of a compaction (before a request, and asked for between
+ * turns), which a snapshot stores only as their top-level state (the nested one follows from the
+ * context on restore).
  */
 const SPLIT_STATES = [
   'WaitingForUserInput',
   'WaitingForUserInput.CheckingPrompt',
+  'WaitingForUserInput.CheckingCompaction',
+  'WaitingForUserInput.Compacting',
   'CallingLlm',
+  'CallingLlm.CheckingCompaction',
+  'CallingLlm.Compacting',
   'ExecutingTools',
   'PostToolsHook',
   'Error',
@@ -47,7 +53,7 @@ const SPLIT_STATES = [
 
 /** Where the core stands, as SPLIT_STATES names it. */
 function placeOf(core: AgentCore): string {
-  return isCheckingPrompt(core) || isCheckingStop(core)
+  return isCheckingPrompt(core) || isCheckingStop(core) || compactionStage(core) !== null
     ? describeStateValue(core.stateValue)
     : core.state;
 }
@@ -93,16 +99,20 @@ describe('AgentCore properties', () => {
         fc.integer({ min: 0, max: 60 }),
         fc.option(fc.constantFrom(...SPLIT_STATES), { nil: undefined }),
         (drawn, g, length, splitAt, splitIn) => {
-          // A path aiming for the wait for a hook has that hook on.
-          const config = withHookFor(splitIn, drawn);
+          // A path aiming for the wait for a hook has that hook on, and one aiming for a
+          // compaction before a request a window small enough.
+          const config = withWaitFor(splitIn, drawn);
           const original = Probe.create(config);
           const choose = new Chooser(g);
           const world = new World();
           const events: Planned[] = [];
+          // A path aiming for a state may take longer to get there (the compaction a Compact
+          // event asks for needs two exchanges first), and goes on after it as long.
+          const steps = splitIn === undefined ? length : Math.max(length, 60);
           guard(config, events, () => {
             // At a random point, or where the path first reaches the state drawn: the rarer
             // states (PostToolsHook, Error) are split in as often as the common ones.
-            let split = splitIn === undefined ? Math.min(splitAt, length) : length;
+            let split = splitIn === undefined ? Math.min(splitAt, steps) : steps;
             for (let index = 0; index < split; index++) {
               const planned = nextEvent(choose, original.core, world, PLAUSIBLE);
               events.push(planned);
@@ -154,8 +164,8 @@ describe('AgentCore properties', () => {
               );
             }
             expect(restored.core.snapshot()).toEqual(original.core.snapshot());
-            if (split < length) continuedFrom.add(placeOf(original.core));
-            for (let index = split; index < length; index++) {
+            if (split < steps) continuedFrom.add(placeOf(original.core));
+            for (let index = split; index < steps; index++) {
               const planned = nextEvent(choose, original.core, world, PLAUSIBLE);
               events.push(planned);
               const a = original.feed(planned);

@@ -1,12 +1,21 @@
 /**
  * Properties of failed model calls (DESIGN section 4, "Bounded"): retries are bounded by
  * `maxRetries` total attempts, wait Loom's exponential backoff with jitter, honour `Retry-After`,
- * and non-retryable errors give up at once.
+ * and non-retryable errors give up at once. A compaction's summary call that fails is never
+ * retried: the request goes out whole, and the user is told.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentConfig, LlmError } from '../../../src/index.js';
-import { actionsOf, configArb, FLAKY_MODEL, lengthArb, runScenario } from './scenario.js';
+import { describeStateValue } from '../../../src/machine/index.js';
+import {
+  actionsOf,
+  configArb,
+  FLAKY_MODEL,
+  lengthArb,
+  requestStarts,
+  runScenario,
+} from './scenario.js';
 
 const NON_RETRYABLE = new Set(['auth', 'invalid_request']);
 
@@ -28,6 +37,7 @@ describe('AgentCore properties', () => {
     let retries = 0;
     let giveUps = 0;
     let longestRun = 0;
+    let failedSummaries = 0;
     fc.assert(
       fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
         const maxRetries = config.maxRetries ?? 3;
@@ -41,18 +51,35 @@ describe('AgentCore properties', () => {
             return;
           }
           const { event } = planned;
+          // A compaction's summary call is not an attempt of the request it comes before.
+          const summaryCall = describeStateValue(step.stateValueBefore).endsWith('.Compacting');
           if (event.type !== 'LlmError') {
             expect(scheduled).toEqual([]);
             const newTurn =
               event.type === 'UserInput' && step.stateBefore === 'WaitingForUserInput';
-            if (event.type === 'LlmCompleted' || event.type === 'Interrupt' || newTurn) inARow = 0;
+            const answered = event.type === 'LlmCompleted' && !summaryCall;
+            if (answered || event.type === 'Interrupt' || newTurn) inARow = 0;
             if (event.type === 'RetryTimeoutFired') {
+              // The request goes out again, or the compaction it needs first starts.
               expect(step.stateAfter).toBe('CallingLlm');
-              expect(actionsOf(step.actions, 'SendLlmRequest')).toHaveLength(1);
+              expect(requestStarts(step.actions)).toHaveLength(1);
             }
             return;
           }
           const error: LlmError = event.error;
+          if (summaryCall) {
+            // The summary failed: the compaction is skipped, once, and the attempts of the model
+            // request it was for are as they were.
+            failedSummaries++;
+            expect(scheduled).toEqual([]);
+            expect(actionsOf(step.actions, 'CompactionSkipped')).toHaveLength(1);
+            expect(actionsOf(step.actions, 'DisplayError')[0]?.message).toContain(error.message);
+            expect(step.contextAfter.retries).toBe(step.contextBefore.retries);
+            // The transcript is as it was (a queued prompt may start the next turn after it).
+            const kept = step.contextAfter.messages.slice(0, step.contextBefore.messages.length);
+            expect(kept).toEqual(step.contextBefore.messages);
+            return;
+          }
           const retryable = !NON_RETRYABLE.has(error.kind);
           if (retryable && inARow + 1 < maxRetries) {
             inARow++;
@@ -91,6 +118,7 @@ describe('AgentCore properties', () => {
     );
     expect(retries).toBeGreaterThan(200);
     expect(giveUps).toBeGreaterThan(200);
+    expect(failedSummaries).toBeGreaterThan(5);
     expect(longestRun).toBe(3); // maxRetries 4: three retries in a row, then the fourth error gives up
     // The jitter really spreads the delays over ×0.5–1.5 of the exponential value.
     expect(Math.min(...jitter)).toBeLessThan(0.7);

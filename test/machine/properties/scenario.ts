@@ -4,8 +4,9 @@
  * It looks at `core.state` and `core.context` (tool runs, their statuses and ids, the queue) and
  * picks an event that is meaningful there most of the time — the model streams, completes with
  * tool calls or fails, tools finish in any order, people approve or deny, the caller's hooks
- * answer (on tools, and on a turn: the prompt it starts with, the response that would end it),
- * users type while a turn runs — and sometimes an event the state does not take, or a malformed
+ * answer (on tools, and on a turn: the prompt it starts with, the response that would end it,
+ * the compaction about to start), the model summarises the transcript, users type while a turn
+ * runs or ask for a compaction between turns — and sometimes an event the state does not take, or a malformed
  * object. The choices are drawn from fast-check's `gen`, so failures shrink and replay.
  */
 import fc from 'fast-check';
@@ -63,9 +64,31 @@ const TURN_HOOK_CHOICES: ReadonlyArray<HookSwitches | undefined> = [
 ];
 
 /**
+ * A context window small enough that a reply reporting a few thousand tokens of usage has the
+ * next request compact first.
+ */
+export const SMALL_WINDOW = { contextWindow: 4000, threshold: 0.4 };
+
+/**
+ * Compaction: the defaults (no scenario comes near a 200,000-token window, so only a `Compact`
+ * event compacts), off, or a window so small that a reply reporting a few thousand tokens of
+ * usage has the next request compact first, keeping a tenth of the window or only the latest
+ * exchange.
+ */
+const COMPACTION_CHOICES: ReadonlyArray<AgentConfig['compaction']> = [
+  undefined,
+  undefined,
+  false,
+  SMALL_WINDOW,
+  SMALL_WINDOW,
+  { ...SMALL_WINDOW, keepRecentTokens: 0, instructions: 'Keep file paths.' },
+];
+
+/**
  * Configurations with and without permissions, with 1 to 4 attempts per model call, with the
- * default backoff or a custom one, with the caller's hooks on tools and on turns, and now and
- * then a `maxTurns` low enough for a turn to reach it (where the `stop` hook is not asked).
+ * default backoff or a custom one, with the caller's hooks on tools and on turns, with
+ * compaction settings that do and do not compact in a scenario, and now and then a `maxTurns`
+ * low enough for a turn to reach it (where the `stop` hook is not asked).
  */
 export const configArb: fc.Arbitrary<AgentConfig> = fc
   .record({
@@ -90,6 +113,8 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
       { preToolUse: true, postToolUse: true },
     ),
     turnHooks: fc.constantFrom(...TURN_HOOK_CHOICES),
+    compaction: fc.constantFrom(...COMPACTION_CHOICES),
+    preCompactHook: fc.boolean(),
     maxTurns: fc.oneof(
       { weight: 5, arbitrary: fc.constant(undefined) },
       { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
@@ -103,8 +128,10 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
     if (fields.retry !== undefined) config.retry = fields.retry;
     if (fields.system !== undefined) config.system = fields.system;
     if (fields.askUser) config.askUser = true;
-    const hooks = { ...fields.hooks, ...fields.turnHooks };
+    const hooks: HookSwitches = { ...fields.hooks, ...fields.turnHooks };
+    if (fields.preCompactHook) hooks.preCompact = true;
     if (Object.keys(hooks).length > 0) config.hooks = hooks;
+    if (fields.compaction !== undefined) config.compaction = fields.compaction;
     if (fields.maxTurns !== undefined) config.maxTurns = fields.maxTurns;
     return config;
   });
@@ -166,11 +193,18 @@ export interface Profile {
   /** Weight of `ShutdownRequested`. */
   shutdown: number;
   /**
-   * Weight of `Interrupt` in each state a turn runs in, and in the waits for the hooks on a turn
-   * (`CheckingPrompt` before it starts, `CheckingStop` before it ends).
+   * Weight of `Interrupt` in each state a turn runs in, in the waits for the hooks on a turn
+   * (`CheckingPrompt` before it starts, `CheckingStop` before it ends), and in the states of a
+   * compaction (`CheckingCompaction`, `Compacting`, before a request or between turns).
    */
   interrupts: Record<
-    'CallingLlm' | 'ExecutingTools' | 'PostToolsHook' | 'Error' | 'CheckingPrompt' | 'CheckingStop',
+    | 'CallingLlm'
+    | 'ExecutingTools'
+    | 'PostToolsHook'
+    | 'Error'
+    | 'CheckingPrompt'
+    | 'CheckingStop'
+    | 'Compaction',
     number
   >;
   /**
@@ -187,6 +221,7 @@ const EVERYWHERE = (weight: number): Profile['interrupts'] => ({
   Error: weight,
   CheckingPrompt: weight,
   CheckingStop: weight,
+  Compaction: weight,
 });
 
 export const PLAUSIBLE: Profile = {
@@ -207,6 +242,7 @@ export const INTERRUPTING: Profile = {
     Error: 30,
     CheckingPrompt: 10,
     CheckingStop: 30,
+    Compaction: 60,
   },
 };
 export const NOISY: Profile = { ...PLAUSIBLE, noise: 30, malformed: 20 };
@@ -302,6 +338,22 @@ export function nextEvent(
   const resume: Pick = () => valid({ type: 'Resume' });
 
   const options: Array<readonly [number, Pick]> = (() => {
+    // A compaction, before a request or asked for between turns: the preCompact hook answers, or
+    // the model summarises; the user types on, interrupts, or the process restarts meanwhile.
+    const compaction = compactionStage(core);
+    if (compaction !== null) {
+      return [
+        ...(compaction === 'checking'
+          ? [[50, () => valid(preCompactDecision(choose))] as const]
+          : summaryCallEvents(choose)),
+        [6, userInput],
+        [profile.interrupts.Compaction, interrupt],
+        [3, resume],
+        [2, setMode],
+        [1, setTools],
+        ...common,
+      ];
+    }
     switch (core.state) {
       case 'WaitingForUserInput':
         if (isCheckingPrompt(core)) {
@@ -321,6 +373,17 @@ export function nextEvent(
           [60, userInput],
           [4, setMode],
           [2, setTools],
+          // A compaction asked for (taken only in Ready, with nothing in flight), mostly once the
+          // conversation has grown.
+          [
+            cancelling.length > 0 ? 1 : context.messages.length >= 4 ? 30 : 4,
+            () =>
+              valid(
+                choose.chance(2)
+                  ? { type: 'Compact' }
+                  : { type: 'Compact', instructions: 'Keep the open questions.' },
+              ),
+          ],
           // After an interrupt: aborted calls report how they ended, or the grace period ends.
           [
             cancelling.length > 0 ? 40 : 0,
@@ -429,23 +492,47 @@ export function isCheckingPrompt(core: Pick<AgentCore, 'stateValue'>): boolean {
   return describeStateValue(core.stateValue) === 'WaitingForUserInput.CheckingPrompt';
 }
 
+/**
+ * The stage of the compaction underway, before a request or asked for between turns: waiting for
+ * the `preCompact` hook (`checking`) or for the model's summary (`summarising`); `null` with none.
+ */
+export function compactionStage(
+  core: Pick<AgentCore, 'stateValue'>,
+): 'checking' | 'summarising' | null {
+  const place = describeStateValue(core.stateValue);
+  if (place.endsWith('.CheckingCompaction')) return 'checking';
+  if (place.endsWith('.Compacting')) return 'summarising';
+  return null;
+}
+
+/** The agent waits in `WaitingForUserInput.Ready`, the one state that takes `Compact`. */
+export function isReady(core: Pick<AgentCore, 'stateValue'>): boolean {
+  return describeStateValue(core.stateValue) === 'WaitingForUserInput.Ready';
+}
+
 /** The agent waits for the `stop` hook on a response that would end the turn. */
 export function isCheckingStop(core: Pick<AgentCore, 'stateValue'>): boolean {
   return describeStateValue(core.stateValue) === 'ProcessingLlmResponse.CheckingStop';
 }
 
 /**
- * `config` with the hook on whose wait `place` is (`WaitingForUserInput.CheckingPrompt`, or
- * `ProcessingLlmResponse` by either name), so a run aiming for that wait can reach it.
+ * `config` with what the wait `place` needs for a run aiming for it to reach it: the hook it
+ * waits for (`WaitingForUserInput.CheckingPrompt`; `ProcessingLlmResponse` by either name; the
+ * `CheckingCompaction` states), and for a compaction before a request (`CallingLlm.` its
+ * states), a context window small enough.
  */
-export function withHookFor(place: string | undefined, config: AgentConfig): AgentConfig {
+export function withWaitFor(place: string | undefined, config: AgentConfig): AgentConfig {
   const hook =
     place === 'WaitingForUserInput.CheckingPrompt'
       ? 'userPromptSubmit'
       : place === 'ProcessingLlmResponse' || place === 'ProcessingLlmResponse.CheckingStop'
         ? 'stop'
-        : null;
-  return hook === null ? config : { ...config, hooks: { ...config.hooks, [hook]: true } };
+        : place?.endsWith('.CheckingCompaction') === true
+          ? 'preCompact'
+          : null;
+  const hooked = hook === null ? config : { ...config, hooks: { ...config.hooks, [hook]: true } };
+  const compacting = place === 'CallingLlm.CheckingCompaction' || place === 'CallingLlm.Compacting';
+  return compacting ? { ...hooked, compaction: SMALL_WINDOW } : hooked;
 }
 
 /** The reason a `userPromptSubmit` hook gives when it blocks, and the note it adds. */
@@ -484,6 +571,47 @@ function stopDecision(choose: Chooser): AgentEvent {
     [2, { type: 'StopDecision', error: HOOK_FAILURE }],
     [1, { type: 'StopDecision', decision: 'continue', reason: STOP_REASON, error: HOOK_FAILURE }],
   ]);
+}
+
+/**
+ * A `preCompact` hook's answer: the compaction goes on (with instructions for the summary or
+ * without), is vetoed (with a reason or without), or the hook failed (a failed hook vetoes
+ * nothing, even when it said block).
+ */
+function preCompactDecision(choose: Chooser): AgentEvent {
+  return choose.weighted<AgentEvent>([
+    [4, { type: 'PreCompactDecision' }],
+    [3, { type: 'PreCompactDecision', instructions: 'Keep the failing test names.' }],
+    [3, { type: 'PreCompactDecision', decision: 'block', reason: 'a release is in progress' }],
+    [1, { type: 'PreCompactDecision', decision: 'block' }],
+    [2, { type: 'PreCompactDecision', error: HOOK_FAILURE }],
+    [1, { type: 'PreCompactDecision', decision: 'block', error: HOOK_FAILURE }],
+  ]);
+}
+
+/**
+ * What a compaction's summary call answers: the summary (streamed first, sometimes; the chart
+ * drops what streams), an empty answer, or a failure.
+ */
+function summaryCallEvents(choose: Chooser): Array<readonly [number, () => Planned]> {
+  const summary = (text: string): LlmResponse => ({
+    message: { role: 'assistant', content: text === '' ? [] : [{ type: 'text', text }] },
+    stopReason: 'end_turn',
+    usage: { input_tokens: choose.int(3000), output_tokens: choose.int(400) },
+  });
+  return [
+    [8, () => valid({ type: 'LlmStarted' })],
+    [10, () => valid({ type: 'LlmTextDelta', content: choose.oneOf(TEXT_PIECES) })],
+    [
+      40,
+      () =>
+        valid({
+          type: 'LlmCompleted',
+          response: summary(choose.chance(8) ? '' : 'The user is fixing src/file0.ts.'),
+        }),
+    ],
+    [10, () => valid({ type: 'LlmError', error: llmError(choose) })],
+  ];
 }
 
 function toolCallDelta(choose: Chooser, world: World): AgentEvent {
@@ -539,7 +667,8 @@ export function llmResponse(choose: Chooser, world: World, reusedIds = 0): LlmRe
   ]);
   const response: LlmResponse = { message: { role: 'assistant', content } };
   if (stopReason !== undefined) response.stopReason = stopReason;
-  if (choose.chance(3)) {
+  // As the API reports it, mostly: a proxy or an older server may leave it out.
+  if (!choose.chance(3)) {
     response.usage = { input_tokens: choose.int(5000), output_tokens: choose.int(800) };
   }
   const broken = calls.length > 0 && choose.chance(6) ? choose.oneOf(calls) : undefined;
@@ -653,6 +782,9 @@ function noiseEvent(choose: Chooser, world: World): AgentEvent {
     () => ({ type: 'UserPromptSubmitDecision', context: 'late' }),
     () => ({ type: 'StopDecision', decision: 'continue', reason: 'late' }),
     () => ({ type: 'StopDecision' }),
+    () => ({ type: 'PreCompactDecision', decision: 'block' }),
+    () => ({ type: 'PreCompactDecision', instructions: 'late' }),
+    () => ({ type: 'Compact' }),
   ])();
 }
 
@@ -708,6 +840,9 @@ function malformedEvent(choose: Chooser, core: AgentCore): unknown {
     () => ({ type: 'StopDecision', decision: 'continue' }),
     () => ({ type: 'StopDecision', decision: 'continue', reason: '  ' }),
     () => ({ type: 'StopDecision', error: false }),
+    () => ({ type: 'PreCompactDecision', decision: 'allow' }),
+    () => ({ type: 'PreCompactDecision', instructions: 7 }),
+    () => ({ type: 'Compact', instructions: ['keep'] }),
     () => ({ type: 'SetPermissionMode', mode: 'yolo' }),
     () => ({ type: 'SetPermissionMode' }),
     () => ({ type: 'SetTools' }),
@@ -746,8 +881,14 @@ export function expectedVerdict(
   const { event } = planned;
   const { state, context } = core;
   // Waiting for the userPromptSubmit hook, the agent is between turns and yet busy: the prompt
-  // may be withdrawn (Interrupt) and the hook asked again (Resume).
+  // may be withdrawn (Interrupt) and the hook asked again (Resume); so is it during a compaction
+  // asked for between turns.
   const checkingPrompt = isCheckingPrompt(core);
+  const compaction = compactionStage(core);
+  const busyBetweenTurns =
+    checkingPrompt || (state === 'WaitingForUserInput' && compaction !== null);
+  // A request streams once any compaction it needed is over.
+  const streaming = state === 'CallingLlm' && compaction === null;
   const hasRun = (callId: string, status: string) =>
     context.toolRuns.some((run) => run.call.id === callId && run.status === status);
   const taken = (() => {
@@ -760,11 +901,13 @@ export function expectedVerdict(
       case 'LlmStarted':
       case 'LlmTextDelta':
       case 'LlmToolCallDelta':
+        // What a summary call streams is dropped: only the whole summary counts.
+        return streaming;
       case 'LlmCompleted':
       case 'LlmError':
-        return state === 'CallingLlm';
+        return streaming || compaction === 'summarising';
       case 'Interrupt':
-        return TURN_STATES.includes(state) || checkingPrompt;
+        return TURN_STATES.includes(state) || busyBetweenTurns;
       case 'ToolCompleted':
         return (
           (state === 'ExecutingTools' && hasRun(event.callId, 'running')) ||
@@ -782,7 +925,7 @@ export function expectedVerdict(
         // waits for are in flight).
         return (
           TURN_STATES.includes(state) ||
-          checkingPrompt ||
+          busyBetweenTurns ||
           (state === 'WaitingForUserInput' &&
             context.toolRuns.some((run) => run.status === 'cancelling'))
         );
@@ -810,6 +953,10 @@ export function expectedVerdict(
         return checkingPrompt;
       case 'StopDecision':
         return state === 'ProcessingLlmResponse';
+      case 'PreCompactDecision':
+        return compaction === 'checking';
+      case 'Compact':
+        return isReady(core);
     }
   })();
   return taken ? 'accepted' : 'EVENT_NOT_ACCEPTED';
@@ -923,6 +1070,20 @@ export function actionsOf<T extends AgentAction['type']>(
 ): Array<Extract<AgentAction, { type: T }>> {
   return actions.filter(
     (action): action is Extract<AgentAction, { type: T }> => action.type === type,
+  );
+}
+
+/**
+ * What entering `CallingLlm` starts: the request (`SendLlmRequest`), or, when it would pass the
+ * compaction threshold, the compaction it needs first (`RunPreCompactHook` with the `preCompact`
+ * hook on, `SendCompactionRequest` without).
+ */
+export function requestStarts(actions: readonly AgentAction[]): AgentAction[] {
+  return actions.filter(
+    (action) =>
+      action.type === 'SendLlmRequest' ||
+      (action.type === 'SendCompactionRequest' && action.trigger === 'auto') ||
+      (action.type === 'RunPreCompactHook' && action.trigger === 'auto'),
   );
 }
 

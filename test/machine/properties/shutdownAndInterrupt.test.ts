@@ -1,18 +1,14 @@
 /**
  * Properties of the two early turn endings (DESIGN section 1, "Turn endings"): `ShutdownRequested`
- * from every reachable state and `Interrupt` from every state a turn runs in, and from the waits
+ * from every reachable state and `Interrupt` from every state a turn runs in, from the waits
  * for the hooks on a turn (`WaitingForUserInput.CheckingPrompt`, where an interrupt withdraws the
- * prompt, and `ProcessingLlmResponse.CheckingStop`, where it ends the turn).
+ * prompt, and `ProcessingLlmResponse.CheckingStop`, where it ends the turn), and from the states of
+ * a compaction, before a request or asked for between turns (where both abandon it and leave the
+ * transcript as it was).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type AgentAction,
-  type AgentContext,
-  type AgentStateName,
-  findTranscriptViolations,
-  type Message,
-} from '../../../src/index.js';
+import { findTranscriptViolations, type Message } from '../../../src/index.js';
 import { describeStateValue } from '../../../src/machine/index.js';
 import {
   actionsOf,
@@ -25,39 +21,51 @@ import {
   NOISY,
   nextEvent,
   PLAUSIBLE,
+  requestStarts,
   runScenario,
   type StepRecord,
   TURN_STATES,
-  withHookFor,
+  withWaitFor,
 } from './scenario.js';
 
 const CHECKING_PROMPT = 'WaitingForUserInput.CheckingPrompt';
 const CHECKING_STOP = 'ProcessingLlmResponse.CheckingStop';
+const STREAMING = 'CallingLlm.Streaming';
+/** The states of a compaction: before a request, and asked for between turns. */
+const COMPACTION_PLACES = [
+  'CallingLlm.CheckingCompaction',
+  'CallingLlm.Compacting',
+  'WaitingForUserInput.CheckingCompaction',
+  'WaitingForUserInput.Compacting',
+];
 /** The states a turn runs in, as `placeOf` names them. */
 const TURN_PLACES = TURN_STATES.map((state) =>
-  state === 'ProcessingLlmResponse' ? CHECKING_STOP : state,
+  state === 'ProcessingLlmResponse' ? CHECKING_STOP : state === 'CallingLlm' ? STREAMING : state,
 );
 
-/** Where a step started, nested states named where they matter (the waits for hooks). */
+/** Where a step started, nested states named where they matter (waits, and compactions). */
 const placeOf = (step: StepRecord): string =>
-  step.stateBefore === 'WaitingForUserInput' || step.stateBefore === 'ProcessingLlmResponse'
-    ? describeStateValue(step.stateValueBefore)
-    : step.stateBefore;
+  step.stateBefore === 'ExecutingTools'
+    ? step.stateBefore
+    : describeStateValue(step.stateValueBefore);
 
 /** The `Cancel` an early turn ending must send, by the state it leaves. */
-function expectCancelFor(
-  state: AgentStateName,
-  context: AgentContext,
-  actions: AgentAction[],
-  checkingPrompt: boolean,
-) {
+function expectCancelFor(step: StepRecord) {
+  const { contextBefore: context, actions } = step;
+  const place = placeOf(step);
   const cancels = actionsOf(actions, 'Cancel');
   const openIds = context.toolRuns.filter((run) => run.status !== 'done').map((run) => run.call.id);
   const runningIds = context.toolRuns
     .filter((run) => run.status === 'running')
     .map((run) => run.call.id);
-  switch (state) {
+  if (place.endsWith('.CheckingCompaction') || place === CHECKING_PROMPT) {
+    // The preCompact hook, or the userPromptSubmit hook.
+    expect(cancels).toEqual([{ type: 'Cancel', hook: true }]);
+    return;
+  }
+  switch (step.stateBefore) {
     case 'CallingLlm':
+      // The request, or the summary call of the compaction before it.
       expect(cancels).toEqual([{ type: 'Cancel', llm: true }]);
       break;
     case 'ExecutingTools': {
@@ -77,8 +85,9 @@ function expectCancelFor(
       expect(cancels).toEqual([{ type: 'Cancel', retry: true }]);
       break;
     case 'WaitingForUserInput': {
-      if (checkingPrompt) {
-        expect(cancels).toEqual([{ type: 'Cancel', hook: true }]);
+      if (place === 'WaitingForUserInput.Compacting') {
+        // The summary call of a compaction asked for between turns.
+        expect(cancels).toEqual([{ type: 'Cancel', llm: true }]);
         break;
       }
       // Calls an interrupt was still waiting for are given up on, by name.
@@ -99,7 +108,7 @@ function expectCancelFor(
 function expectPartialWorkKept(step: StepRecord, reason: RegExp) {
   const before = step.contextBefore;
   const appended = step.contextAfter.messages.slice(before.messages.length);
-  if (step.stateBefore === 'CallingLlm' && before.streamingText.length > 0) {
+  if (placeOf(step) === STREAMING && before.streamingText.length > 0) {
     expect(appended[0]).toEqual({
       role: 'assistant',
       content: [{ type: 'text', text: before.streamingText }],
@@ -134,16 +143,23 @@ describe('AgentCore properties', () => {
   it('shutdown succeeds from every reachable state', () => {
     const shutDownFrom = new Map<string, number>();
     // Where the run stops to shut down: anywhere, or the first time it reaches a given state.
-    const stopInArb = fc.constantFrom<string | undefined>(
-      undefined,
-      'WaitingForUserInput',
-      CHECKING_PROMPT,
-      ...TURN_STATES,
+    const stopInArb = fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom<string | undefined>(
+          undefined,
+          'WaitingForUserInput',
+          CHECKING_PROMPT,
+          ...TURN_PLACES,
+        ),
+      },
+      { weight: 1, arbitrary: fc.constantFrom(...COMPACTION_PLACES) },
     );
     fc.assert(
       fc.property(configArb, fc.gen(), lengthArb, stopInArb, (drawn, g, length, stopIn) => {
-        // A run aiming for the wait for a hook has that hook on.
-        const config = withHookFor(stopIn, drawn);
+        // A run aiming for the wait for a hook has that hook on, and one aiming for a compaction
+        // before a request has a window small enough.
+        const config = withWaitFor(stopIn, drawn);
         const { probe, events, world, choose } = runScenario(
           // A run aiming for a state may take longer to get there.
           { g, config, length: stopIn === undefined ? length : 100, profile: NO_SHUTDOWN, stopIn },
@@ -166,16 +182,19 @@ describe('AgentCore properties', () => {
           expect(shutdowns).toEqual([{ type: 'Shutdown', discardedInput: queued }]);
           expect(actionsOf(step.actions, 'PromptDropped')).toEqual([]);
           expect(step.actions.at(-1)?.type).toBe('Shutdown');
-          expectCancelFor(
-            step.stateBefore,
-            step.contextBefore,
-            step.actions,
-            placeOf(step) === CHECKING_PROMPT,
-          );
+          expectCancelFor(step);
           expectPartialWorkKept(step, /shut down/);
-          if (placeOf(step) === CHECKING_PROMPT || step.stateBefore === 'ProcessingLlmResponse') {
+          const place = placeOf(step);
+          if (place === CHECKING_PROMPT || place === CHECKING_STOP) {
             // Waiting for a hook, nothing was half done.
             expect(core.context.messages).toEqual(step.contextBefore.messages);
+          }
+          if (COMPACTION_PLACES.includes(place)) {
+            // A compaction under way is abandoned, and said so: the transcript is as it was.
+            expect(core.context.messages).toBe(step.contextBefore.messages);
+            expect(core.context.window.compacting).toBe(null);
+            expect(actionsOf(step.actions, 'Compacted')).toEqual([]);
+            expect(actionsOf(step.actions, 'CompactionSkipped')).toHaveLength(1);
           }
           expect(findTranscriptViolations(core.context.messages)).toEqual([]);
           expect(core.context.queue).toEqual([]);
@@ -195,10 +214,14 @@ describe('AgentCore properties', () => {
           expectRefused(probe.feed(again), 'AGENT_STOPPED');
         });
       }),
-      { numRuns: 200 },
+      // A quarter of the runs aim for a compaction; the rest as many as before it was drawn.
+      { numRuns: 300 },
     );
     for (const place of ['WaitingForUserInput.Ready', CHECKING_PROMPT, ...TURN_PLACES]) {
       expect(shutDownFrom.get(place) ?? 0, place).toBeGreaterThan(8);
+    }
+    for (const place of COMPACTION_PLACES) {
+      expect(shutDownFrom.get(place) ?? 0, place).toBeGreaterThan(3);
     }
   });
 
@@ -211,13 +234,32 @@ describe('AgentCore properties', () => {
           if (step.planned.kind !== 'valid' || step.planned.event.type !== 'Interrupt') return;
           const before = step.contextBefore;
           const place = placeOf(step);
-          if (!TURN_STATES.includes(step.stateBefore) && place !== CHECKING_PROMPT) {
+          const compacting = COMPACTION_PLACES.includes(place);
+          if (!TURN_STATES.includes(step.stateBefore) && place !== CHECKING_PROMPT && !compacting) {
             expect(step.actions).toEqual([]);
             return;
           }
           interruptedFrom.set(place, (interruptedFrom.get(place) ?? 0) + 1);
           expect(step.diagnostics).toEqual([]);
-          expectCancelFor(step.stateBefore, before, step.actions, place === CHECKING_PROMPT);
+          expectCancelFor(step);
+          // A compaction under way is abandoned, done or not; the only one under way after is
+          // one the next turn's request needs, started at once.
+          const started = requestStarts(step.actions).some(
+            (action) => action.type !== 'SendLlmRequest',
+          );
+          expect(step.contextAfter.window.compacting !== null).toBe(started);
+          expect(actionsOf(step.actions, 'Compacted')).toEqual([]);
+          expect(actionsOf(step.actions, 'CompactionSkipped')).toEqual(
+            compacting
+              ? [
+                  {
+                    type: 'CompactionSkipped',
+                    trigger: place.startsWith('CallingLlm') ? 'auto' : 'manual',
+                    reason: expect.stringMatching(/interrupted/) as string,
+                  },
+                ]
+              : [],
+          );
           if (place === CHECKING_PROMPT) {
             // The prompt the hook was checking is handed back, never sent unchecked; the next
             // queued prompt, if any, is checked in its turn.
@@ -267,9 +309,10 @@ describe('AgentCore properties', () => {
           expectPartialWorkKept(step, /interrupted/);
           expect(findTranscriptViolations(step.contextAfter.messages)).toEqual([]);
           const [next, ...rest] = before.queue;
-          if (step.stateBefore === 'ProcessingLlmResponse') {
-            // The stop hook was asked about a response already kept: nothing more to keep, and
-            // nothing is added but the next turn's prompt, when one starts straight away.
+          if (step.stateBefore === 'ProcessingLlmResponse' || compacting) {
+            // The stop hook was asked about a response already kept, and a compaction changes
+            // the transcript only once it is done: nothing more to keep, and nothing is added but
+            // the next turn's prompt, when one starts straight away.
             const started = next !== undefined && !promptHook ? [next] : [];
             expect(step.contextAfter.messages).toEqual([...before.messages, ...started]);
           }
@@ -286,11 +329,14 @@ describe('AgentCore properties', () => {
             expect(actionsOf(step.actions, 'SendLlmRequest')).toEqual([]);
             expect(actionsOf(step.actions, 'WaitForInput')).toEqual([]);
           } else {
-            // The oldest queued input starts the next turn straight away.
+            // The oldest queued input starts the next turn straight away: its request goes out,
+            // or the compaction it needs first starts.
             expect(step.stateAfter).toBe('CallingLlm');
             expect(step.contextAfter.queue).toEqual(rest);
+            expect(requestStarts(step.actions)).toHaveLength(1);
+            expect(step.contextAfter.messages.at(-1)).toBe(next);
             const [send] = actionsOf(step.actions, 'SendLlmRequest');
-            expect(send?.request.messages.at(-1)).toBe(next);
+            if (send !== undefined) expect(send.request.messages.at(-1)).toBe(next);
             expect(actionsOf(step.actions, 'WaitForInput')).toEqual([]);
           }
           expect(step.contextAfter.streamingText).toBe('');
@@ -299,10 +345,13 @@ describe('AgentCore properties', () => {
       }),
       { numRuns: 200 },
     );
-    // Every state a turn runs in, and the wait for the userPromptSubmit hook, was interrupted
-    // often enough for the checks above to mean something.
+    // Every state a turn runs in, the wait for the userPromptSubmit hook and the states of a
+    // compaction were interrupted often enough for the checks above to mean something.
     for (const place of [CHECKING_PROMPT, ...TURN_PLACES]) {
       expect(interruptedFrom.get(place) ?? 0, place).toBeGreaterThan(5);
+    }
+    for (const place of COMPACTION_PLACES) {
+      expect(interruptedFrom.get(place) ?? 0, place).toBeGreaterThan(3);
     }
   });
 
@@ -326,9 +375,8 @@ describe('AgentCore properties', () => {
       'WaitingForUserInput.SettlingCancelledCalls',
       CHECKING_PROMPT,
       CHECKING_STOP,
-      ...TURN_STATES.filter(
-        (state) => state !== 'ExecutingTools' && state !== 'ProcessingLlmResponse',
-      ),
+      ...TURN_PLACES.filter((place) => place !== 'ExecutingTools' && place !== CHECKING_STOP),
+      ...COMPACTION_PLACES,
       regions('Idle', 'Idle', 'Idle'),
       regions('Idle', 'Waiting', 'Idle'),
       regions('Idle', 'Idle', 'Waiting'),

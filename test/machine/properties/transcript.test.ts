@@ -1,12 +1,14 @@
 /**
  * Properties of the transcript (DESIGN section 4): every request the chart sends is one the
- * Messages API accepts, user input is never lost, and a streaming delta never copies the
- * conversation.
+ * Messages API accepts, a compaction replaces the older part with its summary and keeps the rest,
+ * user input is never lost (a compaction summarises it; it does not lose it), and a streaming
+ * delta never copies the conversation.
  */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeStateValue, findTranscriptViolations, type Message } from '../../../src/index.js';
+import { SUMMARY_HEADING } from '../../../src/machine/index.js';
 import {
   actionsOf,
   configArb,
@@ -40,10 +42,31 @@ function shutDown(probe: Probe): Message[] {
 describe('AgentCore properties', () => {
   it('keeps the transcript valid: every request, and every resting point between turns', () => {
     let requests = 0;
+    let compactions = 0;
     fc.assert(
       fc.property(configArb, fc.gen(), lengthArb, (config, g, length) => {
         runScenario({ g, config, length, profile: PLAUSIBLE }, (step) => {
           const { messages } = step.contextAfter;
+          for (const { request } of actionsOf(step.actions, 'SendCompactionRequest')) {
+            // The summary is asked for with the part it replaces, ending with the user's turn.
+            expect(findTranscriptViolations(request.messages)).toEqual([]);
+            expect(request.messages[0]?.role).toBe('user');
+            expect(request.messages.at(-1)?.role).toBe('user');
+            expect(request.messages.length).toBeLessThan(messages.length);
+          }
+          for (const compacted of actionsOf(step.actions, 'Compacted')) {
+            // The summary comes first, then the messages after the cut, as they were.
+            compactions++;
+            const before = step.contextBefore.messages;
+            expect(compacted.summarised + compacted.kept).toBe(before.length);
+            expect(messages[0]).toEqual({
+              role: 'user',
+              content: [{ type: 'text', text: `${SUMMARY_HEADING}\n\n${compacted.summary}` }],
+            });
+            const kept = messages.slice(1, 1 + compacted.kept);
+            expect(kept).toEqual(before.slice(compacted.summarised));
+            expect(kept[0]?.role).toBe('assistant');
+          }
           for (const { request } of actionsOf(step.actions, 'SendLlmRequest')) {
             requests++;
             expect(findTranscriptViolations(request.messages)).toEqual([]);
@@ -89,6 +112,7 @@ describe('AgentCore properties', () => {
     );
     // (Fewer than without the hooks on a turn: blocked prompts start no turn.)
     expect(requests).toBeGreaterThan(400);
+    expect(compactions).toBeGreaterThan(10);
   });
 
   it('loses no user input: each accepted message reaches the transcript, is dropped (and said so) or is in Shutdown.discardedInput, once, in order', () => {
@@ -101,6 +125,8 @@ describe('AgentCore properties', () => {
         // or dropped by the userPromptSubmit hook (or by an interrupt while it decided).
         const settled: Message[] = [];
         const droppedTexts = new Set<string>();
+        // Inputs that reached the transcript and then a compaction's summary, in order.
+        const summarised: Message[] = [];
         const { probe, events } = runScenario(
           { g, config, length, profile: NO_SHUTDOWN },
           (step) => {
@@ -113,7 +139,15 @@ describe('AgentCore properties', () => {
               droppedTexts.add(inputText(drop.prompt));
               dropped++;
             }
-            const fresh = step.contextAfter.messages.slice(step.contextBefore.messages.length);
+            // After a compaction, what is new follows the summary and the messages it kept.
+            const [compacted] = actionsOf(step.actions, 'Compacted');
+            const old = step.contextBefore.messages;
+            if (compacted !== undefined) {
+              summarised.push(...old.slice(0, compacted.summarised).filter(isUserInputText));
+            }
+            const fresh = step.contextAfter.messages.slice(
+              compacted === undefined ? old.length : 1 + compacted.kept,
+            );
             settled.push(...fresh.filter(isUserInputText));
             if (planned.kind !== 'valid' || planned.event.type !== 'UserInput') return;
             expect(step.diagnostics).toEqual([]);
@@ -130,7 +164,9 @@ describe('AgentCore properties', () => {
             }
             for (const send of actionsOf(step.actions, 'SendLlmRequest')) {
               // A queued message enters the transcript only as the first message of a new turn.
-              const fresh = send.request.messages.slice(step.contextBefore.messages.length);
+              const fresh = send.request.messages.slice(
+                compacted === undefined ? old.length : 1 + compacted.kept,
+              );
               const inputs = fresh.filter(isUserInputText);
               expect(inputs.length).toBeLessThanOrEqual(1);
               if (inputs.length === 1) expect(fresh.at(-1)).toBe(inputs[0]);
@@ -139,7 +175,7 @@ describe('AgentCore properties', () => {
         );
         guard(config, events, () => {
           const discarded = stop ? shutDown(probe) : probe.core.context.queue;
-          const delivered = probe.core.context.messages.filter(isUserInputText);
+          const delivered = [...summarised, ...probe.core.context.messages.filter(isUserInputText)];
           // Settled first, in the order they were accepted, then the rest still waiting; each
           // input text is unique, so none is there twice.
           expect([...settled, ...discarded].map(inputText)).toEqual(accepted.map(inputText));

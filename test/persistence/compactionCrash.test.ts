@@ -1,0 +1,243 @@
+/**
+ * A compaction a crash cut short: an agent in a child process (createAgent, the real SDK against
+ * the local Messages API server) takes the input that makes its stored session compact before
+ * the request goes out. An uninterrupted run gives the reference and its list of durable writes;
+ * then, for every write, a process is killed with SIGKILL just before it (and once just after
+ * the last), and a new process resumes the session and finishes the turn. Run on SQLite, and on
+ * PostgreSQL when a server can be started.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  type AgentContext,
+  AgentCore,
+  type AgentDiagnostic,
+  type AgentStateValue,
+  findTranscriptViolations,
+  type Message,
+  type StoredEntry,
+  SUMMARY_HEADING,
+} from '../../src/index.js';
+import { createPostgresSessionStore } from '../../src/persistence/postgresSessionStore.js';
+import { SessionCore } from '../../src/persistence/sessionCore.js';
+import type { SessionStore, StoredSession } from '../../src/persistence/sessionStore.js';
+import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
+import { startMessagesApiServer } from '../../src/testing/index.js';
+import { bundleChild } from '../support/bundleChild.js';
+import { type PostgresServer, startPostgres } from '../support/postgresServer.js';
+import {
+  ANSWER,
+  COMPACTION,
+  compactionModel,
+  history,
+  INPUT,
+  SUMMARY,
+} from './compaction/compactionTurn.js';
+import { countEvents, durableView } from './logChecks.js';
+
+const installation = inject('postgresInstallation');
+const CONFIG = { compaction: COMPACTION };
+
+interface ChildResult {
+  messages: Message[];
+  writes: string[];
+  state: string;
+  stateValue: AgentStateValue;
+  context: AgentContext;
+  log: StoredEntry[];
+  loaded: StoredSession;
+}
+
+let childScript = '';
+const directories: string[] = [];
+beforeAll(async () => {
+  const directory = await bundleChild('compaction-crash', [
+    'test/persistence/compaction/compactionChild.ts',
+  ]);
+  childScript = join(directory, 'compactionChild.mjs');
+});
+afterAll(async () => {
+  await Promise.all(
+    directories.map((directory) => rm(directory, { recursive: true, force: true })),
+  );
+});
+
+async function inBatches<T>(
+  items: T[],
+  size: number,
+  each: (item: T) => Promise<void>,
+): Promise<void> {
+  for (let start = 0; start < items.length; start += size) {
+    await Promise.all(items.slice(start, start + size).map(each));
+  }
+}
+
+function child(
+  settings: Record<string, unknown>,
+): Promise<{ signal: string | null; result?: ChildResult; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const process_ = spawn(process.execPath, [childScript, JSON.stringify(settings)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    process_.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    process_.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    process_.on('error', reject);
+    process_.on('close', (code, signal) => {
+      if (signal === null && code !== 0) {
+        reject(new Error(`the child exited with ${code}: ${stderr}`));
+        return;
+      }
+      const line = stdout.trim().split('\n').at(-1);
+      resolve({ signal, stderr, ...(line ? { result: JSON.parse(line) as ChildResult } : {}) });
+    });
+  });
+}
+
+/** Where the sessions of one store live, and how a test process opens it. */
+interface StoreKind {
+  name: string;
+  /** The child's `store` setting for a world in `directory`. */
+  setting(directory: string): Record<string, string>;
+  open(setting: Record<string, string>): SessionStore;
+}
+
+/**
+ * One run's world: a workspace, a session seeded with a history that nearly fills the window
+ * (stored before any process touches it), and a model server.
+ */
+async function world(kind: StoreKind, sessionId: string) {
+  const directory = await mkdtemp(join(tmpdir(), 'compaction-crash-'));
+  directories.push(directory);
+  const store = kind.setting(directory);
+  const seeding = kind.open(store);
+  await SessionCore.open(seeding, sessionId, { config: CONFIG, messages: history() });
+  await seeding.close();
+  const server = await startMessagesApiServer({ script: compactionModel() });
+  return {
+    server,
+    settings: { workspace: directory, baseURL: server.baseURL, sessionId, store },
+  };
+}
+
+/** What every finished run must show, the reference's transcript being `reference`. */
+function expectFinished(result: ChildResult, reference: Message[], where: string): void {
+  expect(result.state, where).toBe('WaitingForUserInput');
+  expect(result.messages, where).toEqual(reference);
+  expect(findTranscriptViolations(result.messages), where).toEqual([]);
+  expect(result.context.window.compactions, where).toBe(1);
+  // The log, replayed from its first entry on the seeded history, reaches the same chart.
+  const refused: AgentDiagnostic[] = [];
+  const replay = new AgentCore(CONFIG, {
+    messages: history(),
+    onDiagnostic: (diagnostic) => refused.push(diagnostic),
+  });
+  for (const entry of result.log) if (entry.kind === 'event') replay.handleEvent(entry.data);
+  expect(refused, where).toEqual([]);
+  expect(durableView(replay), where).toEqual(durableView(result));
+  // The stored checkpoint covers the active transcript, not the history it replaced.
+  expect(result.loaded.checkpoint?.messageCount, where).toBe(reference.length);
+  expect(result.loaded.transcript, where).toHaveLength(reference.length);
+}
+
+function describeCrashes(kind: StoreKind): void {
+  it(
+    `${kind.name}: resumes a compaction cut short at every durable write`,
+    { timeout: 180_000 },
+    async () => {
+      const reference = await world(kind, 'reference');
+      const { result } = await child(reference.settings);
+      await reference.server.close();
+      if (result === undefined) throw new Error('the reference run printed nothing');
+      // The cut comes before an assistant message: the summary (a user message) goes before it.
+      const kept = history().slice(-1);
+      expect(result.messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: `${SUMMARY_HEADING}\n\n${SUMMARY}` }] },
+        ...kept,
+        { role: 'user', content: INPUT },
+        { role: 'assistant', content: [{ type: 'text', text: ANSWER }] },
+      ]);
+      expectFinished(result, result.messages, 'the reference run');
+      // The input, the summary call's start, the summary, the next call's start (its actor
+      // starts in the same step), the checkpoint that follows a compaction at once, the answer
+      // and the checkpoint at rest.
+      expect(result.writes).toEqual([
+        'UserInput',
+        'started llm',
+        'LlmCompleted',
+        'started llm',
+        'checkpoint',
+        'LlmCompleted',
+        'checkpoint',
+      ]);
+
+      const boundaries = [
+        ...result.writes.map((_, index) => ({ killBeforeWrite: index + 1 })),
+        { killAfterWrite: result.writes.length },
+      ];
+      const runs: string[] = [];
+      await inBatches(boundaries, 2, async (boundary) => {
+        const label = JSON.stringify(boundary);
+        const crash = await world(kind, `crash-${label.replace(/\W/g, '')}`);
+        try {
+          const killed = await child({ ...crash.settings, ...boundary });
+          expect(killed.signal, `${label}: ${killed.stderr}`).toBe('SIGKILL');
+          const resumed = await child(crash.settings);
+          expect(resumed.result, `${label}: ${resumed.stderr}`).toBeDefined();
+          const { log } = resumed.result!;
+          expectFinished(resumed.result!, result.messages, label);
+          expect(durableView(resumed.result!), label).toEqual(durableView(result));
+          // One summary and one answer were stored, whatever was cut short.
+          expect(countEvents(log, 'LlmCompleted'), label).toBe(2);
+          // A process stopped with the compaction or the request in flight was resumed there;
+          // the summary is asked for again only when the stopped process had asked for it and
+          // its answer was not stored.
+          const before = 'killBeforeWrite' in boundary ? boundary.killBeforeWrite : 0;
+          const inFlight = before > 1 && before < result.writes.length;
+          expect(countEvents(log, 'Resume'), label).toBe(inFlight ? 1 : 0);
+          const summaryCalls = crash.server.requests.filter((request) =>
+            JSON.stringify(request.body).includes('Stop here and write a summary'),
+          ).length;
+          const asked = before === 3 ? 2 : 1;
+          expect(summaryCalls, label).toBe(asked);
+          runs.push(`${label}: resumed, ${summaryCalls} summary call(s)`);
+        } finally {
+          await crash.server.close();
+        }
+      });
+      expect(runs).toHaveLength(boundaries.length);
+    },
+  );
+}
+
+describe('a compaction cut short by a crash', () => {
+  describeCrashes({
+    name: 'SQLite',
+    setting: (directory) => ({ sqlite: join(directory, 'sessions.db') }),
+    open: (setting) => createSqliteSessionStore({ path: setting.sqlite!, durability: 'normal' }),
+  });
+
+  describe.skipIf(installation === null)('on PostgreSQL', () => {
+    let server: PostgresServer;
+    let schemas = 0;
+    beforeAll(async () => {
+      server = await startPostgres({ installation: installation!, database: 'compaction' });
+    }, 60_000);
+    afterAll(async () => {
+      await server?.stop();
+    });
+    describeCrashes({
+      name: 'PostgreSQL',
+      setting: () => ({ postgres: server.connectionString, schema: `crash${++schemas}` }),
+      open: (setting) =>
+        createPostgresSessionStore({
+          connectionString: setting.postgres!,
+          schema: setting.schema!,
+        }),
+    });
+  });
+});
