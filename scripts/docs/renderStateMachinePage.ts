@@ -68,7 +68,8 @@ or from code: \`toMermaid(machine)\`, \`toDot(machine)\`, \`await toSvg(machine)
 - A state drawn with **dashed regions** runs them at once: while \`ExecutingTools\` runs the
   tool calls of a response, its region \`Hooks\` is \`Running\` as long as a call waits for the
   caller's \`preToolUse\` or \`postToolUse\` hook, \`Approvals\` is \`Waiting\` as long as a call
-  waits for a \`ToolApproval\`, and \`Questions\` is \`Waiting\` as long as an \`ask_user\` call
+  waits for a \`ToolApproval\`, \`Subagents\` is \`Running\` as long as a \`task\` call waits for
+  its subagent's final answer, and \`Questions\` is \`Waiting\` as long as an \`ask_user\` call
   waits for the user's \`UserAnswer\`; each is \`Idle\` otherwise. \`ExecutingTools\` is left once every call
   has its outcome, wherever its regions stand.
 - The filled dot marks the initial state; a double border marks the final state.

@@ -119,6 +119,8 @@ export interface AgentShell {
   /** The stored session this agent runs, when it runs one. */
   sessionId: string | undefined;
   sandbox: SandboxStatus | undefined;
+  /** The subagents running now, by task call id (their approvals are answered through this agent). */
+  children: ReadonlyMap<string, Agent>;
 }
 
 /** The running chart, handed over once it exists (at once, or once a stored session is open). */
@@ -170,6 +172,7 @@ export class Agent {
   readonly #inFlight: InFlightWork;
   readonly #release: () => Promise<void>;
   readonly #mcpServers: () => McpServers | undefined;
+  readonly #children: ReadonlyMap<string, Agent>;
   #parts: AgentParts | undefined;
   /** Events sent before the chart runs, delivered in order once it does. */
   #early: AgentEvent[] = [];
@@ -186,6 +189,7 @@ export class Agent {
     this.#inFlight = shell.inFlight;
     this.#release = shell.release;
     this.#mcpServers = shell.mcpServers;
+    this.#children = shell.children;
     if (parts instanceof Promise) {
       this.ready = parts.then(
         (running) => this.#attach(running),
@@ -444,6 +448,8 @@ export class Agent {
     callId: string,
     options: { remember?: boolean; input?: Record<string, unknown> } = {},
   ): void {
+    const child = this.#childAwaiting(callId);
+    if (child !== undefined) return child.approve(callId, options);
     this.#dispatchApproval(callId, 'allow', options);
   }
 
@@ -455,7 +461,30 @@ export class Agent {
    * agent.deny(call.id, { reason: 'do not touch the lockfile; edit package.json only' });
    */
   deny(callId: string, options: { remember?: boolean; reason?: string } = {}): void {
+    const child = this.#childAwaiting(callId);
+    if (child !== undefined) return child.deny(callId, options);
     this.#dispatchApproval(callId, 'deny', options);
+  }
+
+  /**
+   * Whether this agent, or a subagent of it, has a call waiting for approval under that id.
+   *
+   * @example
+   * agent.awaitsApproval(call.id); // true until approve or deny answers it
+   */
+  awaitsApproval(callId: string): boolean {
+    const own = this.#parts?.actor
+      .getSnapshot()
+      .context.toolRuns.some((run) => run.call.id === callId && run.status === 'awaitingApproval');
+    return own === true || this.#childAwaiting(callId) !== undefined;
+  }
+
+  /** The subagent (of this agent, at any depth) whose call `callId` waits for approval. */
+  #childAwaiting(callId: string): Agent | undefined {
+    for (const child of this.#children.values()) {
+      if (child.awaitsApproval(callId)) return child;
+    }
+    return undefined;
   }
 
   /**

@@ -30,13 +30,16 @@ import {
   type AgentActorName,
   AgentStatechartError,
   type BeforeEffect,
+  type SubagentActorInput,
 } from '../machine/index.js';
+import type { Agent } from './agent.js';
 import type { NotificationHub } from './agentNotifications.js';
+import { createSubagentActor, type SubagentChildren } from './subagentActor.js';
 
 /**
  * Replacements for the chart's invoked actors, as actor logic (for example `fromCallback`). Each
  * receives the chart's input for it (`LlmActorInput`, `ToolActorInput`, `PostToolsHookInput`,
- * `RetryTimerInput`, `ToolGraceTimerInput`) and answers with the chart's events through
+ * `RetryTimerInput`, `ToolGraceTimerInput`, `HookInput`, `SubagentActorInput`) and answers with the chart's events through
  * `sendBack`, its failures included (an `LlmError`, an error `ToolCompleted`, a
  * `PostToolsHookCompleted` with `error`). One that throws anyway is reported as a diagnostic
  * (`ACTOR_FAILED`) and the chart is given the event that stands for the failure.
@@ -65,6 +68,9 @@ export interface AgentActorSettings {
   beforeStart?: BeforeEffect;
   /** Told when an actor threw instead of answering: gives the chart the event for it. */
   onFailure: ActorFailureHandler;
+  /** Starts the child agent of a task call, and where the running ones are kept. */
+  startSubagent: (input: SubagentActorInput) => Agent;
+  children: SubagentChildren;
 }
 
 /**
@@ -139,6 +145,13 @@ export function agentActors(
           inFlight,
           ...(settings.sessionId === undefined ? {} : { sessionId: settings.sessionId }),
           ...(settings.hookTimeoutMs === undefined ? {} : { timeoutMs: settings.hookTimeoutMs }),
+        });
+      case 'subagent':
+        return createSubagentActor({
+          startChild: settings.startSubagent,
+          hub,
+          children: settings.children,
+          inFlight,
         });
     }
   };

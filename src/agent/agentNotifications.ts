@@ -52,8 +52,17 @@ export interface AgentNotifications {
   toolStart: { call: ToolCall };
   /** A tool call ended: completed, failed, denied, interrupted or cancelled. */
   toolEnd: { call: ToolCall; outcome: ToolOutcome };
-  /** A tool call waits for `approve` or `deny`. */
-  approvalRequest: { call: ToolCall };
+  /**
+   * A tool call waits for `approve` or `deny`: this agent's, or, with `subagent`, one of a
+   * subagent's (the path from this agent's task call down to the agent whose call it is);
+   * `approve(call.id)` answers either.
+   */
+  approvalRequest: { call: ToolCall; subagent?: SubagentRef[] };
+  /**
+   * Something a subagent did, as its own listeners are told (`notification`), with where it
+   * stands: the path of task calls from this agent down to it (`path[0]` is this agent's call).
+   */
+  subagent: { path: SubagentRef[]; notification: SubagentNotification };
   /**
    * The model asked the user questions (an `ask_user` call, with `askUser` on): the turn waits
    * for `answer(callId, answers)`, one answer per question in order. Said again when a stored
@@ -125,6 +134,43 @@ export type AgentNotification = {
 }[Exclude<AgentNotificationName, 'action'>];
 
 /**
+ * A subagent in the tree of agents: the task call that started it, and its agent's name.
+ *
+ * @example
+ * const ref: SubagentRef = { callId: 'toolu_1', agent: 'reviewer' };
+ */
+export interface SubagentRef {
+  callId: string;
+  agent: string;
+}
+
+/** The notifications of a subagent its parent's `subagent` listeners are told of. */
+export type ForwardedNotificationName =
+  | 'llmStart'
+  | 'text'
+  | 'llmEnd'
+  | 'usage'
+  | 'toolStart'
+  | 'toolEnd'
+  | 'state'
+  | 'retry'
+  | 'error'
+  | 'commit'
+  | 'compacted';
+
+/**
+ * One notification of a subagent, with its name as `type`.
+ *
+ * @example
+ * agent.on('subagent', ({ path, notification }) => {
+ *   if (notification.type === 'text') process.stdout.write(`[${path.at(-1)!.agent}] ${notification.text}`);
+ * });
+ */
+export type SubagentNotification = {
+  [Name in ForwardedNotificationName]: { type: Name } & AgentNotifications[Name];
+}[ForwardedNotificationName];
+
+/**
  * A listener of one notification.
  *
  * @example
@@ -176,6 +222,8 @@ export function notificationsOfAction(action: AgentAction, announce: Announce): 
     case 'ExecuteTools':
       for (const call of action.calls) announce('toolStart', { call });
       return;
+    case 'StartSubagent':
+      return announce('toolStart', { call: action.call });
     case 'RequestApproval':
       return announce('approvalRequest', { call: action.call });
     case 'AskUser':

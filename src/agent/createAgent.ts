@@ -34,6 +34,7 @@ import {
   type PermissionConfig,
   type PermissionMode,
   resolveConfig,
+  type SubagentActorInput,
   restoreMachineSnapshot,
   topStateOf,
 } from '../machine/index.js';
@@ -57,6 +58,7 @@ import { NotificationHub, notifyActions } from './agentNotifications.js';
 import { attachInspector, type InspectorOption } from './inspectorOption.js';
 import { microstepNotifier } from './microstepNotifications.js';
 import { registerAgentActors, sharedAgentMachine } from './sharedAgentMachine.js';
+import type { SubagentChildren } from './subagentActor.js';
 import { announceAtStart, mcpNotices, sandboxOf, startupNotices } from './startupDiagnostics.js';
 
 /**
@@ -111,6 +113,16 @@ export interface CreateAgentOptions extends Omit<
   hooks?: AgentHooks;
   /** How long one hook may take, in milliseconds. Default 60 000. */
   hookTimeoutMs?: number;
+  /**
+   * How many levels of subagents below this agent may run: with 2 (the default), a subagent may
+   * hand tasks to subagents of its own (the same `agents`), whose own are offered none. Each
+   * subagent runs as a child agent with its spec's system prompt, model and `maxTurns`, the
+   * tools its spec names (some of this agent's), this agent's permission rules and its mode as
+   * the task starts (never a wider one), and this agent's tool hooks; its approval requests are
+   * this agent's `approvalRequest` notifications, tagged with the `subagent` path, and what it
+   * does reaches `subagent` listeners.
+   */
+  maxSubagentDepth?: number;
   /**
    * Every turn ends with a final answer in this form: a zod schema of an object (or the chart's
    * `OutputSpec`, a JSON Schema). The model gives the answer by calling a `final_answer` tool
@@ -294,6 +306,9 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const messages = options.messages?.slice();
   const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
   const { hooks, hookTimeoutMs } = options;
+  const children: SubagentChildren = new Map();
+  const startSubagent = (input: SubagentActorInput): Agent =>
+    createAgent(subagentOptions(options, input, registry.tools, workspace));
   // Replacements are provided to a chart of the agent's own (a machine among them persists its
   // snapshots its own way); the package's own actors run behind the shared chart's stand-ins.
   const ownChart =
@@ -337,6 +352,8 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
       hookTimeoutMs,
       sessionId,
       onFailure,
+      startSubagent,
+      children,
       ...(recorder ? { beforeStart: (effect: EffectStart) => recorder.started(effect) } : {}),
     });
     const machine = ownChart ? agentMachine.provide({ actors: chartActors }) : sharedAgentMachine;
@@ -430,6 +447,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
     mcpServers: () => servers,
     sessionId,
     sandbox: sandboxOf(tools),
+    children,
   };
   const announced = (agent: Agent) => {
     running.agent = agent;
@@ -452,6 +470,69 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const opened = connected === undefined ? open() : connected.then(open);
   return announced(new Agent(shell, opened.then(start)));
 }
+
+/** Subagents may start subagents of their own this many levels down, by default. */
+const DEFAULT_SUBAGENT_DEPTH = 2;
+
+/**
+ * The options of the child agent that runs a task: the task's spec over what the parent runs
+ * with, never wider than it (its tools, rules and mode; its tool hooks), and the parent's agents
+ * only while the depth allows.
+ */
+function subagentOptions(
+  parent: CreateAgentOptions,
+  input: SubagentActorInput,
+  tools: readonly Tool[],
+  workspace: string,
+): CreateAgentOptions {
+  const { spec } = input;
+  const depth = (parent.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH) - 1;
+  const { preToolUse, postToolUse } = parent.hooks ?? {};
+  const child: CreateAgentOptions = {
+    workspace,
+    tools: tools.filter((tool) => spec.tools === undefined || spec.tools.includes(tool.name)),
+    permissions: {
+      ...parent.permissions,
+      mode: input.permissionMode ?? parent.permissions?.mode ?? 'acceptEdits',
+    },
+    hooks: {
+      ...(preToolUse === undefined ? {} : { preToolUse }),
+      ...(postToolUse === undefined ? {} : { postToolUse }),
+    },
+  };
+  for (const key of SUBAGENT_INHERITED_KEYS) {
+    if (parent[key] !== undefined) Object.assign(child, { [key]: parent[key] });
+  }
+  if (spec.system !== undefined) child.system = spec.system;
+  if (spec.model !== undefined) child.model = spec.model;
+  if (spec.maxTurns !== undefined) child.maxTurns = spec.maxTurns;
+  if (depth > 0 && parent.agents !== undefined) {
+    child.agents = parent.agents;
+    child.maxSubagentDepth = depth;
+  }
+  return child;
+}
+
+/** What a subagent runs with as its parent does, unless its spec says otherwise. */
+const SUBAGENT_INHERITED_KEYS = [
+  'anthropic',
+  'transport',
+  'model',
+  'maxTokens',
+  'maxRetries',
+  'retry',
+  'retryDelayScale',
+  'request',
+  'promptCache',
+  'pricing',
+  'maxTurns',
+  'autoCommit',
+  'toolTimeoutMs',
+  'hookTimeoutMs',
+  'toolGraceMs',
+  'compaction',
+  'inspect',
+] as const satisfies ReadonlyArray<keyof CreateAgentOptions>;
 
 /**
  * What a reopened session is told first: its `Resume` (work was in flight), then the permission
@@ -528,6 +609,7 @@ const PASSED_CONFIG_KEYS = [
   'promptCache',
   'askUser',
   'compaction',
+  'agents',
 ] as const satisfies ReadonlyArray<keyof AgentConfig>;
 
 // A field added to the chart's config and not listed above fails to compile here, rather than be

@@ -10,7 +10,10 @@ export {
   type AgentNotification,
   type AgentNotificationName,
   type AgentNotifications,
+  type ForwardedNotificationName,
   llmEndOf,
+  type SubagentNotification,
+  type SubagentRef,
   notificationsOfAction,
   toolEndsBetween,
 } from './agentNotifications.js';

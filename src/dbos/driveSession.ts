@@ -36,6 +36,7 @@ import {
   type AgentStateName,
   type CompletedToolInfo,
   errorMessage,
+  errorOutcome,
   openQuestionsOf,
   type QuestionsAsked,
   type ToolCall,
@@ -348,6 +349,17 @@ async function advance(
       await chart.take(await runHook(dependencies.hooks ?? {}, hookInputOf(effect), options));
       return { next: 'more' };
     }
+    case 'StartSubagent':
+      // A subagent needs a drive of its own, which the workers do not start yet: the model is
+      // told, and the turn goes on.
+      await chart.take({
+        type: 'ToolCompleted',
+        callId: effect.call.id,
+        outcome: errorOutcome(
+          'subagents do not run in agent-statechart/dbos workers yet; do the task yourself',
+        ),
+      });
+      return { next: 'more' };
     case 'ScheduleRetry':
       if (effect.delayMs > FIRE_NOW_MS) {
         // The backoff's start is recorded: the step after the sleep waits only what is left.
@@ -377,6 +389,7 @@ const EFFECT_TYPES = [
   'RunPreCompactHook',
   'RunStopHook',
   'SendCompactionRequest',
+  'StartSubagent',
   'ScheduleRetry',
 ] as const satisfies ReadonlyArray<AgentAction['type']>;
 

@@ -5,6 +5,7 @@
  */
 import type { UserQuestion } from './askUser.js';
 import type { CompactionTrigger } from './compaction.js';
+import type { SubagentActorInput } from './subagents.js';
 import type { LlmRequest, Message, ToolCall, ToolOutcome } from './messages.js';
 import type { TokenUsage, UsageTotals } from './usage.js';
 
@@ -36,6 +37,8 @@ export interface CompletedToolInfo {
  * - `UsageReported`: what a completed model call used and cost, and the turn's and the
  *   session's sums with it;
  * - `ExecuteTools`: run these tool calls;
+ * - `StartSubagent`: run this task call's subagent on its task (see `SubagentActorInput`), then
+ *   send its final answer as the call's `ToolCompleted`;
  * - `RunPostToolsHook`: run the post-tools hook (git auto-commit);
  * - `WaitForInput`: the turn is over;
  * - `DisplayMessage`: show streamed text;
@@ -81,6 +84,7 @@ export type AgentAction =
       session: UsageTotals;
     }
   | { type: 'ExecuteTools'; calls: ToolCall[] }
+  | ({ type: 'StartSubagent' } & SubagentActorInput)
   | { type: 'RunPostToolsHook'; completedTools: CompletedToolInfo[] }
   | { type: 'WaitForInput' }
   | { type: 'DisplayMessage'; text: string }

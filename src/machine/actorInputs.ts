@@ -6,6 +6,7 @@ import type { AgentAction, CompletedToolInfo } from './actions.js';
 import type { CompactionTrigger } from './compaction.js';
 import type { AgentActorName } from './actorNames.js';
 import type { AgentEvent } from './events.js';
+import type { SubagentActorInput } from './subagents.js';
 import { errorOutcome } from './toolRuns.js';
 import type { LlmRequest, Message, ToolCall, ToolOutcome } from './messages.js';
 
@@ -181,6 +182,14 @@ export function failureEvent(actor: AgentActorName, input: unknown, reason: stri
       return { type: 'ToolGraceExpired' };
     case 'hook':
       return hookFailure(input as HookInput, reason);
+    case 'subagent': {
+      const { call, task } = input as SubagentActorInput;
+      return {
+        type: 'ToolCompleted',
+        callId: call.id,
+        outcome: errorOutcome(`subagent '${task.agent}' failed: ${reason}`),
+      };
+    }
   }
 }
 

@@ -10,6 +10,7 @@ export const AGENT_ACTOR_NAMES = [
   'retryTimer',
   'toolGraceTimer',
   'hook',
+  'subagent',
 ] as const;
 
 /** One of {@link AGENT_ACTOR_NAMES}. */

@@ -22,6 +22,7 @@ import {
   approvalsWaiting,
   hasQueuedInput,
   questionsWaiting,
+  subagentsRunning,
   toolHooksRunning,
   toolsSettling,
 } from './guards.js';
@@ -198,6 +199,7 @@ function stateValueOf(state: AgentStateName, context: AgentContext): AgentStateV
       ExecutingTools: {
         Hooks: toolHooksRunning(context) ? 'Running' : 'Idle',
         Approvals: region(approvalsWaiting(context)),
+        Subagents: subagentsRunning(context) ? 'Running' : 'Idle',
         Questions: region(questionsWaiting(context)),
       },
     };

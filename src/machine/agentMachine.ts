@@ -332,6 +332,14 @@ export const agentMachine = chart
               },
             },
           },
+          // A task call waits for its subagent, whose final answer is the call's result.
+          Subagents: {
+            initial: 'Idle',
+            states: {
+              Idle: { always: { guard: 'subagentsRunning', target: 'Running' } },
+              Running: { always: { guard: not('subagentsRunning'), target: 'Idle' } },
+            },
+          },
           Questions: {
             initial: 'Idle',
             states: {

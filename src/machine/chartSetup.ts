@@ -19,6 +19,8 @@ import type { ChartAction } from './chartStep.js';
 import type { AgentContext, AgentMachineInput } from './context.js';
 import type { AgentEvent } from './events.js';
 import * as guards from './guards.js';
+import type { ToolCall } from './messages.js';
+import { isSubagentCall, type SubagentActorInput, subagentTaskOf } from './subagents.js';
 
 /** An actor placeholder: the machine runs with whatever `provide` supplies in its place. */
 function placeholder<TInput>() {
@@ -51,6 +53,7 @@ export const chart = setup({
     retryTimer: placeholder<RetryTimerInput>(),
     toolGraceTimer: placeholder<ToolGraceTimerInput>(),
     hook: placeholder<HookInput>(),
+    subagent: placeholder<SubagentActorInput>(),
   },
   guards: {
     attemptsLeft: ({ context }) => guards.attemptsLeft(context),
@@ -83,8 +86,22 @@ export const chart = setup({
     compactable: ({ context }) => guards.compactable(context),
     preCompactHookOn: ({ context }) => guards.preCompactHookOn(context),
     compactionBlocked: ({ event }) => guards.compactionBlocked(event),
+    subagentsRunning: ({ context }) => guards.subagentsRunning(context),
   },
 });
+
+/** What a call's `subagent` actor is given, or `null` for a call that is not a subagent's task. */
+function subagentInput(context: AgentContext, call: ToolCall): SubagentActorInput | null {
+  if (!isSubagentCall(call, context.config)) return null;
+  const read = subagentTaskOf(call.input, context.config.agents);
+  if ('problem' in read) return null;
+  return {
+    call,
+    task: read.task,
+    spec: context.config.agents[read.task.agent]!,
+    permissionMode: context.permissionMode,
+  };
+}
 
 /** Performs what an action function says, in one order: stop, abort, context, start, emit. */
 export function perform(action: ChartAction) {
@@ -93,9 +110,19 @@ export function perform(action: ChartAction) {
     for (const id of step.stop ?? []) enqueue.stopChild(id);
     for (const id of step.abort ?? []) enqueue(({ self }) => abortToolCall(self, id));
     if (step.context !== undefined) enqueue.assign(step.context);
-    const start = step.start ?? [];
-    for (const call of start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
-    if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: [...start] });
+    // A task for a subagent runs in a `subagent` actor; every other call in a `tool` actor.
+    const calls: ToolCall[] = [];
+    for (const call of step.start ?? []) {
+      const subagent = subagentInput(context, call);
+      if (subagent === null) {
+        calls.push(call);
+        enqueue.spawnChild('tool', { id: call.id, input: { call } });
+      } else {
+        enqueue.spawnChild('subagent', { id: call.id, input: subagent });
+        enqueue.emit({ type: 'StartSubagent', ...subagent });
+      }
+    }
+    if (calls.length > 0) enqueue.emit({ type: 'ExecuteTools', calls });
     for (const hook of step.hooks ?? []) {
       enqueue.spawnChild('hook', { id: hookActorId(hook.call.id), input: hook });
       enqueue.emit(runHookAction(hook));

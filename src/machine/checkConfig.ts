@@ -5,6 +5,7 @@
  */
 import { AgentStatechartError } from './agentStatechartError.js';
 import { ASK_USER_TOOL } from './askUser.js';
+import { SUBAGENT_TOOL } from './subagents.js';
 import { type AgentConfig, PERMISSION_MODES } from './config.js';
 import { resolveCompaction, type ResolvedCompaction } from './compaction.js';
 import type { PromptCachePolicy } from './messages.js';
@@ -146,6 +147,12 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
       }
       names.add(name);
     }
+    if (config.agents !== undefined && names.has(SUBAGENT_TOOL)) {
+      throw new AgentStatechartError(
+        'DUPLICATE_TOOL',
+        `tool '${SUBAGENT_TOOL}' is the built-in subagent tool when agents are configured; name yours otherwise`,
+      );
+    }
     if (config.askUser === true && names.has(ASK_USER_TOOL)) {
       throw new AgentStatechartError(
         'DUPLICATE_TOOL',
@@ -153,8 +160,49 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
       );
     }
   }
+  checkAgents(config.agents, new Set((tools ?? []).map((tool) => tool.name)), refuse);
   const compaction = resolveCompaction(config.compaction, refuse);
   return { maxRetries, maxTokens, toolGraceMs, request, compaction };
+}
+
+/** Each subagent: a name the API takes, a description, tools the parent has. */
+function checkAgents(agents: AgentConfig['agents'], tools: ReadonlySet<string>, refuse: Refuse) {
+  if (agents === undefined) return;
+  if (typeof agents !== 'object' || agents === null || Array.isArray(agents)) {
+    refuse('agents', 'an object of subagent specs by name', agents);
+  }
+  if (Object.keys(agents).length === 0) refuse('agents', 'at least one subagent', agents);
+  for (const [name, spec] of Object.entries(agents)) {
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+      refuse(`the name of agents['${name}']`, 'letters, digits, _ and - (at most 64)', name);
+    }
+    const at = `agents['${name}']`;
+    if (typeof spec !== 'object' || spec === null) refuse(at, 'an object { description, … }', spec);
+    if (typeof spec.description !== 'string' || spec.description.trim() === '') {
+      refuse(`${at}.description`, 'a non-empty string (the model reads it)', spec.description);
+    }
+    for (const field of ['system', 'model'] as const) {
+      if (spec[field] !== undefined && typeof spec[field] !== 'string') {
+        refuse(`${at}.${field}`, 'a string', spec[field]);
+      }
+    }
+    if (spec.maxTurns !== undefined && !(Number.isInteger(spec.maxTurns) && spec.maxTurns >= 1)) {
+      refuse(`${at}.maxTurns`, 'a whole number of at least 1', spec.maxTurns);
+    }
+    if (spec.tools !== undefined) {
+      if (!Array.isArray(spec.tools))
+        refuse(`${at}.tools`, "an array of the agent's tool names", spec.tools);
+      for (const tool of spec.tools) {
+        if (!tools.has(tool)) {
+          refuse(
+            `${at}.tools`,
+            `names of the parent's tools (a subagent's tools are some of its parent's)`,
+            tool,
+          );
+        }
+      }
+    }
+  }
 }
 
 /** Defaults of the chart's config, filled in by `resolveConfig`. */

@@ -141,6 +141,31 @@ export interface CompactionConfig {
   instructions?: string;
 }
 
+/**
+ * A subagent the model may hand a sub-task to, with the built-in `task` tool: what it is for (the
+ * model reads it), and how it works. It runs with its own transcript, and its final answer is the
+ * task call's result.
+ *
+ * @example
+ * const reviewer: SubagentSpec = {
+ *   description: 'Reviews a change for bugs and says what to fix; changes nothing',
+ *   system: 'You review code. Report problems with file and line.',
+ *   tools: ['read_file', 'list_files'],
+ * };
+ */
+export interface SubagentSpec {
+  /** When to use it, for the model choosing one. */
+  description: string;
+  /** Its system prompt. Default: none. */
+  system?: string;
+  /** The parent's tools it may call, by name. Default: all of the parent's. */
+  tools?: string[];
+  /** Its model. Default: the parent's. */
+  model?: string;
+  /** Model calls per task. Default: the parent's `maxTurns`. */
+  maxTurns?: number;
+}
+
 /** Retry settings for failed model calls (Loom's numbers by default). */
 export interface RetryConfig {
   /** Delay before the first retry, before jitter. Default 200 ms. */
@@ -242,6 +267,12 @@ export interface AgentConfig {
    * defaults of `CompactionConfig`.
    */
   compaction?: CompactionConfig | false;
+  /**
+   * Subagents the model may hand sub-tasks to, by name (letters, digits, `_` and `-`): the
+   * request offers the built-in `task` tool, and each task call runs as a `subagent` actor
+   * (pure mode: a `StartSubagent` action) whose final answer is the call's result.
+   */
+  agents?: Record<string, SubagentSpec>;
   /**
    * Prices by model id, in US dollars per million tokens, added to the list prices the package
    * knows (`DEFAULT_PRICES`) or replacing them: for another model, or a negotiated rate.

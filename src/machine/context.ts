@@ -12,8 +12,12 @@ import {
   hookSwitchesOf,
   type HookSwitches,
   type PermissionMode,
+  type SubagentSpec,
   type ToolSpec,
 } from './config.js';
+
+/** No subagents: one frozen object, shared. */
+const NO_AGENTS: Readonly<Record<string, SubagentSpec>> = Object.freeze({});
 import type {
   LlmError,
   Message,
@@ -44,6 +48,8 @@ export interface ResolvedConfig {
   tools: ToolSpec[];
   /** The built-in `ask_user` tool is offered. */
   askUser: boolean;
+  /** The subagents the `task` tool hands sub-tasks to; none: the tool is not offered. */
+  agents: Readonly<Record<string, SubagentSpec>>;
   /** The hooks the caller runs. */
   hooks: Required<HookSwitches>;
   /** The tools as sent to the API (computed once, shared by every request). */
@@ -297,8 +303,9 @@ export function resolveConfig(config: AgentConfig = {}): ResolvedConfig {
     promptCache: config.promptCache ?? 'auto',
     tools,
     askUser: config.askUser === true,
+    agents: config.agents ?? NO_AGENTS,
     hooks: hookSwitchesOf((name) => config.hooks?.[name] === true),
-    toolDefinitions: offeredToolDefinitions(tools, config.askUser === true),
+    toolDefinitions: offeredToolDefinitions(tools, config.askUser === true, config.agents),
     backoff: {
       baseDelayMs: retry.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,
       factor: retry.factor ?? DEFAULT_BACKOFF.factor,

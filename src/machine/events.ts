@@ -7,6 +7,7 @@ import type { UserAnswers } from './askUser.js';
 import type { PermissionMode, ToolSpec } from './config.js';
 import type { LlmError, LlmResponse, Message, ToolOutcome } from './messages.js';
 import type { OutputSpec } from './outputSpec.js';
+import type { TokenUsage } from './usage.js';
 
 /**
  * The user sent a message. During a turn it is queued and starts the next turn.
@@ -105,6 +106,11 @@ export interface ToolCompletedEvent {
   type: 'ToolCompleted';
   callId: string;
   outcome: ToolOutcome;
+  /**
+   * What the call's model calls used and cost: a subagent's, added to this agent's usage (its
+   * tokens and cost, not its count of calls, which `maxTurns` reads).
+   */
+  usage?: TokenUsage & { costUsd: number | null };
 }
 
 /**

@@ -5,6 +5,7 @@
 import { answersProblem, questionsOf } from './askUser.js';
 import { compactionSplit } from './compaction.js';
 import type { AgentContext } from './context.js';
+import { isSubagentCall } from './subagents.js';
 import { OUTPUT_REPAIRS } from './outputSpec.js';
 import { isMutatingTool } from './toolSpecs.js';
 import type { AgentEvent } from './events.js';
@@ -413,3 +414,15 @@ export function compactable(
 }
 
 export { compactionDue } from './compaction.js';
+
+/**
+ * Some task call of the response waits for its subagent's answer.
+ *
+ * @example
+ * subagentsRunning(core.context); // true while a task call runs
+ */
+export function subagentsRunning(context: Pick<AgentContext, 'toolRuns' | 'config'>): boolean {
+  return context.toolRuns.some(
+    (run) => run.status === 'running' && isSubagentCall(run.call, context.config),
+  );
+}

@@ -56,12 +56,20 @@ export {
   SUMMARY_HEADING,
 } from './compaction.js';
 export {
+  isSubagentCall,
+  SUBAGENT_TOOL,
+  type SubagentActorInput,
+  type SubagentTask,
+  subagentTaskOf,
+} from './subagents.js';
+export {
   type AgentConfig,
   PERMISSION_MODES,
   type PermissionConfig,
   type PermissionMode,
   type RetryConfig,
   type CompactionConfig,
+  type SubagentSpec,
   HOOK_NAMES,
   type HookName,
   hookSwitchesOf,
@@ -164,6 +172,7 @@ export { compactStream, StreamBuffer, type StreamedEvent } from './streamCompact
 export { errorOutcome, openQuestionsOf, type QuestionsAsked } from './toolRuns.js';
 export { matchesToolRule } from './toolRules.js';
 export { isMutatingTool, TOOL_NAME_PATTERN } from './toolSpecs.js';
+export { addUsage } from './usage.js';
 export {
   answerOpenToolUses,
   buildRequest,

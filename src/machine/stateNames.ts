@@ -59,9 +59,10 @@ export const PROCESSING_SUBSTATES = ['Deciding', 'CheckingStop'] as const;
 /**
  * The regions of `ExecutingTools`, beside the calls it runs: each waits or not. `Hooks` runs
  * while a call waits for its `preToolUse` or `postToolUse` hook; `Approvals` waits while a call
- * needs a `ToolApproval`; `Questions`, while an `ask_user` call needs a `UserAnswer`.
+ * needs a `ToolApproval`; `Subagents` runs while a task call waits for its subagent; `Questions`,
+ * while an `ask_user` call needs a `UserAnswer`.
  */
-export const EXECUTING_REGIONS = ['Hooks', 'Approvals', 'Questions'] as const;
+export const EXECUTING_REGIONS = ['Hooks', 'Approvals', 'Subagents', 'Questions'] as const;
 
 /** Where a region of `ExecutingTools` stands: nothing to wait for, or waiting (`Hooks`: running). */
 export type RegionState = 'Idle' | 'Waiting' | 'Running';
@@ -74,7 +75,7 @@ export type RegionState = 'Idle' | 'Waiting' | 'Running';
  * const settling: AgentStateValue = { WaitingForUserInput: 'SettlingCancelledCalls' };
  * const stopping: AgentStateValue = { ProcessingLlmResponse: 'CheckingStop' };
  * const compacting: AgentStateValue = { CallingLlm: 'Compacting' };
- * const asking: AgentStateValue = { ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' } };
+ * const asking: AgentStateValue = { ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Waiting' } };
  */
 export type AgentStateValue =
   | Exclude<
@@ -88,6 +89,7 @@ export type AgentStateValue =
       ExecutingTools: {
         Hooks: 'Idle' | 'Running';
         Approvals: 'Idle' | 'Waiting';
+        Subagents: 'Idle' | 'Running';
         Questions: 'Idle' | 'Waiting';
       };
     };
@@ -108,8 +110,8 @@ export function topStateOf(value: AgentStateValue | AgentStateName): AgentStateN
  *
  * @example
  * describeStateValue({ WaitingForUserInput: 'SettlingCancelledCalls' }); // 'WaitingForUserInput.SettlingCancelledCalls'
- * describeStateValue({ ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' } });
- * // 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Waiting)'
+ * describeStateValue({ ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Waiting' } });
+ * // 'ExecutingTools (Hooks.Idle, Approvals.Idle, Subagents.Idle, Questions.Waiting)'
  */
 export function describeStateValue(value: AgentStateValue | AgentStateName): string {
   if (typeof value === 'string') return value;

@@ -21,6 +21,8 @@ import {
   updateRun,
 } from './toolRuns.js';
 import { toolResultsMessage } from './transcript.js';
+import type { ToolCompletedEvent } from './events.js';
+import { addUsage } from './usage.js';
 import { answerText, questionsOf } from './askUser.js';
 
 /**
@@ -102,13 +104,25 @@ export const recordToolOutcome: ChartAction = (context, event) => {
   const run = runs.find((candidate) => candidate.call.id === event.callId);
   return {
     stop: [event.callId],
-    context: { toolRuns: runs },
+    context: { toolRuns: runs, ...rolledUp(context, event.usage) },
     hooks:
       reviewed && run !== undefined
         ? [{ hook: 'postToolUse', call: run.call, outcome: event.outcome }]
         : [],
   };
 };
+
+/** What a subagent used, added to this agent's session and turn (not to its own calls). */
+function rolledUp(
+  context: AgentContext,
+  used: ToolCompletedEvent['usage'],
+): Pick<AgentContext, 'usage' | 'turn'> | undefined {
+  if (used === undefined) return undefined;
+  return {
+    usage: addUsage(context.usage, used, used.costUsd),
+    turn: { ...context.turn, usage: addUsage(context.turn.usage, used, used.costUsd) },
+  };
+}
 
 /** Every call has its outcome: the results go into the transcript, in the order of the calls. */
 export const answerToolCalls: ChartAction = (context) => ({
@@ -152,7 +166,10 @@ export const settleCancelledCall: ChartAction = (context, event) => {
   assertEvent(event, 'ToolCompleted');
   return {
     stop: [event.callId],
-    context: { toolRuns: settleCancelledRun(context.toolRuns, event.callId, event.outcome) },
+    context: {
+      toolRuns: settleCancelledRun(context.toolRuns, event.callId, event.outcome),
+      ...rolledUp(context, event.usage),
+    },
   };
 };
 

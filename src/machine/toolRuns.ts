@@ -8,6 +8,7 @@ import { decidePermission } from './permissions.js';
 import { isMutatingTool, isRerunnableTool } from './toolSpecs.js';
 import { toolCallsOf } from './transcript.js';
 import { ASK_USER_TOOL, questionsOf, type UserQuestion } from './askUser.js';
+import { isSubagentCall, subagentTaskOf } from './subagents.js';
 import type { ToolHookInput } from './actorInputs.js';
 import { hookActorId } from './actorNames.js';
 import type { CompletedToolInfo } from './actions.js';
@@ -85,6 +86,12 @@ export function settleToolRuns(
       }
       questions.push({ callId: run.call.id, questions: read.questions });
       return { ...run, status: 'awaitingAnswer' };
+    }
+    if (run.status === 'pending' && isSubagentCall(run.call, context.config)) {
+      const read = subagentTaskOf(run.call.input, context.config.agents);
+      if ('problem' in read) {
+        return { ...run, status: 'done', outcome: errorOutcome(`invalid input: ${read.problem}`) };
+      }
     }
     if (run.status === 'pending' && context.config.hooks.preToolUse && run.verdict === undefined) {
       hooks.push({ hook: 'preToolUse', call: run.call });

@@ -1,5 +1,6 @@
 import { ASK_USER_DEFINITION } from './askUser.js';
-import type { ToolSpec } from './config.js';
+import type { SubagentSpec, ToolSpec } from './config.js';
+import { subagentToolDefinition } from './subagents.js';
 import type { ToolDefinition } from './messages.js';
 
 /**
@@ -90,8 +91,8 @@ export function toToolDefinitions(specs: readonly ToolSpec[]): ToolDefinition[] 
 }
 
 /**
- * The tool definitions a request offers: the specs', and the built-in `ask_user` tool after them
- * when it is on.
+ * The tool definitions a request offers: the specs', and after them the built-in `ask_user` tool
+ * when it is on and the `task` tool when there are subagents.
  *
  * @example
  * offeredToolDefinitions(config.tools, true).at(-1)?.name; // 'ask_user'
@@ -99,9 +100,13 @@ export function toToolDefinitions(specs: readonly ToolSpec[]): ToolDefinition[] 
 export function offeredToolDefinitions(
   specs: readonly ToolSpec[],
   askUser: boolean,
+  agents?: Readonly<Record<string, SubagentSpec>>,
 ): ToolDefinition[] {
   const definitions = toToolDefinitions(specs);
   if (askUser) definitions.push(ASK_USER_DEFINITION);
+  if (agents !== undefined && Object.keys(agents).length > 0) {
+    definitions.push(subagentToolDefinition(agents));
+  }
   return definitions;
 }
 

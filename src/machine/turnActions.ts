@@ -187,7 +187,11 @@ export const setTools: ChartAction = (context, event) => {
   const config = {
     ...context.config,
     tools: event.tools,
-    toolDefinitions: offeredToolDefinitions(event.tools, context.config.askUser),
+    toolDefinitions: offeredToolDefinitions(
+      event.tools,
+      context.config.askUser,
+      context.config.agents,
+    ),
   };
   return { context: { config } };
 };

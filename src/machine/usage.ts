@@ -148,13 +148,28 @@ export function addCall(
   tokens: TokenUsage,
   costUsd: number | null,
 ): UsageTotals {
+  return { ...addUsage(totals, tokens, costUsd), calls: totals.calls + 1 };
+}
+
+/**
+ * `totals` with what other model calls used and cost added, without counting them as this
+ * agent's calls (a subagent's, rolled up into its parent's).
+ *
+ * @example
+ * addUsage(core.context.usage, childUsage, childUsage.costUsd);
+ */
+export function addUsage(
+  totals: UsageTotals,
+  tokens: TokenUsage,
+  costUsd: number | null,
+): UsageTotals {
   return {
     input_tokens: totals.input_tokens + tokens.input_tokens,
     output_tokens: totals.output_tokens + tokens.output_tokens,
     cache_creation_input_tokens:
       totals.cache_creation_input_tokens + tokens.cache_creation_input_tokens,
     cache_read_input_tokens: totals.cache_read_input_tokens + tokens.cache_read_input_tokens,
-    calls: totals.calls + 1,
+    calls: totals.calls,
     costUsd: totals.costUsd === null || costUsd === null ? null : totals.costUsd + costUsd,
   };
 }

@@ -45,7 +45,7 @@ const checks: Record<AgentEventType, Check> = {
   },
   ToolProgress: (event) => expectString(event.callId, 'callId'),
   ToolCompleted: (event) => {
-    const problem = expectString(event.callId, 'callId');
+    const problem = expectString(event.callId, 'callId') ?? usageProblem(event.usage);
     if (problem) return problem;
     const outcome = event.outcome;
     if (!isObject(outcome))
@@ -169,6 +169,23 @@ const checks: Record<AgentEventType, Check> = {
       : `mode must be one of ${PERMISSION_MODES.join(', ')}; got ${describe(event.mode)}`,
   SetTools: (event) => checkToolSpecs(event.tools),
 };
+
+/** A call's usage, when given: counts of tokens, and a cost or `null`. */
+function usageProblem(usage: unknown): string | null {
+  if (usage === undefined) return null;
+  const fields = [
+    'input_tokens',
+    'output_tokens',
+    'cache_creation_input_tokens',
+    'cache_read_input_tokens',
+  ];
+  if (!isObject(usage) || !fields.every((field) => isNonNegativeNumber(usage[field]))) {
+    return `usage must be { ${fields.join(', ')}, costUsd } with counts of tokens`;
+  }
+  return usage.costUsd === null || isNonNegativeNumber(usage.costUsd)
+    ? null
+    : 'usage.costUsd must be a non-negative number of US dollars, or null';
+}
 
 /**
  * An event checked at the chart's boundary: a plain-JSON copy of it that the chart can take, or

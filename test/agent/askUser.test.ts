@@ -65,7 +65,7 @@ describe('asking the user', () => {
     expect(await asked).toEqual({ callId: 'toolu_plan', questions: [database, features] });
     expect(agent.questions()).toEqual([{ callId: 'toolu_plan', questions: [database, features] }]);
     expect(agent.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Waiting' },
     });
     // The tool is offered with the others; the call runs no tool actor.
     const offered = scripted.server().requests[0]?.body.tools?.map((tool) => tool.name);

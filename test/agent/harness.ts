@@ -81,6 +81,7 @@ export async function startSession(
     compacting: [],
     compacted: [],
     compactionSkipped: [],
+    subagent: [],
     state: [],
     retry: [],
     error: [],

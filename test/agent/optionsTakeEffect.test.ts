@@ -19,6 +19,7 @@ import {
   type PermissionMode,
 } from '../../src/index.js';
 import { ASK_USER_DEFINITION } from '../../src/machine/askUser.js';
+import { subagentToolDefinition } from '../../src/machine/subagents.js';
 import { resolveConfig } from '../../src/machine/index.js';
 import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
 import { useTempStore } from '../support/tempStore.js';
@@ -110,6 +111,14 @@ describe("the chart's config given to createAgent", () => {
         keepRecentTokens: 9000,
         instructions: 'Keep the paths.',
       },
+      agents: {
+        reviewer: {
+          description: 'Reviews a change',
+          system: 'You review.',
+          model: 'claude-haiku-4-5',
+          maxTurns: 3,
+        },
+      },
     } satisfies Required<Omit<AgentConfig, 'tools' | 'hooks'>>;
     // The chart's hook switches come from the hook functions createAgent is given.
     const agent = agentWith({ ...config, hooks: { preToolUse: () => undefined } });
@@ -117,7 +126,7 @@ describe("the chart's config given to createAgent", () => {
     expect(agent.context.config).toEqual({
       ...resolveConfig({ ...config, hooks: { preToolUse: true } }),
       tools: [],
-      toolDefinitions: [ASK_USER_DEFINITION],
+      toolDefinitions: [ASK_USER_DEFINITION, subagentToolDefinition(config.agents)],
     });
     expect(agent.context.permissionMode).toBe('plan');
   });

@@ -106,7 +106,7 @@ describe.runIf(chromiumPath)('the SVG diagram in Chromium', () => {
           ...NESTED_STATES,
           // The regions of ExecutingTools, and the two states of each.
           ...EXECUTING_REGIONS,
-          ...['Idle', 'Running', 'Idle', 'Waiting', 'Idle', 'Waiting'],
+          ...['Idle', 'Running', 'Idle', 'Waiting', 'Idle', 'Running', 'Idle', 'Waiting'],
         ].sort(),
       );
     } finally {

@@ -120,9 +120,10 @@ describe('toGraph', () => {
         'ProcessingLlmResponse.Deciding',
         'ExecutingTools.Hooks.Idle',
         'ExecutingTools.Approvals.Idle',
+        'ExecutingTools.Subagents.Idle',
         'ExecutingTools.Questions.Idle',
       ]);
-      // The regions of ExecutingTools are both active: neither is its initial state.
+      // The regions of ExecutingTools are all active: none is its initial state.
       expect(states.get('ExecutingTools')?.kind).toBe('parallel');
       expect(states.get('ShuttingDown')?.kind).toBe('final');
     });
@@ -159,6 +160,8 @@ describe('toGraph', () => {
         ['ExecutingTools.Hooks.Running', 'always [!toolHooksRunning]'],
         ['ExecutingTools.Approvals.Idle', 'always [approvalsWaiting]'],
         ['ExecutingTools.Approvals.Waiting', 'always [!approvalsWaiting]'],
+        ['ExecutingTools.Subagents.Idle', 'always [subagentsRunning]'],
+        ['ExecutingTools.Subagents.Running', 'always [!subagentsRunning]'],
         ['ExecutingTools.Questions.Idle', 'always [questionsWaiting]'],
         ['ExecutingTools.Questions.Waiting', 'always [!questionsWaiting]'],
       ]);

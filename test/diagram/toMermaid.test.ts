@@ -41,7 +41,7 @@ describe('toMermaid', () => {
 
   it('separates the regions of a parallel state, which run at once, with --', () => {
     expect(text).toMatch(
-      /\n {4}state Approvals \{\n[^]*?\n {4}\}\n {4}--\n {4}state Questions \{\n/,
+      /\n {4}state Approvals \{\n[^]*?\n {4}\}\n {4}--\n {4}state Subagents \{\n[^]*?\n {4}\}\n {4}--\n {4}state Questions \{\n/,
     );
     expect(text).toContain(
       '      ExecutingTools_Questions_Waiting : UserAnswer [answersOpenQuestions] / applyAnswer\n',

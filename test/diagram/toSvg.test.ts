@@ -29,6 +29,9 @@ const NESTED = [
   'ExecutingTools.Approvals',
   'ExecutingTools.Approvals.Idle',
   'ExecutingTools.Approvals.Waiting',
+  'ExecutingTools.Subagents',
+  'ExecutingTools.Subagents.Idle',
+  'ExecutingTools.Subagents.Running',
   'ExecutingTools.Questions',
   'ExecutingTools.Questions.Idle',
   'ExecutingTools.Questions.Waiting',
@@ -47,8 +50,8 @@ describe('toSvg', () => {
     // Eventless transitions have the empty event type, as XState's own transitions do: the three
     // of Ready for queued input, leaving SettlingCancelledCalls, the three of Sizing, the five of
     // Deciding, the four of ExecutingTools, and into and out of each wait of ExecutingTools'
-    // three regions.
-    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(22);
+    // four regions.
+    expect(svg.match(/<g class="edge always" data-event=""/g)).toHaveLength(24);
     // The states of a compaction, nested twice, are told apart by their path.
     expect(svg).toContain('data-transition="CallingLlm.Compacting:LlmError:0"');
     expect(svg).toContain('data-transition="WaitingForUserInput.Compacting:LlmError:0"');

@@ -66,7 +66,7 @@ describe('generated docs', () => {
     );
     // Five in WaitingForUserInput, four in CallingLlm, two in ProcessingLlmResponse; three
     // regions of ExecutingTools and two states in each.
-    expect(page).toContain('20 states nested in them');
+    expect(page).toContain('23 states nested in them');
     expect(nested).toMatch(/^ +CheckingPrompt : invoke hook$/m);
     expect(block).toMatch(/^ +CheckingStop : invoke hook$/m);
     // The two states of a compaction, in WaitingForUserInput and in CallingLlm.

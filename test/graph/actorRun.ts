@@ -2,11 +2,12 @@
  * Actor mode: the machine as a running XState actor whose invoked actors are the scripted
  * doubles of `scriptedDoubles.ts`, each behind the failure boundary an agent puts around its
  * actors (`withFailureBoundary`). The path's events reach the agent the way they would in a
- * service: model stream events from the LLM double, tool outcomes from the tool doubles, the
- * hooks' and the timers' answers from theirs (a hook on the turn from `promptHook`, `stopHook` or
- * `preCompactHook`, a call's hook from its own), crashes as throws of those doubles (which the
- * boundary turns into the chart's event for the failure), and the rest (user input, approvals,
- * interrupts, shutdown, a resume) sent to the agent from outside.
+ * service: model stream events from the LLM double, tool outcomes from the tool doubles (a task
+ * call's from its subagent's double), the hooks' and the timers' answers from theirs (a hook on
+ * the turn from `promptHook`, `stopHook` or `preCompactHook`, a call's hook from its own),
+ * crashes as throws of those doubles (which the boundary turns into the chart's event for the
+ * failure), and the rest (user input, approvals, interrupts, shutdown, a resume) sent to the
+ * agent from outside.
  *
  * After every event the run also checks what only actor mode has: the doubles it started got
  * the same payload as the actions announced, a `Cancel` stopped what it named, an interrupt or
@@ -232,6 +233,16 @@ export class ActorRun implements PathRun {
     const calls = actions.flatMap((a) => (a.type === 'ExecuteTools' ? a.calls : []));
     const toolInputs = startedOf('tool').flatMap((d) => (d.kind === 'tool' ? [d.input.call] : []));
     this.#expectSame('tool calls', sortById(calls), sortById(toolInputs));
+    // A task call's subagent: one `subagent` actor each, with what its `StartSubagent` names.
+    const tasks = actions.flatMap((a) => {
+      if (a.type !== 'StartSubagent') return [];
+      const { type: _type, ...input } = a;
+      return [input];
+    });
+    const subagentInputs = startedOf('subagent').flatMap((d) =>
+      d.kind === 'subagent' ? [d.input] : [],
+    );
+    this.#expectSame('subagents', sortByCall(tasks), sortByCall(subagentInputs));
     const hooks = actions.flatMap((a) => (a.type === 'RunPostToolsHook' ? [a.completedTools] : []));
     const hookInputs = startedOf('postToolsHook').flatMap((d) =>
       d.kind === 'postToolsHook' ? [d.input.completedTools] : [],
@@ -351,6 +362,10 @@ function cancelledIds(
 
 function sortById<T extends { id: string }>(calls: T[]): T[] {
   return [...calls].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+function sortByCall<T extends { call: { id: string } }>(tasks: T[]): T[] {
+  return [...tasks].sort((a, b) => a.call.id.localeCompare(b.call.id));
 }
 
 /** The ids of the children a state should have running. */

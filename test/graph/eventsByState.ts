@@ -8,7 +8,7 @@
  * or without), have a turn go on or end it, fail or crash; the `preCompact` hook lets a
  * compaction go on (with instructions or without), vetoes it, fails or crashes, and the summary
  * call answers, answers with nothing, streams, fails or crashes; a compaction is asked for
- * between turns; timers fire or crash; people approve, deny and remember,
+ * between turns; a subagent answers (with what it used), fails or crashes; timers fire or crash; people approve, deny and remember,
  * change the permission mode, type while a turn runs, interrupt and shut down; the tool list is
  * sent again; the agent is resumed after a restart with work in flight.
  *
@@ -24,6 +24,7 @@ import type {
   PermissionMode,
   ToolOutcome,
 } from '../../src/index.js';
+import { isSubagentCall } from '../../src/machine/index.js';
 import { failures, replies } from './modelReplies.js';
 import { placeOf } from './stateKey.js';
 import {
@@ -50,6 +51,20 @@ const resume: AgentEvent = { type: 'Resume' };
 
 const toolSucceeded: ToolOutcome = { status: 'success', output: 'done' };
 const toolFailed: ToolOutcome = { status: 'error', error: { message: 'no such file: notes.txt' } };
+
+/** A subagent's final answer, and what its own model calls used (added to the parent's usage). */
+const reviewed: ToolOutcome = { status: 'success', output: 'notes.txt: one typo, line 3.' };
+const subagentFailed: ToolOutcome = {
+  status: 'error',
+  error: { message: "subagent 'reviewer' gave up: rate limited" },
+};
+const subagentUsage = {
+  input_tokens: 120,
+  output_tokens: 30,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+  costUsd: 0.0008,
+};
 
 const MODES_WHILE_WAITING_FOR_APPROVAL: readonly PermissionMode[] = [
   'acceptEdits',
@@ -223,12 +238,28 @@ function crash(actor: ActorCrashEvent['actor'], callId?: string): ActorCrashEven
     : { type: 'ActorCrash', actor, callId };
 }
 
+/**
+ * How a task call's subagent ends: its final answer with what it used, a failure, or its actor
+ * crashing (every variant with subagents offers all three: only one has them).
+ */
+function subagentEvents(callId: string): PathEvent[] {
+  return [
+    { type: 'ToolCompleted', callId, outcome: reviewed, usage: subagentUsage },
+    { type: 'ToolCompleted', callId, outcome: subagentFailed },
+    crash('subagent', callId),
+  ];
+}
+
 /** How the calls an interrupt aborted end: completed anyway, stopped, or their actor crashed. */
 function cancellingEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
   const events: PathEvent[] = [];
   context.toolRuns.forEach((run, index) => {
     if (run.status !== 'cancelling') return;
     const callId = runId(index);
+    if (isSubagentCall(run.call, context.config)) {
+      events.push(...subagentEvents(callId));
+      return;
+    }
     events.push({ type: 'ToolCompleted', callId, outcome: toolSucceeded });
     events.push({ type: 'ToolCompleted', callId, outcome: toolFailed });
     if (everyOutcome) events.push(crash('tool', callId));
@@ -267,7 +298,9 @@ function toolEvents(context: AgentContext, everyOutcome: boolean): PathEvent[] {
   const fresh = context.permissionMode === 'default' && !hasRemembered(context);
   context.toolRuns.forEach((run, index) => {
     const callId = runId(index);
-    if (run.status === 'running') {
+    if (run.status === 'running' && isSubagentCall(run.call, context.config)) {
+      events.push(...subagentEvents(callId));
+    } else if (run.status === 'running') {
       events.push({ type: 'ToolCompleted', callId, outcome: toolSucceeded });
       if (everyOutcome) {
         events.push({ type: 'ToolCompleted', callId, outcome: toolFailed });

@@ -9,7 +9,9 @@ import type {
   LlmResponse,
   StopReason,
 } from '../../src/index.js';
-import { newCallId } from './pathEvents.js';
+import { FULL_WINDOW_TOKENS, newCallId } from './pathEvents.js';
+
+export { FULL_WINDOW_TOKENS };
 
 /** An `ask_user` call's questions: one, with choices. */
 export const QUESTION_INPUT = {
@@ -22,11 +24,12 @@ export const QUESTION_INPUT = {
   ],
 };
 
-/**
- * What the API counts for a request whose transcript fills most of a small context window (see
- * `COMPACTING_WINDOW` in `variants.ts`): the next request passes its threshold.
- */
-export const FULL_WINDOW_TOKENS = 1500;
+/** A `task` call's input: a sub-task for the `reviewer` subagent (see `subagentsVariant`). */
+export const TASK_INPUT = {
+  agent: 'reviewer',
+  prompt: 'Review notes.txt for mistakes and list them.',
+  description: 'review notes.txt',
+};
 
 function reply(
   text: string | null,
@@ -41,14 +44,19 @@ function reply(
   const content: ContentBlock[] = [];
   if (text !== null) content.push({ type: 'text', text });
   toolNames.forEach((name, index) => {
-    // `ask_bad` stands for an `ask_user` call whose questions are malformed.
+    // `ask_bad` stands for an `ask_user` call whose questions are malformed, `task_bad` for a
+    // `task` call for an agent that does not exist.
     const input =
       name === 'ask_user'
         ? QUESTION_INPUT
         : name === 'ask_bad'
           ? { questions: [] }
-          : { path: 'notes.txt' };
-    const called = name === 'ask_bad' ? 'ask_user' : name;
+          : name === 'task'
+            ? TASK_INPUT
+            : name === 'task_bad'
+              ? { agent: 'nobody', prompt: TASK_INPUT.prompt }
+              : { path: 'notes.txt' };
+    const called = name === 'ask_bad' ? 'ask_user' : name === 'task_bad' ? 'task' : name;
     content.push({ type: 'tool_use', id: newCallId(index), name: called, input });
   });
   const response: LlmResponse = {
@@ -88,6 +96,11 @@ export const replies = {
   question: reply('One question first.', ['ask_user']),
   questionAndEdit: reply(null, ['ask_user', 'edit_file']),
   malformedQuestion: reply(null, ['ask_bad']),
+  // Sub-tasks for a subagent: alone, beside a read, beside an edit, and for no such agent.
+  task: reply('Handing the review to the reviewer.', ['task']),
+  taskAndRead: reply(null, ['task', 'read_file']),
+  taskAndEdit: reply('Editing while the reviewer reads.', ['task', 'edit_file']),
+  invalidTask: reply(null, ['task_bad']),
   // Replies to a request that nearly fills a small context window: the next one compacts first.
   fullText: reply('Done; that took a lot of reading.', [], { inputTokens: FULL_WINDOW_TOKENS }),
   fullReadOnly: reply(null, ['read_file'], { inputTokens: FULL_WINDOW_TOKENS }),

@@ -39,6 +39,7 @@ describe('paths generated from the chart', () => {
       `${settling} SetTools`,
       `${settling} crash(tool)`,
       `${settling} crash(toolGraceTimer)`,
+      `${settling} crash(subagent)`,
       'WaitingForUserInput.Ready UserInput',
       'WaitingForUserInput.Ready ShutdownRequested',
       'WaitingForUserInput.Ready SetPermissionMode',
@@ -47,7 +48,7 @@ describe('paths generated from the chart', () => {
     ];
     // Each wait of ExecutingTools, alone and both at once, takes its answer and every way out.
     const region = (approvals: string, questions: string) =>
-      `ExecutingTools (Hooks.Idle, Approvals.${approvals}, Questions.${questions})`;
+      `ExecutingTools (Hooks.Idle, Approvals.${approvals}, Subagents.Idle, Questions.${questions})`;
     for (const [where, answers] of [
       [region('Waiting', 'Idle'), ['ToolApproval']],
       [region('Idle', 'Waiting'), ['UserAnswer']],
@@ -57,7 +58,8 @@ describe('paths generated from the chart', () => {
         expected.push(`${where} ${event}`);
       }
     }
-    const hooking = 'ExecutingTools (Hooks.Running, Approvals.Idle, Questions.Idle)';
+    const hooking =
+      'ExecutingTools (Hooks.Running, Approvals.Idle, Subagents.Idle, Questions.Idle)';
     for (const event of [
       'PreToolUseDecision',
       'PostToolUseResult',
@@ -68,6 +70,20 @@ describe('paths generated from the chart', () => {
       'UserInput',
     ]) {
       expected.push(`${hooking} ${event}`);
+    }
+    // A task call's subagent at work takes its answer (with what it used), its actor's failure
+    // and every way out.
+    const delegating =
+      'ExecutingTools (Hooks.Idle, Approvals.Idle, Subagents.Running, Questions.Idle)';
+    for (const event of [
+      'ToolCompleted',
+      'crash(subagent)',
+      'Interrupt',
+      'ShutdownRequested',
+      'Resume',
+      'UserInput',
+    ]) {
+      expected.push(`${delegating} ${event}`);
     }
     // The hooks on a turn, each in a wait of its own, take every answer and every way out.
     for (const [where, answer] of [

@@ -9,8 +9,7 @@
  * them into real events against whatever snapshot the path is being replayed on.
  */
 import type { AgentActorName, AgentContext, AgentEvent } from '../../src/index.js';
-import { failureEvent, hookActorId } from '../../src/machine/index.js';
-import { FULL_WINDOW_TOKENS } from './modelReplies.js';
+import { failureEvent, hookActorId, subagentTaskOf } from '../../src/machine/index.js';
 import {
   preCompactHookInput,
   promptHookInput,
@@ -26,7 +25,9 @@ import {
 export interface ActorCrashEvent {
   type: 'ActorCrash';
   actor: AgentActorName;
-  /** For a tool or tool hook actor: the call it is about (a template such as `$run0`). */
+  /**
+   * For a tool, subagent or tool hook actor: the call it is about (a template such as `$run0`).
+   */
   callId?: string;
   /**
    * For a hook on the turn (a `hook` actor with no call): which one, by its actor id — the
@@ -51,7 +52,7 @@ export function turnHookCrash(turnHook: TurnHookId): ActorCrashEvent {
 }
 
 /**
- * An invoked actor throwing: `actor`'s, or for a tool the one running `callId`.
+ * An invoked actor throwing: `actor`'s, or for a tool or a subagent the one running `callId`.
  *
  * @example
  * actorCrash('tool', runId(0)); // { type: 'ActorCrash', actor: 'tool', callId: '$run0' }
@@ -70,6 +71,12 @@ export const CRASH_MESSAGE = 'the test double crashed';
 
 /** Template for the id of the `index`-th tool run of the current response. */
 export const runId = (index: number): string => `$run${index}`;
+
+/**
+ * What the API counts for a request whose transcript fills most of a small context window (see
+ * `COMPACTING_WINDOW` in `variants.ts`): the next request passes its threshold.
+ */
+export const FULL_WINDOW_TOKENS = 1500;
 
 /** Template for the id of the `index`-th tool call of the response being streamed. */
 export const newCallId = (index: number): string => `$new${index}`;
@@ -125,11 +132,11 @@ export function isActorCrash(event: PathEvent): event is ActorCrashEvent {
 }
 
 /**
- * The id of the child actor a crash is about: the call id for a tool, the hook's own id for a
- * hook on the turn or on a call, else the actor's name.
+ * The id of the child actor a crash is about: the call id for a tool or a subagent, the hook's
+ * own id for a hook on the turn or on a call, else the actor's name.
  */
 export function crashedActorId(event: ActorCrashEvent): string {
-  if (event.actor === 'tool') return event.callId ?? '';
+  if (event.actor === 'tool' || event.actor === 'subagent') return event.callId ?? '';
   if (event.actor === 'hook') return event.turnHook ?? hookActorId(event.callId ?? '');
   return event.actor;
 }
@@ -207,7 +214,7 @@ export function describeEvent(event: PathEvent): string {
  */
 export function toChartEvent(event: PathEvent, context: AgentContext): AgentEvent {
   if (!isActorCrash(event)) return event;
-  if (event.actor !== 'tool' && event.actor !== 'hook') {
+  if (event.actor !== 'tool' && event.actor !== 'hook' && event.actor !== 'subagent') {
     return failureEvent(event.actor, undefined, CRASH_MESSAGE);
   }
   // A hook on the turn crashed with the input its state invoked it with.
@@ -223,6 +230,14 @@ export function toChartEvent(event: PathEvent, context: AgentContext): AgentEven
   const run = context.toolRuns.find((candidate) => candidate.call.id === event.callId);
   if (run === undefined) throw new Error(`${describeEvent(event)}: no such tool call`);
   if (event.actor === 'tool') return failureEvent('tool', { call: run.call }, CRASH_MESSAGE);
+  if (event.actor === 'subagent') {
+    // A subagent runs only for a valid task: its actor was given the task read from the call.
+    const read = subagentTaskOf(run.call.input, context.config.agents);
+    if ('problem' in read) throw new Error(`${describeEvent(event)}: not a task call`);
+    const spec = context.config.agents[read.task.agent]!;
+    const input = { call: run.call, task: read.task, spec, permissionMode: context.permissionMode };
+    return failureEvent('subagent', input, CRASH_MESSAGE);
+  }
   const input =
     run.status === 'postHook' && run.outcome !== undefined
       ? { hook: 'postToolUse' as const, call: run.call, outcome: run.outcome }

@@ -264,6 +264,7 @@ function crashTargetRuns(event: ActorCrashEvent, view: RunView): boolean {
     case 'toolGraceTimer':
       return state === 'WaitingForUserInput.SettlingCancelledCalls';
     case 'tool':
+    case 'subagent':
       return (
         (state === 'ExecutingTools' && runs('running')) ||
         (state === 'WaitingForUserInput.SettlingCancelledCalls' && runs('cancelling'))

@@ -1,5 +1,5 @@
 /**
- * Scripted doubles for the chart's six invoked actors. They do nothing on their own: a path
+ * Scripted doubles for the chart's seven invoked actors. They do nothing on their own: a path
  * runner finds the double behind a child of the agent actor and makes it answer with the path's
  * next event (`sendBack`), or crash (a receive handler that throws, as a buggy actor would; the
  * failure boundary the runner puts around each double turns it into the chart's event). Each
@@ -15,6 +15,7 @@ import type {
   ToolActorInput,
   ToolGraceTimerInput,
   HookInput,
+  SubagentActorInput,
 } from '../../src/index.js';
 import { CRASH_MESSAGE } from './pathEvents.js';
 
@@ -28,7 +29,8 @@ export type ScriptedDouble =
   | { kind: 'postToolsHook'; input: PostToolsHookInput; control: DoubleControl }
   | { kind: 'retryTimer'; input: RetryTimerInput; control: DoubleControl }
   | { kind: 'toolGraceTimer'; input: ToolGraceTimerInput; control: DoubleControl }
-  | { kind: 'hook'; input: HookInput; control: DoubleControl };
+  | { kind: 'hook'; input: HookInput; control: DoubleControl }
+  | { kind: 'subagent'; input: SubagentActorInput; control: DoubleControl };
 
 /** How a runner drives a double. */
 export interface DoubleControl {
@@ -58,7 +60,7 @@ function scripted<TInput>(describe: (input: TInput, control: DoubleControl) => S
   });
 }
 
-/** The six doubles, to pass (each behind the failure boundary) to `agentMachine.provide`. */
+/** The seven doubles, to pass (each behind the failure boundary) to `agentMachine.provide`. */
 export const scriptedActors = {
   llm: scripted<LlmActorInput>((input, control) => ({ kind: 'llm', input, control })),
   tool: scripted<ToolActorInput>((input, control) => ({ kind: 'tool', input, control })),
@@ -78,4 +80,9 @@ export const scriptedActors = {
     control,
   })),
   hook: scripted<HookInput>((input, control) => ({ kind: 'hook', input, control })),
+  subagent: scripted<SubagentActorInput>((input, control) => ({
+    kind: 'subagent',
+    input,
+    control,
+  })),
 };

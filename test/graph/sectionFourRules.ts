@@ -9,6 +9,7 @@ import {
   type AgentEvent,
   findTranscriptViolations,
   type Message,
+  type UsageTotals,
 } from '../../src/index.js';
 import { describeStateValue, SUMMARY_HEADING, topStateOf } from '../../src/machine/index.js';
 import type { RunView, StepResult } from './pathRun.js';
@@ -65,6 +66,7 @@ export class SectionFourLedger {
     const unserialisable = notPlainJson(after.context, 'context');
     if (unserialisable !== null) problems.push(unserialisable);
     problems.push(...settlingProblems(after));
+    problems.push(...subagentUsageProblems(before, event, after));
     problems.push(...nestedWaitProblems(after));
     if (event.type === 'LlmTextDelta' || event.type === 'LlmToolCallDelta') {
       // Cheap per event: a delta never copies the transcript or the queue.
@@ -385,6 +387,34 @@ function transcriptProblems(
           message.content.some((block) => block.type === 'text' && block.text === partial),
       );
     if (!kept) problems.push(`${event.type} dropped the streamed text ${JSON.stringify(partial)}`);
+  }
+  return problems;
+}
+
+/**
+ * What a subagent used is not lost: the answer of a task call, running or settling after an
+ * interrupt, adds its `usage` to the session's (and, in its turn, the turn's) sums, without counting the subagent's model calls as the agent's own
+ * (`maxTurns` reads those).
+ */
+function subagentUsageProblems(before: RunView, event: AgentEvent, after: StepResult): string[] {
+  if (event.type !== 'ToolCompleted' || event.usage === undefined || !after.accepted) return [];
+  const used = event.usage;
+  const problems: string[] = [];
+  // A call settling after an interrupt may let the next turn start, with a usage of its own.
+  const sums: Array<readonly ['session' | 'turn', readonly [UsageTotals, UsageTotals]]> = [
+    ['session', [before.context.usage, after.context.usage]],
+  ];
+  if (topStateOf(before.state) === 'ExecutingTools') {
+    sums.push(['turn', [before.context.turn.usage, after.context.turn.usage]]);
+  }
+  for (const [what, [was, is]] of sums) {
+    if (is.calls !== was.calls) problems.push(`a subagent's answer counted a ${what} model call`);
+    if (
+      is.input_tokens !== was.input_tokens + used.input_tokens ||
+      is.output_tokens !== was.output_tokens + used.output_tokens
+    ) {
+      problems.push(`a subagent's answer did not add what it used to the ${what}'s usage`);
+    }
   }
   return problems;
 }

@@ -52,7 +52,7 @@ import type { WalkState } from './eventsByState.js';
  *
  * @example
  * placeOf({ ProcessingLlmResponse: 'CheckingStop' }); // 'ProcessingLlmResponse.CheckingStop'
- * placeOf({ ExecutingTools: { Hooks: 'Idle', Approvals: 'Waiting', Questions: 'Idle' } }); // 'ExecutingTools'
+ * placeOf({ ExecutingTools: { Hooks: 'Idle', Approvals: 'Waiting', Subagents: 'Idle', Questions: 'Idle' } }); // 'ExecutingTools'
  */
 export function placeOf(value: AgentStateValue): string {
   return topStateOf(value) === 'ExecutingTools' ? 'ExecutingTools' : describeStateValue(value);

@@ -105,8 +105,8 @@ describe('the generated suite, on a chart whose interrupts never wait for the ca
   }, 60_000);
 
   it('reports the nested state SettlingCancelledCalls and the transitions into and out of it uncovered', () => {
-    // The waits for a person and for the caller's hooks are uncovered too (the open variant asks
-    // nothing of anyone), and so is compaction (its requests stay far below the threshold).
+    // The waits for a person, for the caller's hooks and for subagents are uncovered too (the
+    // open variant asks nothing of anyone), and so is compaction (its requests stay far below the threshold).
     expect(check.coverage.states.missing).toEqual([
       'agent.WaitingForUserInput.CheckingCompaction',
       'agent.WaitingForUserInput.Compacting',
@@ -117,6 +117,7 @@ describe('the generated suite, on a chart whose interrupts never wait for the ca
       'agent.ProcessingLlmResponse.CheckingStop',
       'agent.ExecutingTools.Hooks.Running',
       'agent.ExecutingTools.Approvals.Waiting',
+      'agent.ExecutingTools.Subagents.Running',
       'agent.ExecutingTools.Questions.Waiting',
     ]);
     expect(check.coverage.transitions.missing).toEqual(

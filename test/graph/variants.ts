@@ -235,6 +235,31 @@ export const preCompactHookVariant: GraphVariant = {
   config: { ...compactionVariant.config, hooks: { preCompact: true } },
 };
 
+/**
+ * Subagents: the model hands a sub-task to the `reviewer` agent with the built-in `task` tool,
+ * alone or beside a read (the call waits in `Subagents.Running` while the read runs and after
+ * it ends), or for an agent that does not exist (answered at once, nothing started). The
+ * subagent answers with what it used, fails, or its actor crashes; an interrupt aborts it like
+ * any call. No permissions: a task call is not mutating, so no mode asks for it.
+ */
+export const subagentsVariant: GraphVariant = {
+  name: 'subagents',
+  config: {
+    maxRetries: 2,
+    tools: READ_AND_EDIT,
+    agents: {
+      reviewer: {
+        description: 'Reviews a file for mistakes; changes nothing',
+        tools: ['read_file'],
+      },
+    },
+  },
+  replies: [replies.text, replies.task, replies.taskAndRead, replies.invalidTask],
+  failures: [],
+  everyOutcome: false,
+  busyEventsOnlyWhenFresh: false,
+};
+
 export const graphVariants: readonly GraphVariant[] = [
   openVariant,
   permissionsVariant,
@@ -246,4 +271,5 @@ export const graphVariants: readonly GraphVariant[] = [
   promptHookLimitsVariant,
   compactionVariant,
   preCompactHookVariant,
+  subagentsVariant,
 ];

@@ -98,7 +98,14 @@ describe('createStatelyInspector', () => {
     expect(values).toEqual(
       expect.arrayContaining([
         { CallingLlm: 'Streaming' },
-        { ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Idle' } },
+        {
+          ExecutingTools: {
+            Hooks: 'Idle',
+            Approvals: 'Idle',
+            Subagents: 'Idle',
+            Questions: 'Idle',
+          },
+        },
         'ShuttingDown',
       ]),
     );

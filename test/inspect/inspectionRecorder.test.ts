@@ -133,8 +133,11 @@ describe('InspectionRecorder', () => {
       // ProcessingLlmResponse decides in Deciding, a transient state: one microstep each.
       ['LlmCompleted', 'ProcessingLlmResponse.Deciding'],
       // ExecutingTools is a parallel state: its regions say what waits for a person (nothing here).
-      ['↳', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)'],
-      ['ToolCompleted', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)'],
+      ['↳', 'ExecutingTools (Hooks.Idle, Approvals.Idle, Subagents.Idle, Questions.Idle)'],
+      [
+        'ToolCompleted',
+        'ExecutingTools (Hooks.Idle, Approvals.Idle, Subagents.Idle, Questions.Idle)',
+      ],
       ['↳', 'PostToolsHook'],
       ['PostToolsHookCompleted', 'CallingLlm.Sizing'],
       ['↳', 'CallingLlm.Streaming'],

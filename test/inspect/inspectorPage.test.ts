@@ -138,6 +138,8 @@ function executing(
     `ExecutingTools.Hooks.${hooks}`,
     'ExecutingTools.Approvals',
     `ExecutingTools.Approvals.${approvals}`,
+    'ExecutingTools.Subagents',
+    'ExecutingTools.Subagents.Idle',
     'ExecutingTools.Questions',
     `ExecutingTools.Questions.${questions}`,
   ].join(' ');
@@ -331,7 +333,7 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     await expect.poll(() => card.getAttribute('data-status')).toBe('awaitingApproval');
     expect(await card.locator('.chip').textContent()).toBe('awaiting approval');
     expect(await text('state-name')).toBe(
-      'ExecutingTools (Hooks.Idle, Approvals.Waiting, Questions.Idle)',
+      'ExecutingTools (Hooks.Idle, Approvals.Waiting, Subagents.Idle, Questions.Idle)',
     );
     expect(await text('facts')).toContain('waiting for approval of write_file');
     await screenshot(page, 'awaiting-approval');
@@ -491,7 +493,7 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     expect(await isLit('ExecutingTools.Questions.Idle')).toBe(false);
     expect(await isLit('ExecutingTools.Approvals.Waiting')).toBe(false);
     expect(await text('state-name')).toBe(
-      'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Waiting)',
+      'ExecutingTools (Hooks.Idle, Approvals.Idle, Subagents.Idle, Questions.Waiting)',
     );
     expect(await text('facts')).toContain('waiting for answers on Database, Features');
     // The log and the tab name only the region that left Idle; the status line names both.
@@ -574,7 +576,7 @@ describe.runIf(chromiumPath)('the inspector page', () => {
     expect(await card.locator('.chip').textContent()).toBe('hook deciding');
     expect(await text('facts')).toContain('waiting for the preToolUse hook on write_file');
     expect(await text('state-name')).toBe(
-      'ExecutingTools (Hooks.Running, Approvals.Idle, Questions.Idle)',
+      'ExecutingTools (Hooks.Running, Approvals.Idle, Subagents.Idle, Questions.Idle)',
     );
     await screenshot(page, 'hook-deciding');
 

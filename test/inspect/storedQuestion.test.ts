@@ -60,7 +60,7 @@ describe('a stored session with a question open', () => {
     expect(view.warnings).toEqual([]);
     const open = replayed(recorder, view.agentId);
     expect(open.value).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Waiting' },
     });
     expect(open.toolRuns).toMatchObject([
       { call: { id: callId, name: 'ask_user' }, status: 'awaitingAnswer' },

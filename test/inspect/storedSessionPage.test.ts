@@ -101,7 +101,7 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     await expect
       .poll(() => viewedState())
       .toBe(
-        'ExecutingTools ExecutingTools.Hooks ExecutingTools.Hooks.Idle ExecutingTools.Approvals ExecutingTools.Approvals.Idle ExecutingTools.Questions ExecutingTools.Questions.Idle',
+        'ExecutingTools ExecutingTools.Hooks ExecutingTools.Hooks.Idle ExecutingTools.Approvals ExecutingTools.Approvals.Idle ExecutingTools.Subagents ExecutingTools.Subagents.Idle ExecutingTools.Questions ExecutingTools.Questions.Idle',
       );
     await page.locator('[data-state="ExecutingTools"].is-active').waitFor();
     await expect.poll(() => card.getAttribute('data-status')).toBe('running');
@@ -167,7 +167,7 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     await expect
       .poll(() => viewedState())
       .toBe(
-        'ExecutingTools ExecutingTools.Hooks ExecutingTools.Hooks.Idle ExecutingTools.Approvals ExecutingTools.Approvals.Idle ExecutingTools.Questions ExecutingTools.Questions.Waiting',
+        'ExecutingTools ExecutingTools.Hooks ExecutingTools.Hooks.Idle ExecutingTools.Approvals ExecutingTools.Approvals.Idle ExecutingTools.Subagents ExecutingTools.Subagents.Idle ExecutingTools.Questions ExecutingTools.Questions.Waiting',
       );
     await page.locator('[data-state="ExecutingTools.Questions.Waiting"].is-active').waitFor();
     await page.locator('[data-state="ExecutingTools.Approvals.Idle"].is-active').waitFor();

@@ -145,7 +145,7 @@ describe('actor mode with scripted actors', () => {
       'CallingLlm.Sizing',
       'CallingLlm.Streaming',
       'ProcessingLlmResponse.Deciding',
-      'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Idle)',
+      'ExecutingTools (Hooks.Idle, Approvals.Idle, Subagents.Idle, Questions.Idle)',
       'PostToolsHook',
       'CallingLlm.Sizing',
       'CallingLlm.Streaming',

@@ -65,7 +65,7 @@ describe('asking the user', () => {
     const { core, actions } = asking([ask('q1', [pick, several])]);
     expect(actions).toEqual([{ type: 'AskUser', callId: 'q1', questions: [pick, several] }]);
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Waiting' },
     });
     const next = core.handleEvent({
       type: 'UserAnswer',
@@ -110,7 +110,7 @@ describe('asking the user', () => {
     expect(core.handleEvent({ type: 'UserAnswer', callId: 'q1', answers: 7 } as never)).toEqual([]);
     expect(diagnostics.at(-1)?.code).toBe('MALFORMED_EVENT');
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Waiting' },
     });
   });
 
@@ -133,11 +133,16 @@ describe('asking the user', () => {
     });
     expect(actions.map((action) => action.type)).toEqual(['RequestApproval', 'AskUser']);
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Waiting', Questions: 'Waiting' },
+      ExecutingTools: {
+        Hooks: 'Idle',
+        Approvals: 'Waiting',
+        Subagents: 'Idle',
+        Questions: 'Waiting',
+      },
     });
     core.handleEvent({ type: 'ToolApproval', callId: 'e1', decision: 'allow' });
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Waiting' },
     });
     core.handleEvent(toolOk('e1', 'edited'));
     expect(core.state).toBe('ExecutingTools');
@@ -201,7 +206,12 @@ describe('asking the user', () => {
       permissions: { mode: 'default' },
     });
     expect(restored.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Waiting', Questions: 'Waiting' },
+      ExecutingTools: {
+        Hooks: 'Idle',
+        Approvals: 'Waiting',
+        Subagents: 'Idle',
+        Questions: 'Waiting',
+      },
     });
     const actions = restored.handleEvent({ type: 'Resume' });
     expect(actions).toEqual([

@@ -49,11 +49,11 @@ describe('the preToolUse hook', () => {
       { type: 'RunPreToolUseHook', call: call('t1', 'read_file', { path: 'a' }) },
     ]);
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Running', Approvals: 'Idle', Questions: 'Idle' },
+      ExecutingTools: { Hooks: 'Running', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Idle' },
     });
     expect(types(core.handleEvent(decide('t1')))).toEqual(['ExecuteTools']);
     expect(core.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Idle' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Idle' },
     });
   });
 
@@ -189,7 +189,12 @@ describe('the preToolUse hook', () => {
       permissions: { mode: 'default' },
     });
     expect(restored.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Running', Approvals: 'Waiting', Questions: 'Idle' },
+      ExecutingTools: {
+        Hooks: 'Running',
+        Approvals: 'Waiting',
+        Subagents: 'Idle',
+        Questions: 'Idle',
+      },
     });
     expect(restored.handleEvent({ type: 'Resume' })).toEqual([
       { type: 'RunPreToolUseHook', call: call('t1', 'read_file', {}) },

@@ -275,7 +275,7 @@ describe('a session reopened with work in flight', () => {
       });
     });
     expect(session.core.stateValue).toEqual({
-      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Questions: 'Waiting' },
+      ExecutingTools: { Hooks: 'Idle', Approvals: 'Idle', Subagents: 'Idle', Questions: 'Waiting' },
     });
     expect(await session.handleEvent(session.resume!)).toEqual([
       { type: 'AskUser', callId: 'q1', questions },

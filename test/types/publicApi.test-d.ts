@@ -33,6 +33,8 @@ import {
   type Message,
   type PostToolsHookCompletedEvent,
   type ResumeEvent,
+  type SubagentActorInput,
+  type SubagentTask,
   type ToolActorInput,
   type ToolCall,
   type ToolOutcome,
@@ -129,6 +131,7 @@ describe('AgentCore.handleEvent', () => {
       | 'LlmCallEnded'
       | 'UsageReported'
       | 'ExecuteTools'
+      | 'StartSubagent'
       | 'RunPostToolsHook'
       | 'WaitForInput'
       | 'DisplayMessage'
@@ -268,6 +271,7 @@ describe('AgentCore state and snapshot', () => {
           ExecutingTools: {
             Hooks: 'Idle' | 'Running';
             Approvals: 'Idle' | 'Waiting';
+            Subagents: 'Idle' | 'Running';
             Questions: 'Idle' | 'Waiting';
           };
         }
@@ -326,6 +330,28 @@ describe('agentMachine.provide', () => {
     expectTypeOf(provided).toEqualTypeOf(agentMachine);
   });
 
+  it('takes a subagent actor over SubagentActorInput, which answers its task call with usage', () => {
+    const subagent = fromCallback<AnyEventObject, SubagentActorInput>(({ input, sendBack }) => {
+      expectTypeOf(input.task).toEqualTypeOf<SubagentTask>();
+      sendBack({
+        type: 'ToolCompleted',
+        callId: input.call.id,
+        outcome: { status: 'success', output: 'LGTM' },
+        usage: {
+          input_tokens: 1,
+          output_tokens: 1,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          costUsd: null,
+        },
+      });
+    });
+    expectTypeOf(agentMachine.provide({ actors: { subagent } })).toEqualTypeOf(agentMachine);
+    const wrongInput = fromCallback<EventObject, ToolActorInput>(() => undefined);
+    // @ts-expect-error the subagent actor receives SubagentActorInput
+    agentMachine.provide({ actors: { subagent: wrongInput } });
+  });
+
   it('rejects an actor whose input is not what the chart gives it, or an actor it does not invoke', () => {
     const wrongInput = fromCallback<EventObject, { prompt: number }>(() => undefined);
     // @ts-expect-error the llm actor receives LlmActorInput
@@ -341,7 +367,7 @@ describe('EVENT_TRAITS', () => {
     expectTypeOf(EVENT_TRAITS).toEqualTypeOf<Readonly<Record<AgentEventType, EventTraits>>>();
     expectTypeOf<EventOrigin>().toEqualTypeOf<'caller' | 'store' | AgentActorName>();
     expectTypeOf<AgentActorName>().toEqualTypeOf<
-      'llm' | 'tool' | 'postToolsHook' | 'retryTimer' | 'toolGraceTimer' | 'hook'
+      'llm' | 'tool' | 'postToolsHook' | 'retryTimer' | 'toolGraceTimer' | 'hook' | 'subagent'
     >();
     expectTypeOf<EventTraits>().toEqualTypeOf<{
       origin: EventOrigin;

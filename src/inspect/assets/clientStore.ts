@@ -80,7 +80,7 @@ function innermostPath(paths) {
 }
 
 // A state value as the package's describeStateValue writes it: 'WaitingForUserInput.Ready', or
-// for a parallel state its regions in brackets, 'ExecutingTools (Hooks.Idle, Approvals.Idle, Questions.Waiting)'.
+// for a parallel state its regions in brackets, 'ExecutingTools (Hooks.Idle, Approvals.Idle, Subagents.Idle, Questions.Waiting)'.
 function stateLabel(value) {
   if (value === null || value === undefined) return '—';
   if (typeof value !== 'object') return String(value);

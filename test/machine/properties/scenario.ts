@@ -115,6 +115,7 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
     turnHooks: fc.constantFrom(...TURN_HOOK_CHOICES),
     compaction: fc.constantFrom(...COMPACTION_CHOICES),
     preCompactHook: fc.boolean(),
+    agents: fc.boolean(),
     maxTurns: fc.oneof(
       { weight: 5, arbitrary: fc.constant(undefined) },
       { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
@@ -133,8 +134,14 @@ export const configArb: fc.Arbitrary<AgentConfig> = fc
     if (Object.keys(hooks).length > 0) config.hooks = hooks;
     if (fields.compaction !== undefined) config.compaction = fields.compaction;
     if (fields.maxTurns !== undefined) config.maxTurns = fields.maxTurns;
+    if (fields.agents) config.agents = AGENTS;
     return config;
   });
+
+/** The subagents a config may have: a `task` call hands a sub-task to `reviewer`. */
+export const AGENTS: NonNullable<AgentConfig['agents']> = {
+  reviewer: { description: 'Reviews a change for bugs; changes nothing' },
+};
 
 /** The number of events in a scenario (shrinks toward short ones). */
 export const lengthArb: fc.Arbitrary<number> = fc.integer({ min: 0, max: 60 });
@@ -265,6 +272,16 @@ const TOOL_NAMES = [
   'deploy',
   'ask_user',
 ];
+
+/** The built-in tool that hands a sub-task to a subagent (see `AGENTS`). */
+const TASK_TOOL = 'task';
+
+/** A `task` call's input: a sub-task for `reviewer`, sometimes for no such agent. */
+function taskInput(choose: Chooser): unknown {
+  if (choose.chance(6)) return { agent: 'nobody', prompt: 'Review src/file0.ts.' };
+  const task = { agent: 'reviewer', prompt: 'Review src/file0.ts for races.' };
+  return choose.chance(2) ? { ...task, description: 'review file0' } : task;
+}
 
 /** An `ask_user` call's input: one or two questions, sometimes malformed (no header). */
 function questionsInput(choose: Chooser): unknown {
@@ -643,7 +660,9 @@ export function llmResponse(choose: Chooser, world: World, reusedIds = 0): LlmRe
   }
   const calls: ToolCall[] = [];
   for (let index = 0; index < callCount; index++) {
-    const name = choose.oneOf(TOOL_NAMES);
+    // A task for a subagent now and then: as often as the others, it would crowd out the
+    // mutating calls the post-tools hook needs.
+    const name = choose.chance(10) ? TASK_TOOL : choose.oneOf(TOOL_NAMES);
     const reuse = reusedIds > 0 && world.pastCallIds.length > 0 && choose.chance(reusedIds);
     const call: ToolCall = {
       id: reuse ? choose.oneOf(world.pastCallIds.slice(-4)) : world.newCallId(),
@@ -653,7 +672,9 @@ export function llmResponse(choose: Chooser, world: World, reusedIds = 0): LlmRe
           ? { command: 'npm test' }
           : name === 'ask_user'
             ? questionsInput(choose)
-            : { path: `src/file${index}.ts` },
+            : name === TASK_TOOL
+              ? taskInput(choose)
+              : { path: `src/file${index}.ts` },
     };
     calls.push(call);
     content.push({ type: 'tool_use', ...call });
@@ -702,7 +723,7 @@ export function llmError(choose: Chooser): LlmError {
 }
 
 function toolCompleted(choose: Chooser, run: { call: ToolCall }): AgentEvent {
-  return {
+  const event: AgentEvent = {
     type: 'ToolCompleted',
     callId: run.call.id,
     outcome: choose.chance(4)
@@ -712,6 +733,17 @@ function toolCompleted(choose: Chooser, run: { call: ToolCall }): AgentEvent {
           output: choose.oneOf(['ok', '', { lines: 3 }, ['a', 'b']]),
         },
   };
+  // A subagent answers with what its own model calls used (a cost, or none known), mostly.
+  if (run.call.name === TASK_TOOL && !choose.chance(4)) {
+    event.usage = {
+      input_tokens: choose.int(3000),
+      output_tokens: choose.int(500),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: choose.int(1000),
+      costUsd: choose.chance(3) ? null : choose.int(100) / 1000,
+    };
+  }
+  return event;
 }
 
 function approval(choose: Chooser, run: { call: ToolCall }): AgentEvent {

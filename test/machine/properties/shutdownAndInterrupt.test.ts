@@ -368,8 +368,8 @@ describe('AgentCore properties', () => {
       { numRuns: 600 },
     );
     // Every region of ExecutingTools waits, alone and with the others; nothing else is reached.
-    const regions = (hooks: string, approvals: string, questions: string) =>
-      `ExecutingTools (Hooks.${hooks}, Approvals.${approvals}, Questions.${questions})`;
+    const regions = (hooks: string, approvals: string, questions: string, subagents = 'Idle') =>
+      `ExecutingTools (Hooks.${hooks}, Approvals.${approvals}, Subagents.${subagents}, Questions.${questions})`;
     const required = [
       'WaitingForUserInput.Ready',
       'WaitingForUserInput.SettlingCancelledCalls',
@@ -382,13 +382,16 @@ describe('AgentCore properties', () => {
       regions('Idle', 'Idle', 'Waiting'),
       regions('Idle', 'Waiting', 'Waiting'),
       regions('Running', 'Idle', 'Idle'),
+      regions('Idle', 'Idle', 'Idle', 'Running'),
       'ShuttingDown',
     ];
     const possible = new Set(required);
     for (const hooks of ['Idle', 'Running']) {
       for (const approvals of ['Idle', 'Waiting']) {
         for (const questions of ['Idle', 'Waiting']) {
-          possible.add(regions(hooks, approvals, questions));
+          for (const subagents of ['Idle', 'Running']) {
+            possible.add(regions(hooks, approvals, questions, subagents));
+          }
         }
       }
     }

@@ -66,11 +66,25 @@ describe('AgentCore properties', () => {
         // With askUser on, an ask_user call is the chart's own: it never runs and is never
         // approved; its questions are put to the user.
         const isQuestion = (call: ToolCall) => config.askUser === true && call.name === 'ask_user';
+        // With agents configured, a task call runs in a subagent (StartSubagent), not as a tool;
+        // one for no such agent is answered at once, never started.
+        const isTask = (call: ToolCall) => config.agents !== undefined && call.name === 'task';
+        const isValidTask = (call: ToolCall) =>
+          isTask(call) && (call.input as { agent?: unknown }).agent === 'reviewer';
         runScenario({ g, config, length, profile: NO_SHUTDOWN }, (step) => {
           const { planned, contextAfter } = step;
           const event = planned.kind === 'valid' ? planned.event : null;
-          for (const action of actionsOf(step.actions, 'ExecuteTools')) {
-            for (const call of action.calls) {
+          const subagentCalls = actionsOf(step.actions, 'StartSubagent').map((start) => {
+            expect(isValidTask(start.call), `${start.call.id} is not a valid task`).toBe(true);
+            expect(start.spec).toEqual(config.agents?.[start.task.agent]);
+            expect(start.permissionMode).toBe(contextAfter.permissionMode);
+            return start.call;
+          });
+          for (const calls of [
+            ...actionsOf(step.actions, 'ExecuteTools').map((action) => action.calls),
+            subagentCalls,
+          ]) {
+            for (const call of calls) {
               started++;
               expect(isQuestion(call), `${call.id} is a question, not a tool to run`).toBe(false);
               expect(startedIds.has(call.id), `${call.id} started twice`).toBe(false);
@@ -122,11 +136,15 @@ describe('AgentCore properties', () => {
           ) {
             // Without permissions every call whose input parsed runs at once, in call order.
             const invalid = event.response.toolInputErrors ?? {};
-            const runnable: ToolCall[] = toolCallsOf(event.response.message).filter(
+            const parsed: ToolCall[] = toolCallsOf(event.response.message).filter(
               (call) => invalid[call.id] === undefined && !isQuestion(call),
             );
+            const runnable = parsed.filter((call) => !isTask(call));
             expect(actionsOf(step.actions, 'ExecuteTools')).toEqual(
               runnable.length > 0 ? [{ type: 'ExecuteTools', calls: runnable }] : [],
+            );
+            expect(actionsOf(step.actions, 'StartSubagent').map((start) => start.call)).toEqual(
+              parsed.filter(isValidTask),
             );
             expect(actionsOf(step.actions, 'RequestApproval')).toEqual([]);
           }

@@ -1,0 +1,144 @@
+/**
+ * The `subagent` actor: one per task call, spawned by the chart with the call id as its id. It
+ * starts a child agent with the task's agent spec, runs the task as the child's one turn, and
+ * answers with one `ToolCompleted`: the child's final answer, and what it used. The child's
+ * notifications reach the parent's listeners tagged with where it stands in the tree of agents;
+ * its approval requests are the parent's. An `AbortTool` event (an interrupt of the parent)
+ * interrupts the child, which still answers with what it said so far; stopping the actor (a
+ * shutdown of the parent) shuts the child down.
+ */
+import { type EventObject, fromCallback } from 'xstate';
+import type { InFlightWork } from '../actors/index.js';
+import {
+  type AgentEvent,
+  errorMessage,
+  errorOutcome,
+  type SubagentActorInput,
+  type ToolOutcome,
+  type UsageTotals,
+} from '../machine/index.js';
+import type { Agent } from './agent.js';
+import type {
+  AgentNotificationName,
+  NotificationHub,
+  SubagentNotification,
+  SubagentRef,
+} from './agentNotifications.js';
+
+/**
+ * The live children of one agent, by task call id: where `approve` and `deny` find a call that a
+ * child (or one of its own) waits on.
+ */
+export type SubagentChildren = Map<string, Agent>;
+
+/**
+ * What the `subagent` actor needs: how to start a child agent for a task, where the parent's
+ * listeners are, the parent's live children, and its in-flight work.
+ *
+ * @example
+ * createSubagentActor({ startChild: (input) => createAgent(childOptions(input)), hub, children, inFlight });
+ */
+export interface SubagentActorOptions {
+  startChild: (input: SubagentActorInput) => Agent;
+  hub: NotificationHub;
+  children: SubagentChildren;
+  inFlight?: InFlightWork;
+}
+
+/** The child's notifications the parent's listeners are told of, tagged. */
+const FORWARDED = [
+  'llmStart',
+  'text',
+  'llmEnd',
+  'usage',
+  'toolStart',
+  'toolEnd',
+  'state',
+  'retry',
+  'error',
+  'commit',
+  'compacted',
+] as const satisfies readonly AgentNotificationName[];
+
+/**
+ * Makes the `subagent` actor.
+ *
+ * @example
+ * agentMachine.provide({ actors: { subagent: createSubagentActor(options) } });
+ */
+export function createSubagentActor(options: SubagentActorOptions) {
+  return fromCallback<EventObject, SubagentActorInput>(({ input, sendBack, receive }) => {
+    const { call, task } = input;
+    const ref: SubagentRef = { callId: call.id, agent: task.agent };
+    const child = options.startChild(input);
+    options.children.set(call.id, child);
+    let stopped = false;
+    let interrupted = false;
+    const stops = forward(child, ref, options.hub);
+    receive((event) => {
+      if (event.type !== 'AbortTool') return;
+      interrupted = true;
+      child.interrupt();
+    });
+    const work = child
+      .run(task.prompt)
+      .then(
+        (answer): ToolOutcome =>
+          interrupted
+            ? errorOutcome(
+                `the subagent was interrupted${typeof answer === 'string' && answer !== '' ? `; what it said so far: ${answer}` : ''}`,
+              )
+            : {
+                status: 'success',
+                output: typeof answer === 'string' ? answer : JSON.stringify(answer),
+              },
+        (error: unknown) => errorOutcome(`subagent '${task.agent}' failed: ${errorMessage(error)}`),
+      )
+      .then((outcome) => {
+        if (stopped) return;
+        const event: AgentEvent = {
+          type: 'ToolCompleted',
+          callId: call.id,
+          outcome,
+          usage: usedBy(child.usage.session),
+        };
+        sendBack(event);
+      })
+      .finally(async () => {
+        for (const stop of stops) stop();
+        options.children.delete(call.id);
+        await child.shutdown().catch(() => undefined);
+      });
+    options.inFlight?.track(work);
+    return () => {
+      stopped = true;
+      void child.shutdown().catch(() => undefined);
+    };
+  });
+}
+
+/** The child's notifications, passed on to the parent's listeners with the child's place. */
+function forward(child: Agent, ref: SubagentRef, hub: NotificationHub): Array<() => void> {
+  const stops = FORWARDED.map((type) =>
+    child.on(type, (payload) =>
+      hub.emit('subagent', {
+        path: [ref],
+        notification: { type, ...payload } as SubagentNotification,
+      }),
+    ),
+  );
+  stops.push(
+    child.on('subagent', ({ path, notification }) =>
+      hub.emit('subagent', { path: [ref, ...path], notification }),
+    ),
+    child.on('approvalRequest', ({ call, subagent }) =>
+      hub.emit('approvalRequest', { call, subagent: [ref, ...(subagent ?? [])] }),
+    ),
+  );
+  return stops;
+}
+
+function usedBy(session: UsageTotals) {
+  const { calls: _calls, ...used } = session;
+  return used;
+}

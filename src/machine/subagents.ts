@@ -1,0 +1,116 @@
+/**
+ * Subagents as the chart sees them: the built-in `task` tool the model hands a sub-task to one of
+ * the configured agents with, and what a task call asks for. A task call runs like any tool call
+ * (hooks, permissions, approvals, interrupts), but in a `subagent` actor of its own, whose final
+ * answer is the call's result; pure mode's `StartSubagent` action asks for the same.
+ */
+import type { PermissionMode, SubagentSpec } from './config.js';
+import type { ToolCall, ToolDefinition } from './messages.js';
+
+/**
+ * The name of the built-in tool that hands a sub-task to a subagent.
+ *
+ * @example
+ * call.name === SUBAGENT_TOOL; // a task for a subagent
+ */
+export const SUBAGENT_TOOL = 'task';
+
+/**
+ * What a task call asks for, read from its input: the agent (one of the configured ones), the
+ * whole task, and a few words about it.
+ *
+ * @example
+ * const task: SubagentTask = { agent: 'reviewer', prompt: 'Review src/app.ts for races.', description: 'review app.ts' };
+ */
+export interface SubagentTask {
+  agent: string;
+  prompt: string;
+  description?: string;
+}
+
+/**
+ * Input of a `subagent` actor (one per task call, with the call id as actor id), and what pure
+ * mode's `StartSubagent` carries: the call, its task, the agent's spec, and the permission mode
+ * the parent is in when the call starts (a subagent's is never wider). The actor answers with
+ * one `ToolCompleted`, the subagent's final answer as its output (and what it used in `usage`);
+ * an `AbortTool` event (an interrupt) interrupts the subagent, which still answers.
+ *
+ * @example
+ * const input: SubagentActorInput = { call, task, spec: { description: 'Reviews code' }, permissionMode: 'default' };
+ */
+export interface SubagentActorInput {
+  call: ToolCall;
+  task: SubagentTask;
+  spec: SubagentSpec;
+  permissionMode: PermissionMode | null;
+}
+
+/**
+ * The `task` tool as the request offers it, naming each agent and what it is for.
+ *
+ * @example
+ * subagentToolDefinition({ reviewer: { description: 'Reviews a change for bugs' } }).name; // 'task'
+ */
+export function subagentToolDefinition(
+  agents: Readonly<Record<string, SubagentSpec>>,
+): ToolDefinition {
+  const names = Object.keys(agents);
+  const listed = names.map((name) => `- ${name}: ${agents[name]!.description}`).join('\n');
+  return {
+    name: SUBAGENT_TOOL,
+    description: `Hand a self-contained sub-task to a subagent. It works on it alone, with its own context and tools, and answers with a final report, which is this call's result. It sees nothing of this conversation but the prompt, so put everything it needs there. Several task calls in one response run in parallel.\n\nAgents:\n${listed}`,
+    input_schema: {
+      type: 'object',
+      properties: {
+        agent: { type: 'string', enum: names, description: 'The agent to hand the task to.' },
+        description: { type: 'string', description: 'The task in a few words, for the user.' },
+        prompt: {
+          type: 'string',
+          description: 'The whole task, with every fact, path and constraint it needs.',
+        },
+      },
+      required: ['agent', 'prompt'],
+    },
+  };
+}
+
+/**
+ * The call is a task for a subagent: the built-in `task` tool, with agents configured.
+ *
+ * @example
+ * isSubagentCall(call, context.config);
+ */
+export function isSubagentCall(
+  call: ToolCall,
+  config: { agents: Readonly<Record<string, SubagentSpec>> },
+): boolean {
+  return call.name === SUBAGENT_TOOL && Object.keys(config.agents).length > 0;
+}
+
+/**
+ * What a task call asks for, or why its input is not a task for one of `agents`.
+ *
+ * @example
+ * subagentTaskOf({ agent: 'reviewer', prompt: 'Review it' }, agents); // { task: { agent: 'reviewer', prompt: 'Review it' } }
+ */
+export function subagentTaskOf(
+  input: unknown,
+  agents: Readonly<Record<string, SubagentSpec>>,
+): { task: SubagentTask } | { problem: string } {
+  const read = (input ?? {}) as Partial<Record<keyof SubagentTask, unknown>>;
+  const names = Object.keys(agents);
+  if (typeof read.agent !== 'string' || !Object.hasOwn(agents, read.agent)) {
+    return {
+      problem: `agent must be one of ${names.join(', ')}; got ${JSON.stringify(read.agent)}`,
+    };
+  }
+  if (typeof read.prompt !== 'string' || read.prompt.trim() === '') {
+    return { problem: 'prompt must be the task, as a non-empty string' };
+  }
+  if (read.description !== undefined && typeof read.description !== 'string') {
+    return { problem: 'description must be a string' };
+  }
+  const task: SubagentTask = { agent: read.agent, prompt: read.prompt };
+  if (read.description !== undefined) task.description = read.description;
+  return { task };
+}

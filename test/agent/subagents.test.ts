@@ -1,0 +1,234 @@
+/**
+ * Subagents in actor mode, through the real SDK against the local Messages API server: the model
+ * hands tasks to subagents with the built-in `task` tool; parallel tasks run in parallel, each
+ * with its own transcript; a subagent hands a task of its own to another, two levels deep; a
+ * subagent's approval requests are its parent's; what it uses adds to its parent's usage; an
+ * interrupt of the parent interrupts every subagent, and every transcript stays valid.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type AgentNotifications,
+  defineTool,
+  findTranscriptViolations,
+  type Message,
+} from '../../src/index.js';
+import { reply, type ScriptFunction } from '../../src/testing/index.js';
+import { lookUp, useScriptedAgents } from './scriptedAgents.js';
+
+const scripted = useScriptedAgents('subagents-');
+
+const AGENTS: Record<string, { description: string; system: string; tools: string[] }> = {
+  researcher: {
+    description: 'Researches one topic and reports',
+    system: 'You are the researcher.',
+    tools: ['look_up', 'deploy'],
+  },
+  checker: {
+    description: 'Checks one finding',
+    system: 'You are the checker.',
+    tools: ['look_up'],
+  },
+};
+
+/** A mutating tool that is not an edit: it asks for approval in `acceptEdits`. */
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy a finding',
+  input: z.object({ what: z.string() }),
+  mutating: true,
+  execute: ({ what }) => `deployed ${what}`,
+});
+
+function textOf(message: Message | undefined): string {
+  if (message === undefined) return '';
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .map((block) => {
+      if (block.type === 'text') return block.text;
+      if (block.type === 'tool_result') return JSON.stringify(block.content);
+      return '';
+    })
+    .join(' ');
+}
+
+/** A request's system prompt, a string or text blocks (the prompt cache marks its end). */
+function systemText(system: unknown): string {
+  if (typeof system === 'string') return system;
+  if (!Array.isArray(system)) return '';
+  return system.map((block: { text?: string }) => block.text ?? '').join('');
+}
+
+/** The model of every agent of the tree, told apart by its system prompt. */
+function treeModel(options: { slowChecker?: boolean; deployFirst?: boolean } = {}): ScriptFunction {
+  return (request) => {
+    const system = systemText(request.system);
+    const messages = request.messages as Message[];
+    const last = textOf(messages.at(-1));
+    const first = textOf(messages[0]);
+    if (system.includes('checker')) {
+      return reply(`checked: ${first.includes('alpha') ? 'alpha holds' : 'unknown'}`, {
+        ...(options.slowChecker ? { eventDelayMs: 400 } : {}),
+      });
+    }
+    if (system.includes('researcher')) {
+      const topic = first.includes('alpha') ? 'alpha' : 'beta';
+      if (messages.length === 1) {
+        if (topic === 'alpha') {
+          return reply([
+            { type: 'tool_use', name: 'task', input: { agent: 'checker', prompt: 'check alpha' } },
+            { type: 'tool_use', name: 'look_up', input: { word: 'alpha' } },
+          ]);
+        }
+        if (options.deployFirst) {
+          return reply([{ type: 'tool_use', name: 'deploy', input: { what: 'beta' } }]);
+        }
+        return reply('beta: researched');
+      }
+      return reply(`${topic}: researched (${last.slice(0, 60)})`);
+    }
+    if (messages.length === 1) {
+      return reply([
+        { type: 'text', text: 'Handing both out.' },
+        {
+          type: 'tool_use',
+          name: 'task',
+          input: { agent: 'researcher', description: 'alpha', prompt: 'research alpha' },
+        },
+        {
+          type: 'tool_use',
+          name: 'task',
+          input: { agent: 'researcher', description: 'beta', prompt: 'research beta' },
+        },
+      ]);
+    }
+    return reply(`Both done: ${last.length} characters of findings.`);
+  };
+}
+
+async function startTree(model: ScriptFunction, extra: Record<string, unknown> = {}) {
+  return scripted.start(model, {
+    agents: AGENTS,
+    tools: [lookUp, deploy],
+    ...extra,
+  });
+}
+
+describe('subagents in createAgent', () => {
+  it('runs parallel tasks two levels deep, each with its own transcript, and rolls up usage', async () => {
+    const agent = await startTree(treeModel());
+    const notes: AgentNotifications['subagent'][] = [];
+    agent.on('subagent', (note) => notes.push(note));
+    const ownOutput: number[] = [];
+    agent.on('usage', ({ call }) => ownOutput.push(call.output_tokens));
+    const answer = await agent.run('Research alpha and beta', { timeoutMs: 30_000 });
+    expect(answer).toMatch(/^Both done/);
+
+    const results = agent.context.messages[2];
+    expect(textOf(results)).toContain('alpha: researched');
+    expect(textOf(results)).toContain('checked: alpha holds');
+    expect(textOf(results)).toContain('beta: researched');
+
+    // Every request the server saw was a valid transcript, and each agent kept to its own.
+    const requests = scripted.server().requests.map((request) => request.body);
+    for (const body of requests)
+      expect(findTranscriptViolations(body.messages as Message[])).toEqual([]);
+    const bySystem = (word: string) =>
+      requests.filter((body) => systemText(body.system).includes(word));
+    expect(bySystem('researcher')).toHaveLength(3);
+    expect(bySystem('checker')).toHaveLength(1);
+    // The task tool is offered two levels down, and no further.
+    const toolNames = (body: (typeof requests)[number]) =>
+      (body.tools ?? []).map((tool) => tool.name);
+    expect(toolNames(bySystem('researcher')[0]!)).toEqual(['look_up', 'deploy', 'task']);
+    expect(toolNames(bySystem('checker')[0]!)).toEqual(['look_up']);
+
+    // Parallel: both researchers asked the model before either answered its task.
+    const firstTwo = requests.slice(1, 3).map((body) => textOf((body.messages as Message[])[0]));
+    expect(firstTwo.sort()).toEqual(['research alpha', 'research beta']);
+
+    // The checker's text reached the top agent's listeners, tagged with its place in the tree.
+    const checkerText = notes.find(
+      (note) => note.path.length === 2 && note.notification.type === 'text',
+    );
+    expect(checkerText?.path.map((ref) => ref.agent)).toEqual(['researcher', 'checker']);
+    // Usage rolls up: the top agent's session counts what the five subagent calls used.
+    const own = agent.context.usage.calls;
+    expect(own).toBe(2);
+    expect(requests).toHaveLength(6);
+    // Every model call of the tree, the subagents' at any depth, counts in the top agent's session.
+    const sum = (tokens: number[]) => tokens.reduce((total, count) => total + count, 0);
+    const childOutput = sum(
+      notes.flatMap(({ notification }) =>
+        notification.type === 'usage' ? [notification.call.output_tokens] : [],
+      ),
+    );
+    expect(childOutput).toBeGreaterThan(0);
+    expect(agent.usage.session.output_tokens).toBe(sum(ownOutput) + childOutput);
+  });
+
+  it('asks the parent for a subagent’s approvals, tagged with the subagent', async () => {
+    const agent = await startTree(treeModel({ deployFirst: true }), {
+      permissions: { mode: 'default' },
+    });
+    const asked: AgentNotifications['approvalRequest'][] = [];
+    agent.on('approvalRequest', (request) => {
+      asked.push(request);
+      expect(agent.awaitsApproval(request.call.id)).toBe(true);
+      agent.approve(request.call.id);
+    });
+    await agent.run('Research alpha and beta', { timeoutMs: 30_000 });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.call.name).toBe('deploy');
+    expect(asked[0]!.subagent?.map((ref) => ref.agent)).toEqual(['researcher']);
+    expect(textOf(agent.context.messages[2])).toContain('deployed beta');
+  });
+
+  it('keeps a subagent’s mode no wider than its parent’s: plan refuses its deploy', async () => {
+    const agent = await startTree(treeModel({ deployFirst: true }), {
+      permissions: { mode: 'plan' },
+    });
+    await agent.run('Research alpha and beta', { timeoutMs: 30_000 });
+    const researcherRequests = scripted
+      .server()
+      .requests.filter((request) => systemText(request.body.system).includes('researcher'));
+    const after = researcherRequests.map((request) =>
+      textOf((request.body.messages as Message[]).at(-1)),
+    );
+    expect(after.some((text) => text.includes('permission denied'))).toBe(true);
+  });
+
+  it('interrupts every subagent with its parent; every transcript stays valid', async () => {
+    const agent = await startTree(treeModel({ slowChecker: true }));
+    const started: string[] = [];
+    agent.on('subagent', ({ path, notification }) => {
+      if (notification.type === 'llmStart') started.push(path.map((ref) => ref.agent).join('/'));
+    });
+    agent.send('Research alpha and beta');
+    await expect.poll(() => started.includes('researcher/checker'), { timeout: 10_000 }).toBe(true);
+    agent.interrupt();
+    await agent.waitUntilIdle({ timeoutMs: 10_000 });
+    expect(agent.state).toBe('WaitingForUserInput');
+    expect(findTranscriptViolations(agent.context.messages)).toEqual([]);
+    const results = textOf(agent.context.messages.at(-1));
+    expect(results).toMatch(/interrupted/);
+    // Nothing keeps running: the server gets no request once the agent is idle.
+    const seen = scripted.server().requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(scripted.server().requests.length).toBe(seen);
+  });
+
+  it('answers a task for an agent that does not exist with an error the model reads', async () => {
+    const agent = await scripted.start(
+      (request: { messages: unknown[] }) =>
+        request.messages.length === 1
+          ? reply([{ type: 'tool_use', name: 'task', input: { agent: 'nobody', prompt: 'x' } }])
+          : reply('ok'),
+      { agents: AGENTS, tools: [lookUp, deploy] },
+    );
+    await agent.run('go', { timeoutMs: 10_000 });
+    expect(textOf(agent.context.messages[2])).toContain(
+      'invalid input: agent must be one of researcher, checker',
+    );
+  });
+});
