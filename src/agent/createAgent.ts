@@ -307,8 +307,10 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
   const { hooks, hookTimeoutMs } = options;
   const children: SubagentChildren = new Map();
+  // What a subagent inherits, without the initial messages (see above).
+  const { messages: _seed, ...inherited } = options;
   const startSubagent = (input: SubagentActorInput): Agent =>
-    createAgent(subagentOptions(options, input, registry.tools, workspace));
+    createAgent(subagentOptions(inherited, input, registry.tools, workspace));
   // Replacements are provided to a chart of the agent's own (a machine among them persists its
   // snapshots its own way); the package's own actors run behind the shared chart's stand-ins.
   const ownChart =
@@ -480,7 +482,7 @@ const DEFAULT_SUBAGENT_DEPTH = 2;
  * only while the depth allows.
  */
 function subagentOptions(
-  parent: CreateAgentOptions,
+  parent: Omit<CreateAgentOptions, 'messages'>,
   input: SubagentActorInput,
   tools: readonly Tool[],
   workspace: string,

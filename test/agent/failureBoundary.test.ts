@@ -245,7 +245,7 @@ describe('createAgent with a replacement that is not actor logic', () => {
     expect(() =>
       createAgent({ actors: { model: fromCallback(() => undefined) } as never }),
     ).toThrow(
-      /^actors\.model is not one of the chart's actors \(llm, tool, postToolsHook, retryTimer, toolGraceTimer, hook\)$/,
+      /^actors\.model is not one of the chart's actors \(llm, tool, postToolsHook, retryTimer, toolGraceTimer, hook, subagent\)$/,
     );
   });
 });
