@@ -104,18 +104,48 @@ const RESUMES = [
   ['resumeAgent', 'createAgent + ready'],
 ] as const;
 
-/** The rows of `--persistence=compaction`: only what compaction is judged by was measured. */
-function compactionOnly(series: Map<string, Series>, sizes: readonly number[]): boolean {
-  return !sizes.some((n) => series.has(`langGraph@${n}`));
+/**
+ * What a run measured: the store's durabilities it sampled, and with `only: 'compaction'`
+ * (`--persistence=compaction`) only what compaction is judged by — no LangGraph.js, bytes or
+ * idle sessions, and no resume at the smallest history.
+ */
+export interface PersistenceMode {
+  durabilities: readonly Durability[];
+  only: 'compaction' | null;
 }
 
-function cpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figure[] {
-  if (compactionOnly(series, sizes)) return partialCpuFigures(series, sizes);
+/** Whether a run resumes the history of `n` messages: a compaction-only run not the smallest. */
+export function resumedAt(
+  only: PersistenceMode['only'],
+  sizes: readonly number[],
+  n: number,
+): boolean {
+  return only === null || n !== sizes[0];
+}
+
+/** Resuming a history: its CPU (with the wall time beside it), and its wall time as a row. */
+function resumeFigures(
+  cpuRow: string,
+  wallRow: string,
+  n: number,
+  resume: Series | undefined,
+): Figure[] {
+  const cpu = timingFigure('persistResume', cpuRow, n, resume);
+  // timingFigure threw if it was not measured.
+  return [cpu, figure('persistResume', wallRow, n, 'ns', resume!.wall)];
+}
+
+function cpuFigures(
+  series: Map<string, Series>,
+  sizes: readonly number[],
+  { durabilities, only }: PersistenceMode,
+): Figure[] {
   const figures: Figure[] = [];
   const at = (id: string, n: number) => series.get(`${id}@${n}`);
   const smallest = sizes[0]!;
+  const langGraphMeasured = only === null;
   for (const n of sizes) {
-    for (const durability of DURABILITIES) {
+    for (const durability of durabilities) {
       figures.push(
         timingFigure(
           'persistCpu',
@@ -125,8 +155,12 @@ function cpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figu
         ),
       );
     }
-    figures.push(timingFigure('persistCpu', PERSISTENCE_ROWS.langGraphCpu, n, at('langGraph', n)));
-    for (const durability of DURABILITIES) {
+    if (langGraphMeasured) {
+      figures.push(
+        timingFigure('persistCpu', PERSISTENCE_ROWS.langGraphCpu, n, at('langGraph', n)),
+      );
+    }
+    for (const durability of durabilities) {
       const ours = at(`ours-${durability}`, n);
       if (n !== smallest) {
         figures.push(
@@ -139,17 +173,20 @@ function cpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figu
           ),
         );
       }
-      figures.push(
-        ratioFigure(
-          'persistRatio',
-          PERSISTENCE_ROWS.langGraphRatio(durability),
-          n,
-          at('langGraph', n),
-          ours,
-        ),
-      );
+      if (langGraphMeasured) {
+        figures.push(
+          ratioFigure(
+            'persistRatio',
+            PERSISTENCE_ROWS.langGraphRatio(durability),
+            n,
+            at('langGraph', n),
+            ours,
+          ),
+        );
+      }
     }
-    for (const durability of DURABILITIES) {
+    for (const durability of durabilities) {
+      // The baseline build is measured only with `--baseline`.
       const baseline = at(`oursBase-${durability}`, n);
       if (baseline === undefined) continue;
       figures.push(
@@ -163,42 +200,9 @@ function cpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figu
         ),
       );
     }
+    if (!resumedAt(only, sizes, n)) continue;
     for (const [id, how] of RESUMES) {
-      const resume = at(id, n);
-      figures.push(timingFigure('persistResume', PERSISTENCE_ROWS.resume(how), n, resume));
-      if (resume !== undefined) {
-        figures.push(figure('persistResume', `${how}: wall`, n, 'ns', resume.wall));
-      }
-    }
-  }
-  return figures;
-}
-
-/** The rows a `--persistence=compaction` run measured: ours at the default durability. */
-function partialCpuFigures(series: Map<string, Series>, sizes: readonly number[]): Figure[] {
-  const figures: Figure[] = [];
-  const ours = (n: number) => series.get(`ours-${DEFAULT_DURABILITY}@${n}`);
-  const smallest = sizes[0]!;
-  for (const n of sizes) {
-    figures.push(
-      timingFigure('persistCpu', PERSISTENCE_ROWS.ourCpu(DEFAULT_DURABILITY), n, ours(n)),
-    );
-    if (n !== smallest) {
-      figures.push(
-        ratioFigure(
-          'persistRatio',
-          PERSISTENCE_ROWS.flat(DEFAULT_DURABILITY),
-          n,
-          ours(n),
-          ours(smallest),
-        ),
-      );
-    }
-    for (const [id, how] of RESUMES) {
-      const resume = series.get(`${id}@${n}`);
-      if (resume === undefined) continue;
-      figures.push(timingFigure('persistResume', PERSISTENCE_ROWS.resume(how), n, resume));
-      figures.push(figure('persistResume', `${how}: wall`, n, 'ns', resume.wall));
+      figures.push(...resumeFigures(PERSISTENCE_ROWS.resume(how), `${how}: wall`, n, at(id, n)));
     }
   }
   return figures;
@@ -212,14 +216,14 @@ function compactedFigures(
   series: Map<string, Series>,
   sizes: readonly number[],
   compactedSizes: readonly number[],
+  durabilities: readonly Durability[],
 ): Figure[] {
   const figures: Figure[] = [];
   const smallest = sizes[0]!;
   for (const n of compactedSizes) {
     if (!sizes.includes(n)) continue;
-    for (const durability of DURABILITIES) {
+    for (const durability of durabilities) {
       const compacted = series.get(`ours-${durability}@${n}+compacted`);
-      if (compacted === undefined) continue;
       figures.push(
         timingFigure('persistCpu', PERSISTENCE_ROWS.compactedCpu(durability), n, compacted),
         ratioFigure(
@@ -232,11 +236,9 @@ function compactedFigures(
       );
     }
     for (const [id, how] of RESUMES) {
-      const resume = series.get(`${id}@${n}+compacted`);
-      figures.push(timingFigure('persistResume', PERSISTENCE_ROWS.compactedResume(how), n, resume));
-      if (resume === undefined) continue;
       const wall = `${how}, compacted to its active window: wall`;
-      figures.push(figure('persistResume', wall, n, 'ns', resume.wall));
+      const resume = series.get(`${id}@${n}+compacted`);
+      figures.push(...resumeFigures(PERSISTENCE_ROWS.compactedResume(how), wall, n, resume));
     }
   }
   return figures;
@@ -274,17 +276,19 @@ function idleFigures(samples: readonly IdleHeapSample[]): Figure[] {
   return figures;
 }
 
-export function persistenceFigures(input: {
-  sizes: readonly number[];
-  compactedSizes: readonly number[];
-  bytes: WrittenBytesRuns;
-  series: Map<string, Series>;
-  idleHeap: readonly IdleHeapSample[];
-}): Figure[] {
+export function persistenceFigures(
+  input: {
+    sizes: readonly number[];
+    compactedSizes: readonly number[];
+    bytes: WrittenBytesRuns;
+    series: Map<string, Series>;
+    idleHeap: readonly IdleHeapSample[];
+  } & PersistenceMode,
+): Figure[] {
   return [
     ...bytesFigures(input.bytes, input.sizes),
-    ...cpuFigures(input.series, input.sizes),
-    ...compactedFigures(input.series, input.sizes, input.compactedSizes),
+    ...cpuFigures(input.series, input.sizes, input),
+    ...compactedFigures(input.series, input.sizes, input.compactedSizes, input.durabilities),
     ...idleFigures(input.idleHeap),
   ];
 }

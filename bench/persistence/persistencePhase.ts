@@ -53,6 +53,7 @@ import {
   DURABILITIES,
   type Durability,
   persistenceFigures,
+  resumedAt,
   type WrittenBytesRuns,
 } from './persistenceFigures.js';
 import {
@@ -64,17 +65,13 @@ import {
   templatePath,
   useSessionFolder,
 } from './sessionFiles.js';
-import {
-  recordCompactedHistory,
-  recordHistory,
-  type StoredHistory,
-  writeHistoryFile,
-} from './storedHistory.js';
+import { recordCompactedHistory, recordHistory, writeHistoryFile } from './storedHistory.js';
 import { langGraphTurnBytes, ourTurnBytes } from './writtenBytes.js';
 
 const settings = phaseSettings({ rounds: 9 });
 const quick = settings.quick;
-const compactionOnly = process.argv.includes('--persistence=compaction');
+const only = process.argv.includes('--persistence=compaction') ? 'compaction' : null;
+const compactionOnly = only === 'compaction';
 const sizes: readonly number[] = compactionOnly
   ? [PERSISTENCE_HISTORY_SIZES[0], ...COMPACTED_HISTORY_SIZES]
   : PERSISTENCE_HISTORY_SIZES;
@@ -114,20 +111,16 @@ const baseline = subjects.find((subject) => subject.kind === 'oursBase');
 async function writeTemplates(): Promise<Record<number, number>> {
   const historyBytes: Record<number, number> = {};
   for (const n of sizes) {
-    let history: StoredHistory;
-    if (compactedSizes.includes(n)) {
-      const recorded = await recordCompactedHistory(n);
-      history = recorded.history;
-      const { compacted } = recorded;
-      await writeHistoryFile(templatePath('oursCompacted', n), compacted, sessionIds(ourSessions));
-      await writeHistoryFile(templatePath('resumeCompacted', n), compacted, sessionIds(1));
-      noteCompactedLength(n, compacted.messages.length);
-    } else {
-      history = await recordHistory(n);
-    }
+    const history = await recordHistory(n);
     historyBytes[n] = Buffer.byteLength(JSON.stringify(history.messages));
     await writeHistoryFile(templatePath('ours', n), history, sessionIds(ourSessions));
     await writeHistoryFile(templatePath('resume', n), history, sessionIds(1));
+    if (compactedSizes.includes(n)) {
+      const compacted = await recordCompactedHistory(n);
+      await writeHistoryFile(templatePath('oursCompacted', n), compacted, sessionIds(ourSessions));
+      await writeHistoryFile(templatePath('resumeCompacted', n), compacted, sessionIds(1));
+      noteCompactedLength(n, compacted.messages.length);
+    }
     if (compactionOnly) {
       progress('persistence', `templates at n=${n.toLocaleString('en')} written`);
       continue;
@@ -184,7 +177,7 @@ for (const n of sizes) {
         cases[id] = ourTurns(subject, durability, history, ourSessions, ourScripts);
       }
     }
-    if (n === sizes[0] && compactionOnly) continue;
+    if (!resumedAt(only, sizes, n)) continue;
     cases[`resumeCore@${tag}`] = resumeSessionCore(history);
     cases[`resumeAgent@${tag}`] = resumeCreateAgent(history);
   }
@@ -238,9 +231,17 @@ try {
   if (!compactionOnly) progress('persistence', 'idle sessions measured');
   finishPhase({
     phase: 'persistence',
-    figures: persistenceFigures({ sizes, compactedSizes, bytes, series, idleHeap }),
+    figures: persistenceFigures({
+      sizes,
+      compactedSizes,
+      bytes,
+      series,
+      idleHeap,
+      durabilities,
+      only,
+    }),
     extra: {
-      only: compactionOnly ? 'compaction' : null,
+      only,
       compactedTranscript: Object.fromEntries(
         compactedSizes.filter((n) => sizes.includes(n)).map((n) => [n, compactedLength(n)]),
       ),

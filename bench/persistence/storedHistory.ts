@@ -49,23 +49,14 @@ export async function recordHistory(
 }
 
 /**
- * A session of `n` messages as `recordHistory` records it, and the same kind of session compacted
- * on the way: n − 2 messages, a compaction asked for at rest (`Compact`, its summary call answered
- * with about 2 KB of text), then a short exchange. Its log holds all n messages and the summary
- * call; its transcript, the summary, the latest messages the default `keepRecentTokens` kept and
- * the exchange after it — a session some time after its latest compaction, whose last response
- * said again how big its transcript is.
+ * A session of `n` messages compacted on the way: n − 2 messages recorded as `recordHistory`
+ * records them, a compaction asked for at rest (`Compact`, its summary call answered with about
+ * 2 KB of text), then a short exchange. Its log holds all n messages and the summary call; its
+ * transcript, the summary, the latest messages the default `keepRecentTokens` kept and the
+ * exchange after it — a session some time after its latest compaction, whose last response said
+ * again how big its transcript is.
  */
-export async function recordCompactedHistory(
-  n: number,
-): Promise<{ history: StoredHistory; compacted: StoredHistory }> {
-  const plain = await recordTurns(n, OURS);
-  let history: StoredHistory;
-  try {
-    history = await storedHistoryOf(plain);
-  } finally {
-    await plain.store.close();
-  }
+export async function recordCompactedHistory(n: number): Promise<StoredHistory> {
   const recorded = await recordTurns(n - 2, OURS);
   try {
     const { session } = recorded;
@@ -82,7 +73,7 @@ export async function recordCompactedHistory(
     if (compacted.messages.length >= n / 10) {
       throw new Error(`compacted history: ${compacted.messages.length} messages kept of ${n}`);
     }
-    return { history, compacted };
+    return compacted;
   } finally {
     await recorded.store.close();
   }

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AgentHooks } from 'agent-statechart';
+import { type AgentHooks, HOOK_NAMES } from 'agent-statechart';
 
 /**
  * What a hooks module exports: `hooks` (required), and `hookTimeoutMs`, how long one hook may
@@ -51,7 +51,7 @@ export async function loadHooks(path: string | undefined): Promise<HooksModule> 
   if (typeof hooks !== 'object' || hooks === null) {
     throw new Error(
       `AGENT_HOOKS=${path}: the module must export \`hooks\`, an object of hook functions ` +
-        '(userPromptSubmit, preToolUse, postToolUse, stop; see AgentHooks)',
+        `(${HOOK_NAMES.join(', ')}; see AgentHooks)`,
     );
   }
   if (hookTimeoutMs !== undefined && typeof hookTimeoutMs !== 'number') {

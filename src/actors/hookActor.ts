@@ -210,7 +210,7 @@ export function createHookActor(options: HookActorOptions) {
  * or a failure (`error`) when it threw, answered something malformed or took longer than
  * `timeoutMs` (its signal is then aborted). Never rejects. A hook that is not given answers
  * nothing. What the `hook` actor does, and what a pure-mode driver does for a
- * `RunPreToolUseHook`, `RunPostToolUseHook`, `RunUserPromptSubmitHook` or `RunStopHook` action.
+ * `Run…Hook` action (`RunHookAction`).
  *
  * @example
  * const event = await runHook(hooks, { hook: 'preToolUse', call });
@@ -256,7 +256,7 @@ export async function runHook(
  *
  * @example
  * hookSwitches({ stop: () => undefined });
- * // { preToolUse: false, postToolUse: false, userPromptSubmit: false, stop: true }
+ * // { userPromptSubmit: false, preCompact: false, preToolUse: false, postToolUse: false, stop: true }
  */
 export function hookSwitches(
   hooks: AgentHooks | undefined,

@@ -3,7 +3,7 @@
  * events, typed notifications, and a graceful shutdown. The XState actor underneath is the truth:
  * `state`, `context` and `snapshot()` read its snapshot and nothing else.
  */
-import type { Actor } from 'xstate';
+import type { Actor, SnapshotFrom } from 'xstate';
 import type * as z from 'zod';
 import {
   type AgentContext,
@@ -373,64 +373,36 @@ export class Agent {
     if (!checked.ok) {
       throw new AgentStatechartError('INVALID_OPTION', `compact: ${checked.problem}`);
     }
-    const actor = this.actor;
-    const snapshot = actor.getSnapshot();
-    const refusal =
-      snapshot.status === 'active'
-        ? admit(snapshot, checked.event)
-        : { message: 'the agent has stopped' };
+    const refusal = this.#refusal(checked.event);
     if (refusal !== null) {
       throw new AgentStatechartError(
         'EVENT_NOT_ACCEPTED',
         `the agent compacts only while it is idle, between turns: ${refusal.message}`,
       );
     }
-    return new Promise<CompactionOutcome>((resolve, reject) => {
-      let outcome: CompactionOutcome | undefined;
-      // The chart's actions come before the snapshot they lead to is published: by the time the
-      // snapshot shows no compaction underway, the one that ended it (if any) was heard.
-      const stopHearing = this.#hub.on('action', (action) => {
-        if (action.type === 'Compacted' && action.trigger === 'manual') {
-          const { summary, summarised, kept } = action;
-          outcome ??= { status: 'compacted', summary, summarised, kept };
-        } else if (action.type === 'CompactionSkipped' && action.trigger === 'manual') {
-          outcome ??= { status: 'skipped', reason: action.reason };
-        }
-      });
-      let settled = false;
-      const settle = (): void => {
-        if (settled) return;
-        const now = actor.getSnapshot();
-        const failure = this.#failure ?? (now.status === 'error' ? now.error : undefined);
-        const underway =
-          now.status === 'active' && now.context.window.compacting?.trigger === 'manual';
-        if (failure === undefined && outcome === undefined && underway) return;
-        settled = true;
-        stopHearing();
-        subscription.unsubscribe();
-        if (outcome !== undefined) resolve(outcome);
-        else if (failure !== undefined) {
-          reject(
-            new AgentStatechartError('AGENT_FAILED', `the agent failed: ${errorMessage(failure)}`, {
-              cause: failure,
-            }),
-          );
-        } else {
-          // An interrupt or a shutdown abandons a compaction without a word of its own.
-          const stopped = now.status !== 'active' || topStateOf(now.value) === 'ShuttingDown';
-          const why = stopped ? 'the agent stopped before it ended' : 'it was interrupted';
-          resolve({ status: 'skipped', reason: `${why}; the transcript is as it was` });
-        }
-      };
-      // The actor is active (checked above): nothing is heard before the event is sent.
-      const subscription = actor.subscribe({
-        next: settle,
-        error: settle,
-        complete: settle,
-      });
-      this.dispatch(checked.event);
-      settle();
-    });
+    let outcome: CompactionOutcome | undefined;
+    const stops = [
+      this.#hub.on('compacted', ({ trigger, summary, summarised, kept }) => {
+        if (trigger === 'manual') outcome ??= { status: 'compacted', summary, summarised, kept };
+      }),
+      this.#hub.on('compactionSkipped', ({ trigger, reason }) => {
+        if (trigger === 'manual') outcome ??= { status: 'skipped', reason };
+      }),
+    ];
+    try {
+      this.actor.send(checked.event);
+      // The chart's actions are heard before the snapshot they lead to: once no compaction asked
+      // for is under way, the action that ended it (if any) was heard.
+      await this.#waitFor((snapshot) => snapshot.context.window.compacting?.trigger !== 'manual');
+    } finally {
+      for (const stop of stops) stop();
+    }
+    return (
+      outcome ?? {
+        status: 'skipped',
+        reason: 'the agent stopped before it ended; the transcript is as it was',
+      }
+    );
   }
 
   /**
@@ -448,9 +420,7 @@ export class Agent {
     callId: string,
     options: { remember?: boolean; input?: Record<string, unknown> } = {},
   ): void {
-    const child = this.#childAwaiting(callId);
-    if (child !== undefined) return child.approve(callId, options);
-    this.#dispatchApproval(callId, 'allow', options);
+    (this.#askerOf(callId) ?? this).#dispatchApproval(callId, 'allow', options);
   }
 
   /**
@@ -461,9 +431,7 @@ export class Agent {
    * agent.deny(call.id, { reason: 'do not touch the lockfile; edit package.json only' });
    */
   deny(callId: string, options: { remember?: boolean; reason?: string } = {}): void {
-    const child = this.#childAwaiting(callId);
-    if (child !== undefined) return child.deny(callId, options);
-    this.#dispatchApproval(callId, 'deny', options);
+    (this.#askerOf(callId) ?? this).#dispatchApproval(callId, 'deny', options);
   }
 
   /**
@@ -473,16 +441,18 @@ export class Agent {
    * agent.awaitsApproval(call.id); // true until approve or deny answers it
    */
   awaitsApproval(callId: string): boolean {
-    const own = this.#parts?.actor
-      .getSnapshot()
-      .context.toolRuns.some((run) => run.call.id === callId && run.status === 'awaitingApproval');
-    return own === true || this.#childAwaiting(callId) !== undefined;
+    return this.#askerOf(callId) !== undefined;
   }
 
-  /** The subagent (of this agent, at any depth) whose call `callId` waits for approval. */
-  #childAwaiting(callId: string): Agent | undefined {
+  /** This agent or the subagent (at any depth) whose call `callId` waits for approval. */
+  #askerOf(callId: string): Agent | undefined {
+    const runs = this.#parts?.actor.getSnapshot().context.toolRuns ?? [];
+    if (runs.some((run) => run.call.id === callId && run.status === 'awaitingApproval')) {
+      return this;
+    }
     for (const child of this.#children.values()) {
-      if (child.awaitsApproval(callId)) return child;
+      const asker = child.#askerOf(callId);
+      if (asker !== undefined) return asker;
     }
     return undefined;
   }
@@ -568,18 +538,22 @@ export class Agent {
         event,
       );
     }
-    const snapshot = this.#parts.actor.getSnapshot();
-    if (snapshot.status !== 'active') {
-      const why = this.#failure === undefined ? '' : ` (${errorMessage(this.#failure)})`;
-      return this.#diagnose(
-        'AGENT_STOPPED',
-        `${plain.type} ignored: the agent has stopped${why}`,
-        event,
-      );
-    }
-    const refusal = admit(snapshot, plain);
+    const refusal = this.#refusal(plain);
     if (refusal !== null) return this.#diagnose(refusal.code, refusal.message, event);
     this.#parts.actor.send(plain);
+  }
+
+  /** Why the running chart would not take `event` (it stopped, or its state refuses it). */
+  #refusal(event: AgentEvent): { code: AgentDiagnosticCode; message: string } | null {
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.status !== 'active') {
+      const why = this.#failure === undefined ? '' : ` (${errorMessage(this.#failure)})`;
+      return {
+        code: 'AGENT_STOPPED',
+        message: `${event.type} ignored: the agent has stopped${why}`,
+      };
+    }
+    return admit(snapshot, event);
   }
 
   /**
@@ -607,6 +581,17 @@ export class Agent {
    */
   async waitUntilIdle(options: { timeoutMs?: number } = {}): Promise<void> {
     await this.ready;
+    return this.#waitFor((snapshot) => atRest(snapshot.value, snapshot.context), options);
+  }
+
+  /**
+   * Resolves once the chart's snapshot is `done`, or the chart stopped; rejects if the agent
+   * failed (`AGENT_FAILED`) or `timeoutMs` passed (`TIMED_OUT`).
+   */
+  #waitFor(
+    done: (snapshot: SnapshotFrom<AgentMachine>) => boolean,
+    options: { timeoutMs?: number } = {},
+  ): Promise<void> {
     const actor = this.actor;
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -621,9 +606,9 @@ export class Agent {
           );
           return true;
         }
-        const idle = snapshot.status !== 'active' || atRest(snapshot.value, snapshot.context);
-        if (idle) resolve();
-        return idle;
+        const finished = snapshot.status !== 'active' || done(snapshot);
+        if (finished) resolve();
+        return finished;
       };
       if (check()) return;
       const finish = () => {

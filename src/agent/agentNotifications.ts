@@ -61,6 +61,7 @@ export interface AgentNotifications {
   /**
    * Something a subagent did, as its own listeners are told (`notification`), with where it
    * stands: the path of task calls from this agent down to it (`path[0]` is this agent's call).
+   * Told of the subagents of tasks that start while a `subagent` listener is on.
    */
   subagent: { path: SubagentRef[]; notification: SubagentNotification };
   /**
@@ -144,19 +145,28 @@ export interface SubagentRef {
   agent: string;
 }
 
-/** The notifications of a subagent its parent's `subagent` listeners are told of. */
-export type ForwardedNotificationName =
-  | 'llmStart'
-  | 'text'
-  | 'llmEnd'
-  | 'usage'
-  | 'toolStart'
-  | 'toolEnd'
-  | 'state'
-  | 'retry'
-  | 'error'
-  | 'commit'
-  | 'compacted';
+/**
+ * The notifications of a subagent its parent's `subagent` listeners are told of.
+ *
+ * @example
+ * FORWARDED_NOTIFICATIONS.includes('text'); // true
+ */
+export const FORWARDED_NOTIFICATIONS = [
+  'llmStart',
+  'text',
+  'llmEnd',
+  'usage',
+  'toolStart',
+  'toolEnd',
+  'state',
+  'retry',
+  'error',
+  'commit',
+  'compacted',
+] as const satisfies readonly AgentNotificationName[];
+
+/** One of {@link FORWARDED_NOTIFICATIONS}. */
+export type ForwardedNotificationName = (typeof FORWARDED_NOTIFICATIONS)[number];
 
 /**
  * One notification of a subagent, with its name as `type`.

@@ -307,8 +307,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const { actors, anthropic, autoCommit, toolTimeoutMs, retryDelayScale, inspect } = options;
   const { hooks, hookTimeoutMs } = options;
   const children: SubagentChildren = new Map();
-  // What a subagent inherits, without the initial messages (see above).
-  const { messages: _seed, ...inherited } = options;
+  const inherited = inheritedOptions(options);
   const startSubagent = (input: SubagentActorInput): Agent =>
     createAgent(subagentOptions(inherited, input, registry.tools, workspace));
   // Replacements are provided to a chart of the agent's own (a machine among them persists its
@@ -476,40 +475,62 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
 /** Subagents may start subagents of their own this many levels down, by default. */
 const DEFAULT_SUBAGENT_DEPTH = 2;
 
+/** What of an agent's options its subagents start from (see {@link subagentOptions}). */
+type InheritedOptions = Pick<
+  CreateAgentOptions,
+  (typeof SUBAGENT_INHERITED_KEYS)[number] | 'permissions' | 'hooks' | 'agents' | 'maxSubagentDepth'
+>;
+
+/**
+ * The options an agent's subagents start from, picked once: what they run with as their parent
+ * does, its rules, its tool hooks and its agents. Nothing else of the options (the caller's
+ * initial messages, a store) is kept alive by the agent for them.
+ */
+function inheritedOptions(options: CreateAgentOptions): InheritedOptions {
+  const { preToolUse, postToolUse } = options.hooks ?? {};
+  const inherited: InheritedOptions = {
+    hooks: {
+      ...(preToolUse === undefined ? {} : { preToolUse }),
+      ...(postToolUse === undefined ? {} : { postToolUse }),
+    },
+  };
+  for (const key of [
+    ...SUBAGENT_INHERITED_KEYS,
+    'permissions',
+    'agents',
+    'maxSubagentDepth',
+  ] as const) {
+    if (options[key] !== undefined) Object.assign(inherited, { [key]: options[key] });
+  }
+  return inherited;
+}
+
 /**
  * The options of the child agent that runs a task: the task's spec over what the parent runs
  * with, never wider than it (its tools, rules and mode; its tool hooks), and the parent's agents
  * only while the depth allows.
  */
 function subagentOptions(
-  parent: Omit<CreateAgentOptions, 'messages'>,
+  parent: InheritedOptions,
   input: SubagentActorInput,
   tools: readonly Tool[],
   workspace: string,
 ): CreateAgentOptions {
   const { spec } = input;
-  const depth = (parent.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH) - 1;
-  const { preToolUse, postToolUse } = parent.hooks ?? {};
+  const { agents, maxSubagentDepth, permissions, ...rest } = parent;
+  const depth = (maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH) - 1;
+  const rules = permissions ?? DEFAULT_AGENT_PERMISSIONS;
   const child: CreateAgentOptions = {
+    ...rest,
     workspace,
     tools: tools.filter((tool) => spec.tools === undefined || spec.tools.includes(tool.name)),
-    permissions: {
-      ...parent.permissions,
-      mode: input.permissionMode ?? parent.permissions?.mode ?? 'acceptEdits',
-    },
-    hooks: {
-      ...(preToolUse === undefined ? {} : { preToolUse }),
-      ...(postToolUse === undefined ? {} : { postToolUse }),
-    },
+    permissions: { ...rules, mode: input.permissionMode ?? rules.mode },
   };
-  for (const key of SUBAGENT_INHERITED_KEYS) {
-    if (parent[key] !== undefined) Object.assign(child, { [key]: parent[key] });
-  }
   if (spec.system !== undefined) child.system = spec.system;
   if (spec.model !== undefined) child.model = spec.model;
   if (spec.maxTurns !== undefined) child.maxTurns = spec.maxTurns;
-  if (depth > 0 && parent.agents !== undefined) {
-    child.agents = parent.agents;
+  if (depth > 0 && agents !== undefined) {
+    child.agents = agents;
     child.maxSubagentDepth = depth;
   }
   return child;

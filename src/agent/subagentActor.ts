@@ -18,11 +18,11 @@ import {
   type UsageTotals,
 } from '../machine/index.js';
 import type { Agent } from './agent.js';
-import type {
-  AgentNotificationName,
-  NotificationHub,
-  SubagentNotification,
-  SubagentRef,
+import {
+  FORWARDED_NOTIFICATIONS,
+  type NotificationHub,
+  type SubagentNotification,
+  type SubagentRef,
 } from './agentNotifications.js';
 
 /**
@@ -44,21 +44,6 @@ export interface SubagentActorOptions {
   children: SubagentChildren;
   inFlight?: InFlightWork;
 }
-
-/** The child's notifications the parent's listeners are told of, tagged. */
-const FORWARDED = [
-  'llmStart',
-  'text',
-  'llmEnd',
-  'usage',
-  'toolStart',
-  'toolEnd',
-  'state',
-  'retry',
-  'error',
-  'commit',
-  'compacted',
-] as const satisfies readonly AgentNotificationName[];
 
 /**
  * Makes the `subagent` actor.
@@ -117,22 +102,32 @@ export function createSubagentActor(options: SubagentActorOptions) {
   });
 }
 
-/** The child's notifications, passed on to the parent's listeners with the child's place. */
+/**
+ * The child's notifications, passed on to the parent's listeners with the child's place. Its
+ * approval requests are always the parent's; the rest only when the parent has `subagent`
+ * listeners as the task starts, since a child followed step by step (its `state` and `toolEnd`)
+ * inspects every event it takes.
+ */
 function forward(child: Agent, ref: SubagentRef, hub: NotificationHub): Array<() => void> {
-  const stops = FORWARDED.map((type) =>
-    child.on(type, (payload) =>
-      hub.emit('subagent', {
-        path: [ref],
-        notification: { type, ...payload } as SubagentNotification,
-      }),
+  const stops = [
+    child.on('approvalRequest', ({ call, subagent }) =>
+      hub.emit('approvalRequest', { call, subagent: [ref, ...(subagent ?? [])] }),
     ),
-  );
+  ];
+  if (!hub.has('subagent')) return stops;
+  for (const type of FORWARDED_NOTIFICATIONS) {
+    stops.push(
+      child.on(type, (payload) =>
+        hub.emit('subagent', {
+          path: [ref],
+          notification: { type, ...payload } as SubagentNotification,
+        }),
+      ),
+    );
+  }
   stops.push(
     child.on('subagent', ({ path, notification }) =>
       hub.emit('subagent', { path: [ref, ...path], notification }),
-    ),
-    child.on('approvalRequest', ({ call, subagent }) =>
-      hub.emit('approvalRequest', { call, subagent: [ref, ...(subagent ?? [])] }),
     ),
   );
   return stops;

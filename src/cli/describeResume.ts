@@ -1,36 +1,43 @@
 /**
- * What resuming a stored session did, in words: the chart as it was restored, the `Resume` it
- * took, and the chart after it say which model call was sent again, which tool calls were run
- * again (and why that was safe) and which were reported to the model as interrupted.
+ * What resuming a stored session did, in words: the actions the chart's `Resume` took say which
+ * model call was sent again, which hooks were asked again, which tool calls were run again (and
+ * why that was safe); the chart before and after it, which calls were reported to the model as
+ * interrupted.
  */
-import type { InspectionEvent } from 'xstate';
+import { getMicrosteps, type InspectionEvent } from 'xstate';
 import {
+  type AgentAction,
+  type AgentConfig,
   type AgentContext,
-  type AgentStateName,
+  agentMachine,
+  type AgentSnapshot,
   type AgentStateValue,
-  describeStateValue,
   isMutatingTool,
-  openQuestionsOf,
   type ResumeEvent,
+  restoreMachineSnapshot,
   type ToolCall,
   type UserQuestion,
 } from '../machine/index.js';
+import { emittedBy, emittedEvents } from '../inspect/index.js';
 
 /** The part of a chart snapshot a description reads. */
 export interface ChartState {
-  value: AgentStateName | AgentStateValue;
+  value: AgentStateValue;
   context: AgentContext;
 }
 
 /**
- * A resume as it happened: the chart before and after its `Resume`.
+ * A resume as it happened: the chart before its `Resume`, the actions the `Resume`'s own step
+ * took, and the chart as that step left it (the microsteps after it, where the chart goes on
+ * once every call is answered, are not the resume's).
  *
  * @example
- * const resumed: ObservedResume = { before, resume: { type: 'Resume' }, after };
+ * const resumed: ObservedResume = { before, resume: { type: 'Resume' }, actions, after };
  */
 export interface ObservedResume {
   before: ChartState;
   resume: ResumeEvent;
+  actions: AgentAction[];
   after: ChartState;
 }
 
@@ -42,7 +49,7 @@ export interface ObservedResume {
  * - `interrupted`: a tool call the model is told may or may not have taken effect;
  * - `asked again`: an approval that was pending, or questions of the model (`ask_user`) that were
  *   waiting for answers;
- * - `hook re-run`, `backoff`, `queued`: the post-tools hook, a retry's backoff, queued input.
+ * - `hook re-run`, `backoff`, `queued`: a hook asked again, a retry's backoff, queued input.
  *
  * @example
  * const item: ResumeItem = { kind: 're-run', text: 'read_file {"path":"a.txt"} (read-only)' };
@@ -55,13 +62,13 @@ export interface ResumeItem {
 
 /**
  * An inspection observer that catches the `Resume` a restored agent takes first; `result()`
- * returns it once the chart has handled it (`undefined` for a session that was at rest).
+ * returns it once the chart has taken its step (`undefined` for a session that was at rest).
  *
  * @example
  * const watch = watchResume();
  * const agent = createAgent({ store, sessionId, inspect: watch.observer });
  * await agent.ready;
- * watch.result(); // { before, resume, after }
+ * watch.result(); // { before, resume, actions, after }
  */
 export function watchResume(): {
   observer: (event: InspectionEvent) => void;
@@ -84,8 +91,13 @@ export function watchResume(): {
         pending = {
           before: inspection.actorRef.getSnapshot() as ChartState,
           resume: event as ResumeEvent,
+          actions: [],
         };
-      } else if (inspection.type === '@xstate.snapshot' && pending !== undefined) {
+      } else if (inspection.type === '@xstate.action' && pending !== undefined) {
+        // A microstep's actions are reported before the microstep itself.
+        const emitted = emittedBy(inspection.action);
+        if (emitted !== undefined) pending.actions.push(emitted as AgentAction);
+      } else if (inspection.type === '@xstate.microstep' && pending !== undefined) {
         seen = { ...pending, after: inspection.snapshot as unknown as ChartState };
         done = true;
       }
@@ -95,83 +107,49 @@ export function watchResume(): {
 }
 
 /**
- * The things a resume did, in the order a reader wants them.
+ * What resuming `snapshot` with `resume` would do, worked out on the chart's own pure transition:
+ * nothing runs and nothing is written.
+ *
+ * @example
+ * const { core, resume } = await openSession(store, 'alice-1', { config });
+ * if (resume) describeResume(previewResume(core.snapshot(), config, resume));
+ */
+export function previewResume(
+  snapshot: AgentSnapshot,
+  config: AgentConfig,
+  resume: ResumeEvent,
+): ObservedResume {
+  const restored = restoreMachineSnapshot(agentMachine, snapshot, config);
+  const [step] = getMicrosteps(agentMachine, restored, resume);
+  const after = step?.[0] ?? restored;
+  return {
+    before: { value: restored.value, context: restored.context },
+    resume,
+    actions: emittedEvents(step?.[1] ?? []) as AgentAction[],
+    after: { value: after.value, context: after.context },
+  };
+}
+
+/**
+ * The things a resume did: what its actions ask for again, the calls it answered as
+ * interrupted, and the input it keeps queued.
  *
  * @example
  * for (const item of describeResume(resumed)) console.log(item.kind, item.text);
  */
-export function describeResume({ before, resume, after }: ObservedResume): ResumeItem[] {
-  const items: ResumeItem[] = [];
-  const specs = after.context.config.tools;
-  const started = resume.startedToolCallIds;
-  const place = describeStateValue(before.value);
-  const compacting = before.context.window.compacting;
-  if (place === 'WaitingForUserInput.CheckingPrompt') {
-    items.push({ kind: 'hook re-run', text: 'the userPromptSubmit hook on the waiting prompt' });
-  } else if (place === 'ProcessingLlmResponse.CheckingStop') {
-    items.push({ kind: 'hook re-run', text: "the stop hook on the model's last response" });
-  } else if (place.endsWith('.CheckingCompaction')) {
-    items.push({
-      kind: 'hook re-run',
-      text: `the preCompact hook on the ${compacting?.trigger ?? 'auto'} compaction`,
-    });
-  } else if (place.endsWith('.Compacting')) {
-    items.push({
-      kind: 'sent again',
-      text: `the summary call of the ${compacting?.trigger ?? 'auto'} compaction (its partial answer dropped)`,
-    });
-  }
-  // `CallingLlm` alone: a chart state given by its top-level name.
-  switch (place) {
-    case 'CallingLlm':
-    case 'CallingLlm.Streaming':
-      items.push({ kind: 'sent again', text: 'the model call (its partial answer dropped)' });
-      break;
-    case 'PostToolsHook':
-      items.push({ kind: 'hook re-run', text: 'the post-tools hook (git auto-commit)' });
-      break;
-    case 'Error':
-      items.push({
-        kind: 'backoff',
-        text: `the retry's backoff resumes with ${after.context.retryDelayMs} ms left`,
-      });
-      break;
-    default:
-      break;
-  }
+export function describeResume(resumed: ObservedResume): ResumeItem[] {
+  const { before, actions, after } = resumed;
+  const items = actions.flatMap((action) => describeAction(action, resumed));
   for (const run of before.context.toolRuns) {
     if (run.status === 'done') continue;
     const now = after.context.toolRuns.find((candidate) => candidate.call.id === run.call.id);
-    const call = describeCall(run.call);
-    if (run.status === 'awaitingApproval') {
-      items.push({ kind: 'asked again', text: `${call} waits for approval again` });
-    } else if (run.status === 'awaitingAnswer') {
-      // Its input is the questions, said in words rather than as JSON.
-      for (const { questions } of openQuestionsOf([run])) {
-        items.push({
-          kind: 'asked again',
-          text: `${run.call.name} waits for answers to: ${describeQuestions(questions)}`,
-        });
-      }
-    } else if (run.status === 'preHook' || run.status === 'postHook') {
-      const hook = run.status === 'preHook' ? 'preToolUse' : 'postToolUse';
-      items.push({ kind: 'hook re-run', text: `the ${hook} hook on ${call}` });
-    } else if (now?.status === 'running') {
-      const reason =
-        started !== undefined && !started.includes(run.call.id)
-          ? 'it had not started'
-          : !isMutatingTool(run.call.name, specs)
-            ? 'read-only'
-            : 'idempotent';
-      items.push({ kind: 're-run', text: `${call} (${reason})` });
-    } else if (now?.outcome?.status === 'error') {
-      const told = now.outcome.error.message.replace(/^interrupted: /, '');
-      items.push({ kind: 'interrupted', text: `${call}: ${told}` });
-    }
+    if (now?.status !== 'done' || now.outcome?.status !== 'error') continue;
+    const told = now.outcome.error.message.replace(/^interrupted: /, '');
+    items.push({ kind: 'interrupted', text: `${describeCall(run.call)}: ${told}` });
   }
-  // A prompt the userPromptSubmit hook is checking again is not one kept for later.
-  const checking = place === 'WaitingForUserInput.CheckingPrompt';
-  const count = after.context.queue.length - (checking ? 1 : 0);
+  // A prompt the userPromptSubmit hook is asked about again is not one kept for later.
+  const checked = actions.find((action) => action.type === 'RunUserPromptSubmitHook');
+  const count = after.context.queue.filter((message) => message !== checked?.prompt).length;
   if (count > 0) {
     items.push({
       kind: 'queued',
@@ -179,6 +157,69 @@ export function describeResume({ before, resume, after }: ObservedResume): Resum
     });
   }
   return items;
+}
+
+/** What one action of a `Resume` does again, in words (nothing, for one that says nothing). */
+function describeAction(action: AgentAction, { resume, after }: ObservedResume): ResumeItem[] {
+  const hook = (text: string): ResumeItem[] => [{ kind: 'hook re-run', text }];
+  const rerun = (call: ToolCall): ResumeItem => {
+    const started = resume.startedToolCallIds;
+    const reason =
+      started !== undefined && !started.includes(call.id)
+        ? 'it had not started'
+        : !isMutatingTool(call.name, after.context.config.tools)
+          ? 'read-only'
+          : 'idempotent';
+    return { kind: 're-run', text: `${describeCall(call)} (${reason})` };
+  };
+  switch (action.type) {
+    case 'SendLlmRequest':
+      return [{ kind: 'sent again', text: 'the model call (its partial answer dropped)' }];
+    case 'SendCompactionRequest':
+      return [
+        {
+          kind: 'sent again',
+          text: `the summary call of the ${action.trigger} compaction (its partial answer dropped)`,
+        },
+      ];
+    case 'RunPreCompactHook':
+      return hook(`the preCompact hook on the ${action.trigger} compaction`);
+    case 'RunUserPromptSubmitHook':
+      return hook('the userPromptSubmit hook on the waiting prompt');
+    case 'RunStopHook':
+      return hook("the stop hook on the model's last response");
+    case 'RunPostToolsHook':
+      return hook('the post-tools hook (git auto-commit)');
+    case 'RunPreToolUseHook':
+      return hook(`the preToolUse hook on ${describeCall(action.call)}`);
+    case 'RunPostToolUseHook':
+      return hook(`the postToolUse hook on ${describeCall(action.call)}`);
+    case 'ScheduleRetry':
+      return [
+        { kind: 'backoff', text: `the retry's backoff resumes with ${action.delayMs} ms left` },
+      ];
+    case 'ExecuteTools':
+      return action.calls.map(rerun);
+    case 'StartSubagent':
+      return [rerun(action.call)];
+    case 'RequestApproval':
+      return [
+        { kind: 'asked again', text: `${describeCall(action.call)} waits for approval again` },
+      ];
+    case 'AskUser': {
+      // Its input is the questions, said in words rather than as JSON.
+      const run = after.context.toolRuns.find((candidate) => candidate.call.id === action.callId);
+      const name = run?.call.name ?? 'ask_user';
+      return [
+        {
+          kind: 'asked again',
+          text: `${name} waits for answers to: ${describeQuestions(action.questions)}`,
+        },
+      ];
+    }
+    default:
+      return [];
+  }
 }
 
 /** A tool call as one line: its name and input. */

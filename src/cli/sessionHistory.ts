@@ -42,13 +42,10 @@ export type HistoryItem =
  *
  * @example
  * const history = replaySessionHistory(await store.entries('alice-1'), config);
- * history.compactions; // 2
+ * history.items.filter((item) => item.kind === 'compaction').length; // 2
  */
 export interface SessionHistory {
   items: HistoryItem[];
-  /** The messages in `items`. */
-  messageCount: number;
-  compactions: number;
   /** The transcript as the replay left it: what the model sees now. */
   transcript: Message[];
   /** What each turn's model calls used, as the chart reckoned it. */
@@ -71,8 +68,6 @@ export function replaySessionHistory(
   const items: HistoryItem[] = [];
   const turns: UsageTotals[] = [];
   const notes = new Map<number, string>();
-  let messageCount = 0;
-  let compactions = 0;
   // How many messages of the live transcript are in `items` already.
   let shown = 0;
   for (const entry of entries) {
@@ -105,21 +100,12 @@ export function replaySessionHistory(
         entry.seq,
         `compacted (${trigger}): ${summarised} messages summarised, ${kept} kept`,
       );
-      compactions += 1;
       // The kept messages are in the history already; the summary is the compaction's own.
       shown = messages.length;
       continue;
     }
     for (const message of messages.slice(shown)) items.push({ kind: 'message', message });
-    messageCount += Math.max(0, messages.length - shown);
     shown = messages.length;
   }
-  return {
-    items,
-    messageCount,
-    compactions,
-    transcript: core.context.messages,
-    turns,
-    notes,
-  };
+  return { items, transcript: core.context.messages, turns, notes };
 }

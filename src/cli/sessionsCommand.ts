@@ -5,7 +5,6 @@
  */
 import {
   type AgentConfig,
-  AgentCore,
   type AgentStatechartError,
   errorMessage,
   type Message,
@@ -17,7 +16,7 @@ import {
   type SessionStore,
   type SessionSummary,
 } from '../persistence/index.js';
-import { describeResume } from './describeResume.js';
+import { describeResume, previewResume } from './describeResume.js';
 import { replaySessionHistory, type SessionHistory } from './sessionHistory.js';
 import { describeContent, describeEntry, describeUsage } from './describeSession.js';
 import { parseFlags } from './parseFlags.js';
@@ -247,15 +246,7 @@ function showChart(
   const { core, resume } = opened;
   io.out(`  state     ${core.state}`);
   if (resume !== undefined) {
-    // What resuming would do, worked out on a copy: nothing is written.
-    const copy = AgentCore.fromSnapshot(core.snapshot(), config);
-    const before = { value: copy.stateValue, context: copy.context };
-    copy.handleEvent(resume);
-    const items = describeResume({
-      before,
-      resume,
-      after: { value: copy.stateValue, context: copy.context },
-    });
+    const items = describeResume(previewResume(core.snapshot(), config, resume));
     io.out('  in flight when its process stopped; resuming it would:');
     if (items.length === 0) io.out('    go on from where it stopped');
     for (const item of items) io.out(`    ${item.kind.padEnd(12)} ${item.text}`);
@@ -274,19 +265,20 @@ function showTranscript(live: readonly Message[], history: SessionHistory, io: S
   const line = (number: number, message: Message) =>
     `  ${String(number).padStart(3)}  ${message.role.padEnd(9)}  ${describeContent(message)}`;
   io.out('');
+  const compactions = history.items.filter((item) => item.kind === 'compaction').length;
   const replayed = JSON.stringify(history.transcript) === JSON.stringify(live);
-  if (history.compactions === 0 || !replayed) {
+  if (compactions === 0 || !replayed) {
     io.out(`transcript (${plural(live.length, 'message')})`);
-    if (history.compactions > 0) {
+    if (compactions > 0) {
       io.out(
-        `  (compacted ${plural(history.compactions, 'time')}; the log does not rebuild the history before it here: it started from messages given when it was created, or ran with another configuration)`,
+        `  (compacted ${plural(compactions, 'time')}; the log does not rebuild the history before it here: it started from messages given when it was created, or ran with another configuration)`,
       );
     }
     live.forEach((message, index) => io.out(line(index + 1, message)));
     return;
   }
   io.out(
-    `transcript (${plural(history.messageCount, 'message')} in all, compacted ${plural(history.compactions, 'time')}: the model sees the latest summary and the ${plural(live.length - 1, 'message')} after it)`,
+    `transcript (${plural(history.items.length - compactions, 'message')} in all, compacted ${plural(compactions, 'time')}: the model sees the latest summary and the ${plural(live.length - 1, 'message')} after it)`,
   );
   let number = 0;
   for (const item of history.items) {

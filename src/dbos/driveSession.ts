@@ -36,11 +36,11 @@ import {
   type AgentStateName,
   type CompletedToolInfo,
   errorMessage,
-  errorOutcome,
   openQuestionsOf,
   type QuestionsAsked,
   type ToolCall,
   hookInputOf,
+  type LlmStreamDelta,
 } from '../machine/index.js';
 import { type PostgresSessionStore, SessionCore, type SessionStore } from '../persistence/index.js';
 import type { AgentTracer, SessionTracers } from '../telemetry/index.js';
@@ -251,50 +251,18 @@ async function advance(
   }
 
   switch (effect.type) {
-    case 'SendLlmRequest': {
+    case 'SendLlmRequest':
+    case 'SendCompactionRequest': {
       await session.started({ effect: 'llm' });
       await chart.announce(effect);
-      // Text is written in batches, one per display frame at most (each write is a row in
-      // PostgreSQL), and the writes are chained, so it reaches readers in the order it came.
-      // The first one refused (this execution lost the workflow) stops the rest and fails the
-      // step once the call is over; until then the chain never rejects, so nothing is left
-      // unhandled.
-      let writes = Promise.resolve();
-      let refused: { error: unknown } | undefined;
-      const text = new DeltaCoalescer((delta) => {
-        if (delta.type !== 'LlmTextDelta') return; // only text is pushed
-        writes = writes.then(async () => {
-          if (refused !== undefined) return;
-          await chart
-            .announce({ type: 'DisplayMessage', text: delta.content })
-            .catch((error: unknown) => {
-              refused = { error };
-            });
-        });
-      });
+      // A summary's text is not streamed: only the whole of it counts, and `compacted` says it.
+      const text = effect.type === 'SendLlmRequest' ? streamedText(chart) : undefined;
       const result = await streamLlmResponse({
         client: dependencies.llm,
         request: effect.request,
-        onEvent: (delta) => {
-          if (delta.type === 'LlmTextDelta') text.push(delta);
-        },
+        ...(text === undefined ? {} : { onEvent: text.push }),
       });
-      text.flush();
-      await writes;
-      if (refused !== undefined) throw refused.error;
-      await chart.take(
-        result.ok
-          ? { type: 'LlmCompleted', response: result.response }
-          : { type: 'LlmError', error: result.error },
-      );
-      return { next: 'more' };
-    }
-    case 'SendCompactionRequest': {
-      // The summary call is recorded and re-sent like a model call; none of its text is
-      // streamed (only the whole summary counts, and `compacted` carries it).
-      await session.started({ effect: 'llm' });
-      await chart.announce(effect);
-      const result = await streamLlmResponse({ client: dependencies.llm, request: effect.request });
+      await text?.finished();
       await chart.take(
         result.ok
           ? { type: 'LlmCompleted', response: result.response }
@@ -349,17 +317,6 @@ async function advance(
       await chart.take(await runHook(dependencies.hooks ?? {}, hookInputOf(effect), options));
       return { next: 'more' };
     }
-    case 'StartSubagent':
-      // A subagent needs a drive of its own, which the workers do not start yet: the model is
-      // told, and the turn goes on.
-      await chart.take({
-        type: 'ToolCompleted',
-        callId: effect.call.id,
-        outcome: errorOutcome(
-          'subagents do not run in agent-statechart/dbos workers yet; do the task yourself',
-        ),
-      });
-      return { next: 'more' };
     case 'ScheduleRetry':
       if (effect.delayMs > FIRE_NOW_MS) {
         // The backoff's start is recorded: the step after the sleep waits only what is left.
@@ -370,6 +327,42 @@ async function advance(
       await chart.take({ type: 'RetryTimeoutFired' });
       return { next: 'more' };
   }
+}
+
+/**
+ * A model call's streamed text, written to the session's readers in batches, one per display frame
+ * at most (each write is a row in PostgreSQL), and chained, so it reaches them in the order it
+ * came. The first write refused (this execution lost the workflow) stops the rest, and
+ * `finished` rejects with it once the call is over; until then the chain never rejects, so
+ * nothing is left unhandled.
+ */
+function streamedText(chart: StreamedChart): {
+  push: (delta: LlmStreamDelta) => void;
+  finished: () => Promise<void>;
+} {
+  let writes = Promise.resolve();
+  let refused: { error: unknown } | undefined;
+  const text = new DeltaCoalescer((delta) => {
+    if (delta.type !== 'LlmTextDelta') return; // only text is pushed
+    writes = writes.then(async () => {
+      if (refused !== undefined) return;
+      await chart
+        .announce({ type: 'DisplayMessage', text: delta.content })
+        .catch((error: unknown) => {
+          refused = { error };
+        });
+    });
+  });
+  return {
+    push: (delta) => {
+      if (delta.type === 'LlmTextDelta') text.push(delta);
+    },
+    finished: async () => {
+      text.flush();
+      await writes;
+      if (refused !== undefined) throw refused.error;
+    },
+  };
 }
 
 /** The actions a `Resume` emits again for what still waits for a person. */
@@ -389,7 +382,6 @@ const EFFECT_TYPES = [
   'RunPreCompactHook',
   'RunStopHook',
   'SendCompactionRequest',
-  'StartSubagent',
   'ScheduleRetry',
 ] as const satisfies ReadonlyArray<AgentAction['type']>;
 

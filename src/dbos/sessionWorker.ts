@@ -20,7 +20,11 @@ import {
   openPostgresPool,
   SessionCore,
 } from '../persistence/index.js';
-import type { AgentConfig, CompletedToolInfo } from '../machine/index.js';
+import {
+  type AgentConfig,
+  AgentStatechartError,
+  type CompletedToolInfo,
+} from '../machine/index.js';
 import type { McpServerConfig, McpServers } from '../mcp/index.js';
 import { SessionTracers, type TelemetryOptions, telemetryOptions } from '../telemetry/index.js';
 import {
@@ -158,6 +162,12 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   // The chart waits for the hooks the worker is given; refused before anything opens when they
   // are not hooks.
   const switches = hookSwitches(options.hooks, options.hookTimeoutMs);
+  if (options.agent.agents !== undefined) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      'agent.agents: the workers do not start subagents yet; leave agents out of a worker’s config',
+    );
+  }
   const agent = switches === undefined ? options.agent : { ...options.agent, hooks: switches };
   const schema = options.schema ?? 'agent_statechart';
   const applicationName = options.applicationName ?? 'agent-statechart';

@@ -23,6 +23,8 @@ export {
   type StatelyInspectorOptions,
 } from './createStatelyInspector.js';
 export {
+  emittedBy,
+  emittedEvents,
   type InspectionObserver,
   InspectionRecorder,
   type InspectionRecorderOptions,

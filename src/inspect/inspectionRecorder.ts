@@ -65,12 +65,15 @@ interface RawState {
   context: unknown;
 }
 
+/** A microstep's state, and the shown actions it emitted (most emit none). */
+interface MicrostepState extends RawState {
+  emitted: unknown[];
+}
+
 interface PendingEvent {
   event: JsonValue;
   source: string | undefined;
-  microsteps: RawState[];
-  /** The shown actions each microstep emitted, by the microstep's index (most emit none). */
-  emitted: Map<number, unknown[]>;
+  microsteps: MicrostepState[];
   /**
    * Shown actions emitted since the last microstep: XState reports a microstep's actions before
    * the microstep itself, so they belong to the next one (or, left over, to the last).
@@ -89,8 +92,14 @@ function isShownEmitted(event: unknown): boolean {
   return typeof type === 'string' && SHOWN_EMITTED.has(type);
 }
 
-/** The event an executed action emitted (XState's `emit`, which the chart's actions use). */
-function emittedBy(action: { type: string; params: unknown }): unknown {
+/**
+ * The event an executed action emitted (XState's `emit`, which the chart's actions use), or
+ * `undefined` for an action that emits nothing.
+ *
+ * @example
+ * if (inspection.type === '@xstate.action') emittedBy(inspection.action); // { type: 'ExecuteTools', … }
+ */
+export function emittedBy(action: { type: string; params: unknown }): unknown {
   return action.type === 'xstate.emit'
     ? (action.params as { event?: unknown } | undefined)?.event
     : undefined;
@@ -309,7 +318,6 @@ export class InspectionRecorder {
           event: sanitizeWith(event.event, this.#limits),
           source: sourceId(event.sourceRef),
           microsteps: [],
-          emitted: new Map(),
           emitting: [],
         };
         return;
@@ -324,11 +332,8 @@ export class InspectionRecorder {
       case '@xstate.microstep': {
         const pending = this.#agents.get(actor.sessionId)?.pending;
         if (pending === undefined || pending === null) return;
-        if (pending.emitting.length > 0) {
-          pending.emitted.set(pending.microsteps.length, pending.emitting);
-          pending.emitting = [];
-        }
-        pending.microsteps.push(rawState(event.snapshot));
+        pending.microsteps.push({ ...rawState(event.snapshot), emitted: pending.emitting });
+        pending.emitting = [];
         return;
       }
       case '@xstate.snapshot': {
@@ -364,21 +369,18 @@ export class InspectionRecorder {
       step: (step) => {
         try {
           if (record === undefined || this.#agents.get(options.id) !== record) return;
-          const states = step.states.map(rawState);
+          const states = step.states.map((state) => ({
+            ...rawState(state),
+            emitted: (state.emitted ?? []).filter(isShownEmitted),
+          }));
           const final = states.pop();
-          const emitted = new Map<number, unknown[]>();
-          step.states.forEach((state, index) => {
-            const shown = (state.emitted ?? []).filter(isShownEmitted);
-            if (shown.length > 0) emitted.set(index, shown);
-          });
           record.pending = {
             event: sanitizeWith(step.event, this.#limits),
             source: step.source,
             microsteps: states,
-            emitted,
             emitting: [],
           };
-          this.#flush(record, final ?? record.last, step.time);
+          this.#flush(record, final ?? rawState(record.last), step.time);
         } catch (error) {
           this.reportError(error);
         }
@@ -416,16 +418,20 @@ export class InspectionRecorder {
   /**
    * Records the steps of one event: each microstep, or the final snapshot alone when the event
    * changed no state. The final snapshot replaces the last microstep, as it carries the actor's
-   * status (`done` once `ShuttingDown` is reached).
+   * status (`done` once `ShuttingDown` is reached); what the replaced microstep emitted stays on
+   * it. Shown actions emitted after the last microstep (as the actor stopped) go to the last step.
    */
-  #flush(record: AgentRecord, final: RawState | null, time?: number): void {
+  #flush(record: AgentRecord, final: RawState | MicrostepState | null, time?: number): void {
     const pending = record.pending;
     record.pending = null;
     const states = pending?.microsteps ?? [];
     if (final !== null) {
-      if (states.length > 0) states[states.length - 1] = final;
-      else states.push(final);
+      const replaced = states.pop();
+      const emitted = [...(replaced?.emitted ?? []), ...('emitted' in final ? final.emitted : [])];
+      states.push({ ...final, emitted });
     }
+    const last = states.at(-1);
+    if (last !== undefined && pending !== null) last.emitted.push(...pending.emitting);
     states.forEach((state, index) => {
       const step: RecordedStep = {
         seq: (this.#seq += 1),
@@ -439,13 +445,8 @@ export class InspectionRecorder {
       } else {
         step.continued = true;
       }
-      const emitted = [
-        ...(pending?.emitted.get(index) ?? []),
-        // Emitted after the last microstep (as the actor stopped): the last step's.
-        ...(index === states.length - 1 ? (pending?.emitting ?? []) : []),
-      ];
-      if (emitted.length > 0) {
-        step.emitted = emitted.map((item) => sanitizeWith(item, this.#limits));
+      if (state.emitted.length > 0) {
+        step.emitted = state.emitted.map((item) => sanitizeWith(item, this.#limits));
       }
       const patch = diffContext(record.last.context, state.context, this.#limits);
       if (patch !== undefined) step.patch = patch;

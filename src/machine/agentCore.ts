@@ -10,6 +10,8 @@ import { AgentStatechartError, errorMessage } from './agentStatechartError.js';
 import {
   type AgentContext,
   createInitialContext,
+  NEW_TURN,
+  NEW_WINDOW,
   resolveConfig,
   type TranscriptWindow,
   type TurnState,
@@ -141,24 +143,14 @@ export function restoreContext(snapshot: AgentSnapshot, config: AgentConfig): Ag
 
 /** A stored turn, or one from a version that kept only the turn's usage (`turnUsage`). */
 function turnOf(stored: StoredContext): TurnState {
-  const turn = stored.turn as Partial<TurnState> | undefined;
   const older = (stored as { turnUsage?: Partial<UsageTotals> }).turnUsage;
-  return {
-    usage: usageTotalsOf(turn?.usage ?? older),
-    stopHookContinued: turn?.stopHookContinued === true,
-  };
+  return stored.turn ?? { ...NEW_TURN, usage: usageTotalsOf(older) };
 }
 
 /** A stored window, or one from a version that kept only how the last call ended (`lastCallEnding`). */
 function windowOf(stored: StoredContext): TranscriptWindow {
-  const window = stored.window as Partial<TranscriptWindow> | undefined;
   const older = (stored as { lastCallEnding?: LlmCallEnding | null }).lastCallEnding;
-  return {
-    lastCall: window?.lastCall ?? older ?? null,
-    measured: window?.measured ?? null,
-    compactions: window?.compactions ?? 0,
-    compacting: window?.compacting ?? null,
-  };
+  return stored.window ?? { ...NEW_WINDOW, lastCall: older ?? null };
 }
 
 function usageTotalsOf(stored: Partial<UsageTotals> | undefined): UsageTotals {

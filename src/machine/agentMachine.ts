@@ -182,13 +182,13 @@ export const agentMachine = chart
           // A request that would pass the compaction threshold compacts the transcript first.
           Sizing: {
             always: [
+              { guard: not('compactionDue'), target: 'Streaming' },
               {
-                guard: and(['preCompactHookOn', 'compactionDue']),
+                guard: 'preCompactHookOn',
                 target: 'CheckingCompaction',
                 actions: 'beginCompaction',
               },
-              { guard: 'compactionDue', target: 'Compacting', actions: 'beginCompaction' },
-              { target: 'Streaming' },
+              { target: 'Compacting', actions: 'beginCompaction' },
             ],
           },
           ...compactionStates('Streaming'),

@@ -19,8 +19,7 @@ import type { ChartAction } from './chartStep.js';
 import type { AgentContext, AgentMachineInput } from './context.js';
 import type { AgentEvent } from './events.js';
 import * as guards from './guards.js';
-import type { ToolCall } from './messages.js';
-import { isSubagentCall, type SubagentActorInput, subagentTaskOf } from './subagents.js';
+import type { SubagentActorInput } from './subagents.js';
 
 /** An actor placeholder: the machine runs with whatever `provide` supplies in its place. */
 function placeholder<TInput>() {
@@ -90,39 +89,23 @@ export const chart = setup({
   },
 });
 
-/** What a call's `subagent` actor is given, or `null` for a call that is not a subagent's task. */
-function subagentInput(context: AgentContext, call: ToolCall): SubagentActorInput | null {
-  if (!isSubagentCall(call, context.config)) return null;
-  const read = subagentTaskOf(call.input, context.config.agents);
-  if ('problem' in read) return null;
-  return {
-    call,
-    task: read.task,
-    spec: context.config.agents[read.task.agent]!,
-    permissionMode: context.permissionMode,
-  };
-}
-
-/** Performs what an action function says, in one order: stop, abort, context, start, emit. */
+/**
+ * Performs what an action function says, in one order: stop, abort, context, start, subagents,
+ * hooks, emit.
+ */
 export function perform(action: ChartAction) {
   return chart.enqueueActions(({ context, event, enqueue }) => {
     const step = action(context, event);
     for (const id of step.stop ?? []) enqueue.stopChild(id);
     for (const id of step.abort ?? []) enqueue(({ self }) => abortToolCall(self, id));
     if (step.context !== undefined) enqueue.assign(step.context);
-    // A task for a subagent runs in a `subagent` actor; every other call in a `tool` actor.
-    const calls: ToolCall[] = [];
-    for (const call of step.start ?? []) {
-      const subagent = subagentInput(context, call);
-      if (subagent === null) {
-        calls.push(call);
-        enqueue.spawnChild('tool', { id: call.id, input: { call } });
-      } else {
-        enqueue.spawnChild('subagent', { id: call.id, input: subagent });
-        enqueue.emit({ type: 'StartSubagent', ...subagent });
-      }
+    const start = step.start ?? [];
+    for (const call of start) enqueue.spawnChild('tool', { id: call.id, input: { call } });
+    if (start.length > 0) enqueue.emit({ type: 'ExecuteTools', calls: [...start] });
+    for (const task of step.subagents ?? []) {
+      enqueue.spawnChild('subagent', { id: task.call.id, input: task });
+      enqueue.emit({ type: 'StartSubagent', ...task });
     }
-    if (calls.length > 0) enqueue.emit({ type: 'ExecuteTools', calls });
     for (const hook of step.hooks ?? []) {
       enqueue.spawnChild('hook', { id: hookActorId(hook.call.id), input: hook });
       enqueue.emit(runHookAction(hook));

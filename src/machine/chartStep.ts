@@ -8,10 +8,13 @@ import type { AgentAction } from './actions.js';
 import type { ToolHookInput } from './actorInputs.js';
 import type { AgentContext } from './context.js';
 import type { AgentEvent } from './events.js';
-import type { ContentBlock, Message, ToolCall } from './messages.js';
+import type { Message, ToolCall } from './messages.js';
+import { blocksOf } from './transcript.js';
+import type { SubagentActorInput } from './subagents.js';
 
 /**
- * One action's effect. Performed in this order: stop, abort, context, start, emit.
+ * One action's effect. Performed in this order: stop, abort, context, start, subagents, hooks,
+ * emit.
  *
  * @example
  * const step: ChartStep = { context: { queue: [] }, emit: [{ type: 'WaitForInput' }] };
@@ -25,6 +28,8 @@ export interface ChartStep {
   abort?: readonly string[];
   /** Tool calls to start: one `tool` actor each, and one `ExecuteTools` naming them all. */
   start?: readonly ToolCall[];
+  /** Tasks to hand to subagents: one `subagent` actor and one `StartSubagent` each. */
+  subagents?: readonly SubagentActorInput[];
   /** Hooks to run on calls: one `hook` actor each, and the action that asks for it. */
   hooks?: readonly ToolHookInput[];
   emit?: readonly AgentAction[];
@@ -54,11 +59,7 @@ export function appended(
  * // { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'a note' }] }
  */
 export function withText(message: Message, text: string): Message {
-  const blocks: ContentBlock[] =
-    typeof message.content === 'string'
-      ? [{ type: 'text', text: message.content }]
-      : message.content;
-  return { ...message, content: [...blocks, { type: 'text', text }] };
+  return { ...message, content: [...blocksOf(message), { type: 'text', text }] };
 }
 
 /**

@@ -125,6 +125,7 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
       }
     }
   }
+  const names = new Set<string>();
   if (tools !== undefined) {
     if (!Array.isArray(tools)) refuse('tools', 'an array of tool specs', tools);
     for (const tool of tools) {
@@ -137,7 +138,6 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
         refuse('each of tools', "a spec with a name, such as { name: 'read_file' }", tool);
       }
     }
-    const names = new Set<string>();
     for (const { name } of tools) {
       if (names.has(name)) {
         throw new AgentStatechartError(
@@ -160,7 +160,7 @@ export function checkConfig(config: AgentConfig): CheckedConfig {
       );
     }
   }
-  checkAgents(config.agents, new Set((tools ?? []).map((tool) => tool.name)), refuse);
+  checkAgents(config.agents, names, refuse);
   const compaction = resolveCompaction(config.compaction, refuse);
   return { maxRetries, maxTokens, toolGraceMs, request, compaction };
 }

@@ -7,7 +7,8 @@
  */
 import type { CompactionConfig } from './config.js';
 import type { AgentContext } from './context.js';
-import type { ContentBlock, LlmRequest, Message } from './messages.js';
+import { appendedUserText } from './chartStep.js';
+import type { LlmRequest, Message } from './messages.js';
 import { buildRequest } from './transcript.js';
 
 /**
@@ -179,13 +180,8 @@ export function compactionDue(
  */
 export function compactionRequest(context: AgentContext): LlmRequest {
   const split = compactionSplit(context) ?? context.messages.length;
-  const summarised = context.messages.slice(0, split);
-  const last = summarised.at(-1);
-  const prompt: ContentBlock = { type: 'text', text: summaryPrompt(context) };
-  const messages: Message[] =
-    last?.role === 'user'
-      ? [...summarised.slice(0, -1), { role: 'user', content: [...blocksOf(last), prompt] }]
-      : [...summarised, { role: 'user', content: [prompt] }];
+  const summarised = { messages: context.messages.slice(0, split) };
+  const messages = appendedUserText(summarised, summaryPrompt(context));
   const request = buildRequest({ messages, config: context.config });
   const {
     thinking: _thinking,
@@ -237,10 +233,4 @@ function summaryPrompt(context: AgentContext): string {
     'Answer with the summary alone, in plain text. Do not call tools.',
     ...extra.map((text) => `Also: ${text}`),
   ].join('\n\n');
-}
-
-function blocksOf(message: Message): ContentBlock[] {
-  return typeof message.content === 'string'
-    ? [{ type: 'text', text: message.content }]
-    : message.content;
 }

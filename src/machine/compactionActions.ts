@@ -77,7 +77,6 @@ export const blockCompaction: ChartAction = (context, event) => {
 };
 
 export const sendCompactionRequest: ChartAction = (context) => ({
-  context: { streamingText: '', streamingToolCalls: [] },
   emit: [
     {
       type: 'SendCompactionRequest',
@@ -106,8 +105,6 @@ export const compactTranscript: ChartAction = (context, event) => {
     context: {
       ...paid,
       messages,
-      streamingText: '',
-      streamingToolCalls: [],
       window: {
         lastCall: null,
         measured: null,
@@ -135,10 +132,9 @@ export const failCompaction: ChartAction = (context, event) => {
     context,
     `the summary call failed (${event.error.kind}): ${event.error.message}`,
   );
-  const message =
-    context.window.compacting?.trigger === 'manual'
-      ? `Compaction failed (${event.error.kind}): ${event.error.message}`
-      : `Compaction failed (${event.error.kind}): ${event.error.message}; the request goes out whole`;
+  const whole =
+    context.window.compacting?.trigger === 'manual' ? '' : '; the request goes out whole';
+  const message = `Compaction failed (${event.error.kind}): ${event.error.message}${whole}`;
   return { ...step, emit: [...(step.emit ?? []), { type: 'DisplayError', message }] };
 };
 
@@ -169,11 +165,7 @@ function skipped(context: AgentContext, reason: string): ChartStep {
   const trigger: CompactionTrigger = context.window.compacting?.trigger ?? 'auto';
   const action: AgentAction = { type: 'CompactionSkipped', trigger, reason };
   return {
-    context: {
-      streamingText: '',
-      streamingToolCalls: [],
-      window: { ...context.window, compacting: null },
-    },
+    context: { window: { ...context.window, compacting: null } },
     emit: [action],
   };
 }

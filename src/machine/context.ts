@@ -15,9 +15,6 @@ import {
   type SubagentSpec,
   type ToolSpec,
 } from './config.js';
-
-/** No subagents: one frozen object, shared. */
-const NO_AGENTS: Readonly<Record<string, SubagentSpec>> = Object.freeze({});
 import type {
   LlmError,
   Message,
@@ -28,6 +25,9 @@ import type {
   ToolDefinition,
   ToolOutcome,
 } from './messages.js';
+
+/** No subagents: one frozen object, shared. */
+const NO_AGENTS: Readonly<Record<string, SubagentSpec>> = Object.freeze({});
 
 /**
  * The configuration with every default filled in. It lives in the context so the chart's guards

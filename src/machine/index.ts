@@ -197,5 +197,6 @@ export {
   priceOf,
   type TokenUsage,
   tokensOf,
+  inputTokensOf,
   type UsageTotals,
 } from './usage.js';

@@ -14,6 +14,7 @@ import { NON_RETRYABLE_ERRORS } from './guards.js';
 import type { LlmError } from './messages.js';
 import { buildRequest, partialAssistantMessage } from './transcript.js';
 import { callUsage } from './callUsage.js';
+import { inputTokensOf } from './usage.js';
 
 /** A model call has nothing streamed yet. */
 const NOTHING_STREAMED = { streamingText: '', streamingToolCalls: [] as StreamingToolCall[] };
@@ -55,11 +56,7 @@ export const recordResponse: ChartAction = (context, event) => {
           response.usage === undefined
             ? null
             : {
-                tokens:
-                  tokens.input_tokens +
-                  tokens.cache_creation_input_tokens +
-                  tokens.cache_read_input_tokens +
-                  tokens.output_tokens,
+                tokens: inputTokensOf(tokens) + tokens.output_tokens,
                 messages: context.messages.length + (message === null ? 0 : 1),
               },
       },

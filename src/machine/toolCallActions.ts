@@ -18,6 +18,7 @@ import {
   settleCancelledRun,
   settleToolRuns,
   shutDownRuns,
+  startCalls,
   updateRun,
 } from './toolRuns.js';
 import { toolResultsMessage } from './transcript.js';
@@ -31,9 +32,11 @@ import { answerText, questionsOf } from './askUser.js';
  */
 export const startToolCalls: ChartAction = (context) => {
   const plan = settleToolRuns(context);
+  const { runs, start, subagents } = startCalls(context, plan.runs, plan.start);
   return {
-    context: { toolRuns: plan.runs },
-    start: plan.start,
+    context: { toolRuns: runs },
+    start,
+    subagents,
     hooks: plan.hooks,
     emit: [
       ...plan.ask.map((call) => ({ type: 'RequestApproval' as const, call })),
@@ -78,19 +81,26 @@ export const applyApproval: ChartAction = (context, event) => {
             event.reason === undefined ? refusal : `${refusal}: ${event.reason}`,
           ),
         });
-  const start = event.decision === 'allow' ? [call] : [];
-  if (!event.remember) return { context: { toolRuns: runs }, start };
-  const plan = settleToolRuns({ ...context, toolRuns: runs, rememberedDecisions: remembered });
+  const approved = event.decision === 'allow' ? [call] : [];
+  const plan = event.remember
+    ? settleToolRuns({ ...context, toolRuns: runs, rememberedDecisions: remembered })
+    : { runs, start: [] };
+  const started = startCalls(context, plan.runs, [...approved, ...plan.start]);
   return {
-    context: { toolRuns: plan.runs, rememberedDecisions: remembered },
-    start: [...start, ...plan.start],
+    context: {
+      toolRuns: started.runs,
+      ...(event.remember ? { rememberedDecisions: remembered } : {}),
+    },
+    start: started.start,
+    subagents: started.subagents,
   };
 };
 
 /** After a mode change, calls waiting for approval are checked again. */
 export const recheckApprovals: ChartAction = (context) => {
   const plan = settleToolRuns(context);
-  return { context: { toolRuns: plan.runs }, start: plan.start };
+  const { runs, start, subagents } = startCalls(context, plan.runs, plan.start);
+  return { context: { toolRuns: runs }, start, subagents };
 };
 
 /** A call ended: its outcome is final, or, with the `postToolUse` hook on, the hook sees it first. */
@@ -193,16 +203,14 @@ export const expireCancelledCalls: ChartAction = (context) => {
  */
 export const resumeToolCalls: ChartAction = (context, event) => {
   assertEvent(event, 'Resume');
-  const { runs, start, hooks } = resumeRuns(
-    context.toolRuns,
-    context.config.tools,
-    event.startedToolCallIds,
-  );
+  const resumed = resumeRuns(context.toolRuns, context.config.tools, event.startedToolCallIds);
+  const { runs, start, subagents } = startCalls(context, resumed.runs, resumed.start);
   return {
     stop: openActorIds(context.toolRuns),
     context: { toolRuns: runs },
     start,
-    hooks,
+    subagents,
+    hooks: resumed.hooks,
     emit: [
       ...runs
         .filter((run) => run.status === 'awaitingApproval')

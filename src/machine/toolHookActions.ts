@@ -9,7 +9,7 @@ import { assertEvent } from 'xstate';
 import { hookActorId } from './actorNames.js';
 import type { ChartAction } from './chartStep.js';
 import type { ToolRun } from './context.js';
-import { errorOutcome, settleToolRuns, updateRun } from './toolRuns.js';
+import { errorOutcome, settleToolRuns, startCalls, updateRun } from './toolRuns.js';
 
 /**
  * The `preToolUse` hook decided: a `deny` (or a failure) refuses the call with the reason; anything
@@ -57,10 +57,12 @@ export const applyPreToolUse: ChartAction = (context, event) => {
     ...context,
     toolRuns: updateRun(context.toolRuns, event.callId, checked),
   });
+  const { runs, start, subagents } = startCalls(context, plan.runs, plan.start);
   return {
     stop,
-    context: { toolRuns: plan.runs },
-    start: plan.start,
+    context: { toolRuns: runs },
+    start,
+    subagents,
     emit: plan.ask.map((call) => ({ type: 'RequestApproval' as const, call })),
   };
 };

@@ -8,7 +8,7 @@ import { decidePermission } from './permissions.js';
 import { isMutatingTool, isRerunnableTool } from './toolSpecs.js';
 import { toolCallsOf } from './transcript.js';
 import { ASK_USER_TOOL, questionsOf, type UserQuestion } from './askUser.js';
-import { isSubagentCall, subagentTaskOf } from './subagents.js';
+import { isSubagentCall, type SubagentActorInput, subagentTaskOf } from './subagents.js';
 import type { ToolHookInput } from './actorInputs.js';
 import { hookActorId } from './actorNames.js';
 import type { CompletedToolInfo } from './actions.js';
@@ -286,6 +286,39 @@ export function shutDownRuns(runs: readonly ToolRun[], specs: readonly ToolSpec[
             : ENDING_TEXT.shutDownReadOnly;
     return { ...run, status: 'done', outcome: errorOutcome(text) };
   });
+}
+
+/**
+ * Calls that start now: a task for a subagent in a `subagent` actor, given its input; every other
+ * call in a `tool` actor. A task whose input is not one for a configured agent (a person may have
+ * edited it on approval) is answered at once instead.
+ *
+ * @example
+ * const { runs, start, subagents } = startCalls(context, plan.runs, plan.start);
+ */
+export function startCalls(
+  context: Pick<AgentContext, 'config' | 'permissionMode'>,
+  runs: ToolRun[],
+  calls: readonly ToolCall[],
+): { runs: ToolRun[]; start: ToolCall[]; subagents: SubagentActorInput[] } {
+  const start: ToolCall[] = [];
+  const subagents: SubagentActorInput[] = [];
+  let settled = runs;
+  for (const call of calls) {
+    if (!isSubagentCall(call, context.config)) {
+      start.push(call);
+      continue;
+    }
+    const read = subagentTaskOf(call.input, context.config.agents);
+    if ('problem' in read) {
+      const outcome = errorOutcome(`invalid input: ${read.problem}`);
+      settled = updateRun(settled, call.id, { status: 'done', outcome });
+      continue;
+    }
+    const spec = context.config.agents[read.task.agent]!;
+    subagents.push({ call, task: read.task, spec, permissionMode: context.permissionMode });
+  }
+  return { runs: settled, start, subagents };
 }
 
 /**

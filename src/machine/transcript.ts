@@ -251,7 +251,13 @@ export function answerOpenToolUses(messages: readonly Message[]): {
   return answered.length === 0 ? { messages, answered } : { messages: repaired, answered };
 }
 
-function blocksOf(message: Message): ContentBlock[] {
+/**
+ * A message's content as blocks: a string is one text block.
+ *
+ * @example
+ * blocksOf({ role: 'user', content: 'hi' }); // [{ type: 'text', text: 'hi' }]
+ */
+export function blocksOf(message: Message): ContentBlock[] {
   return typeof message.content === 'string'
     ? [{ type: 'text', text: message.content }]
     : message.content;

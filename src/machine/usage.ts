@@ -121,6 +121,17 @@ export function tokensOf(usage: Usage | undefined): TokenUsage {
 }
 
 /**
+ * Every input token of a call, read at the full price, written to the cache or read from it:
+ * how much of the context window its request took.
+ *
+ * @example
+ * inputTokensOf({ input_tokens: 12, output_tokens: 340, cache_creation_input_tokens: 0, cache_read_input_tokens: 8200 }); // 8212
+ */
+export function inputTokensOf(tokens: TokenUsage): number {
+  return tokens.input_tokens + tokens.cache_creation_input_tokens + tokens.cache_read_input_tokens;
+}
+
+/**
  * What `tokens` cost at `price`, in US dollars; `null` without a price.
  *
  * @example

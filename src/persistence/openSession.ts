@@ -12,13 +12,12 @@ import {
   checkSnapshot,
   type Message,
   type ResumeEvent,
-  type TranscriptWindow,
 } from '../machine/index.js';
 import { CHART_VERSION, newSessionHeader, PACKAGE_VERSION } from './chartVersion.js';
 import { materializeTranscript, resumeFacts } from './sessionRecords.js';
 import { SessionRecorder } from './sessionRecorder.js';
 import { SessionLog } from './sessionLog.js';
-import type { Checkpoint, SessionHeader, SessionStore } from './sessionStore.js';
+import type { SessionHeader, SessionStore } from './sessionStore.js';
 import { sessionExists, sessionNotFound } from './storeRules.js';
 
 /**
@@ -131,6 +130,9 @@ export async function openSession(
       throw new AgentStatechartError('SESSION_CORRUPT', `${what}, checkpoint: ${problem}`);
     core = AgentCore.fromSnapshot(snapshot, config);
   }
+  // The compactions the checkpoint's transcript had been through (none without one): the tail
+  // replayed next may compact it again.
+  const { compactions } = core.context.window;
   const malformed: string[] = [];
   const stopListening = core.onDiagnostic((diagnostic) => {
     if (diagnostic.code === 'MALFORMED_EVENT') malformed.push(diagnostic.message);
@@ -148,13 +150,7 @@ export async function openSession(
   const log = new SessionLog(
     store,
     sessionId,
-    {
-      head: stored.head,
-      tail,
-      checkpointed: checkpoint?.messageCount ?? 0,
-      compactions: checkpointedCompactions(checkpoint),
-      epoch,
-    },
+    { head: stored.head, tail, checkpointed: checkpoint?.messageCount ?? 0, compactions, epoch },
     clock,
   );
   if (options.messages !== undefined && options.messages.length > 0) {
@@ -165,15 +161,6 @@ export async function openSession(
   const facts = resumeFacts(tail, clock());
   const resume = core.accepts(facts) ? facts : undefined;
   return { header: stored.header, core, recorder: new SessionRecorder(log), created, resume };
-}
-
-/**
- * How many compactions the transcript had been through at `checkpoint`: none before the first
- * checkpoint, nor in one written before the context had a window.
- */
-function checkpointedCompactions(checkpoint: Checkpoint | undefined): number {
-  const window = checkpoint?.context.window as Partial<TranscriptWindow> | undefined;
-  return window?.compactions ?? 0;
 }
 
 /**

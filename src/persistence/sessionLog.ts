@@ -95,11 +95,14 @@ export class SessionLog {
   }
 
   /**
-   * How many compactions the transcript had been through at the latest checkpoint: when the
-   * chart's count differs, its transcript no longer starts as the stored records say.
+   * Whether a compaction has replaced the start of `context`'s transcript since the latest
+   * checkpoint: its transcript then no longer starts as the stored records say.
+   *
+   * @example
+   * log.compactedSinceCheckpoint(core.context); // true after a `Compacted`, until a checkpoint
    */
-  get checkpointedCompactions(): number {
-    return this.#compactions;
+  compactedSinceCheckpoint(context: Pick<AgentContext, 'window'>): boolean {
+    return context.window.compactions !== this.#compactions;
   }
 
   /**
@@ -125,7 +128,7 @@ export class SessionLog {
       // A compaction replaced the transcript's start and moved every later message: the records
       // of the whole active transcript are written again (a store keeps one record per index, and
       // reads only those below the checkpoint's message count).
-      const from = window.compactions === this.#compactions ? this.#checkpointed : 0;
+      const from = this.compactedSinceCheckpoint(checkpoint.context) ? 0 : this.#checkpointed;
       write.transcript = transcriptRecords(messages, from, this.#tail);
       write.checkpoint = checkpointOf(this.#next, checkpoint.state, checkpoint.context);
       this.#checkpointed = messages.length;

@@ -106,7 +106,8 @@ export class SessionRecorder {
   }
 
   #due(chart: ChartView, tail: number): boolean {
-    return shouldCheckpoint(chart.state, chart.context, tail, this.#log.checkpointedCompactions);
+    const compacted = this.#log.compactedSinceCheckpoint(chart.context);
+    return shouldCheckpoint(chart.state, chart.context, tail, compacted);
   }
 
   /**

@@ -32,21 +32,20 @@ export type NewEntry = { kind: 'event'; data: AgentEvent } | { kind: 'started'; 
  * Whether to write a checkpoint now: at rest between turns (nothing in flight, so a restart has
  * nothing to redo); while the chart waits for a model, when `tailLength` entries have piled up
  * since the last one (a long run of tool rounds), or as soon as a compaction has replaced the
- * transcript's older part since then (`checkpointedCompactions` is the count the latest
- * checkpoint saw), so a restart reads only the active transcript.
+ * transcript's older part since then (`compacted`, as `SessionLog.compactedSinceCheckpoint` says),
+ * so a restart reads only the active transcript.
  *
  * @example
- * shouldCheckpoint('WaitingForUserInput', context, 3, 0); // true when no tool call is open
+ * shouldCheckpoint('WaitingForUserInput', context, 3, false); // true when no tool call is open
  */
 export function shouldCheckpoint(
   state: AgentStateName,
-  context: Pick<AgentContext, 'toolRuns' | 'window'>,
+  context: Pick<AgentContext, 'toolRuns'>,
   tailLength: number,
-  checkpointedCompactions: number,
+  compacted: boolean,
 ): boolean {
   if (state === 'WaitingForUserInput') return allToolsDone(context);
-  if (state !== 'CallingLlm') return false;
-  return tailLength >= 64 || context.window.compactions !== checkpointedCompactions;
+  return state === 'CallingLlm' && (tailLength >= 64 || compacted);
 }
 
 /**

@@ -18,7 +18,9 @@ import {
   EVENT_TRAITS,
   type ToolCall,
   type ToolOutcome,
+  tokensOf,
   type Usage,
+  inputTokensOf,
 } from '../machine/index.js';
 
 /**
@@ -404,18 +406,13 @@ function turnStartIndex(messages: readonly Message[]): number {
  */
 function usageAttributes(usage: Usage | undefined): Attributes {
   if (usage === undefined) return {};
-  const written = tokenCount(usage.cache_creation_input_tokens);
-  const read = tokenCount(usage.cache_read_input_tokens);
+  const tokens = tokensOf(usage);
   return {
-    'gen_ai.usage.input_tokens': usage.input_tokens + written + read,
-    'gen_ai.usage.output_tokens': usage.output_tokens,
-    'gen_ai.usage.cache_creation.input_tokens': written,
-    'gen_ai.usage.cache_read.input_tokens': read,
+    'gen_ai.usage.input_tokens': inputTokensOf(tokens),
+    'gen_ai.usage.output_tokens': tokens.output_tokens,
+    'gen_ai.usage.cache_creation.input_tokens': tokens.cache_creation_input_tokens,
+    'gen_ai.usage.cache_read.input_tokens': tokens.cache_read_input_tokens,
   };
-}
-
-function tokenCount(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 function resultOf(outcome: ToolOutcome): unknown {

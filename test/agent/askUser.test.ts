@@ -8,14 +8,13 @@ import { describe, expect, it } from 'vitest';
 import {
   type Agent,
   type AgentAction,
-  createAgent,
   type AgentDiagnostic,
   type AgentNotifications,
   findTranscriptViolations,
   type UserQuestion,
 } from '../../src/index.js';
 import { reply, type ScriptedTurn } from '../../src/testing/index.js';
-import { lookUp, useScriptedAgents } from './scriptedAgents.js';
+import { useScriptedAgents } from './scriptedAgents.js';
 
 const scripted = useScriptedAgents('ask-user-');
 
@@ -217,13 +216,7 @@ describe('asking the user', () => {
     await first.shutdown();
 
     // Listening before the session opens: the resume says the question again.
-    const second = createAgent({
-      workspace: scripted.temp.directory,
-      autoCommit: false,
-      tools: [lookUp],
-      anthropic: { baseURL: scripted.server().baseURL, apiKey: 'test-key' },
-      ...options,
-    });
+    const second = scripted.open(options);
     const questions: AgentNotifications['question'][] = [];
     second.on('question', (asked) => questions.push(asked));
     try {

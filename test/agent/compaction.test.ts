@@ -11,7 +11,6 @@ import {
   type Agent,
   type AgentNotifications,
   AgentStatechartError,
-  createAgent,
   findTranscriptViolations,
   type Message,
   SUMMARY_HEADING,
@@ -24,7 +23,8 @@ import {
   type ScriptedTurn,
   type ScriptFunction,
 } from '../../src/testing/index.js';
-import { lookUp, useScriptedAgents } from './scriptedAgents.js';
+import { asksForSummary, textOf } from '../support/compactionRequests.js';
+import { useScriptedAgents } from './scriptedAgents.js';
 
 const scripted = useScriptedAgents('compaction-');
 
@@ -37,24 +37,9 @@ function longPrompt(step: number): string {
   return `Step ${step}: ${'please keep this detail in mind. '.repeat(12)}`;
 }
 
-/** The request is a compaction's summary request: the one that forbids every tool. */
-function asksForSummary(body: MessagesRequestBody): boolean {
-  const choice = (body as { tool_choice?: { type?: string } }).tool_choice;
-  return choice?.type === 'none';
-}
-
 /** The request's size as the server counts it (about four characters a token). */
 function tokensOf(body: MessagesRequestBody): number {
   return Math.ceil(JSON.stringify([body.system ?? '', body.messages]).length / 4);
-}
-
-function textOf(message: { content: unknown } | undefined): string {
-  const content = message?.content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((block: { type?: string; text?: string }) => (block.type === 'text' ? block.text : ''))
-    .join('');
 }
 
 /** The summary request's instructions: the last text of its last message. */
@@ -73,7 +58,7 @@ function summarisingModel(summary: (count: number) => ScriptedTurn): ScriptFunct
   let summaries = 0;
   return (request) => {
     if (asksForSummary(request)) return summary(++summaries);
-    return reply(`Noted: ${textOf(request.messages.at(-1)).slice(0, 12)}`);
+    return reply(`Noted: ${textOf(request.messages.at(-1)?.content).slice(0, 12)}`);
   };
 }
 
@@ -133,7 +118,7 @@ describe('automatic compaction in createAgent', () => {
     const after = requests[summaryAt + 1]!.body;
     expect(asksForSummary(after)).toBe(false);
     expect(after.messages[0]?.role).toBe('user');
-    expect(textOf(after.messages[0])).toBe(
+    expect(textOf(after.messages[0]?.content)).toBe(
       `${SUMMARY_HEADING}\n\nSUMMARY-1: twelve long steps, all noted.`,
     );
     expect(tokensOf(after)).toBeLessThan(THRESHOLD_TOKENS);
@@ -161,7 +146,7 @@ describe('automatic compaction in createAgent', () => {
     expect(notes.compacted).toHaveLength(summaryCalls);
 
     expect(agent.context.window.compactions).toBe(summaryCalls);
-    expect(textOf(agent.context.messages[0])).toContain(SUMMARY_HEADING);
+    expect(textOf(agent.context.messages[0]?.content)).toContain(SUMMARY_HEADING);
     expect(findTranscriptViolations(agent.context.messages)).toEqual([]);
     // The summary call is paid for like any call.
     expect(agent.usage.session.calls).toBe(requests.length);
@@ -181,7 +166,9 @@ describe('automatic compaction in createAgent', () => {
     // Not retried: the very next request is the turn's own, with every message.
     const whole = requests[failedAt + 1]!.body;
     expect(asksForSummary(whole)).toBe(false);
-    const prompts = whole.messages.filter((message) => message.role === 'user').map(textOf);
+    const prompts = whole.messages
+      .filter((message) => message.role === 'user')
+      .map((message) => textOf(message.content));
     expect(prompts).toEqual(prompts.map((_, step) => longPrompt(step)));
     expect(whole.messages).toHaveLength(prompts.length * 2 - 1);
     expect(notes.compacted).toEqual([]);
@@ -191,7 +178,7 @@ describe('automatic compaction in createAgent', () => {
       true,
     );
     expect(agent.context.window.compactions).toBe(0);
-    expect(textOf(agent.context.messages[0])).toBe(longPrompt(0));
+    expect(textOf(agent.context.messages[0]?.content)).toBe(longPrompt(0));
     expect(agent.context.messages.at(-1)).toMatchObject({ role: 'assistant' });
     expect(findTranscriptViolations(agent.context.messages)).toEqual([]);
   });
@@ -292,7 +279,7 @@ describe('agent.compact()', () => {
     await expect(agent.run('step 4')).resolves.toBe('Noted: step 4');
     const next = scripted.server().requests.at(-1)!.body;
     expect(next.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
-    expect(textOf(next.messages[0])).toContain('The user noted three steps.');
+    expect(textOf(next.messages[0]?.content)).toContain('The user noted three steps.');
   });
 
   it('keeps the agent from being idle until it ends', async () => {
@@ -400,7 +387,7 @@ describe('agent.compact()', () => {
     let summaries = 0;
     const first = await scripted.start((request) => {
       if (!asksForSummary(request)) {
-        return reply(`Noted: ${textOf(request.messages.at(-1)).slice(0, 12)}`);
+        return reply(`Noted: ${textOf(request.messages.at(-1)?.content).slice(0, 12)}`);
       }
       summaries += 1;
       // The first summary never ends in time: its agent is closed while it streams.
@@ -416,13 +403,7 @@ describe('agent.compact()', () => {
     await first.shutdown();
     await expect(ended).resolves.toMatchObject({ status: 'skipped' });
 
-    const second = createAgent({
-      workspace: scripted.temp.directory,
-      autoCommit: false,
-      tools: [lookUp],
-      anthropic: { baseURL: scripted.server().baseURL, apiKey: 'test-key' },
-      ...options,
-    });
+    const second = scripted.open(options);
     const compacted = new Promise<AgentNotifications['compacted']>((resolve) =>
       second.on('compacted', resolve),
     );
@@ -433,7 +414,9 @@ describe('agent.compact()', () => {
     });
     await second.waitUntilIdle({ timeoutMs: 10_000 });
     expect(summaries).toBe(2);
-    expect(textOf(second.context.messages[0])).toBe(`${SUMMARY_HEADING}\n\nSummary, asked again.`);
+    expect(textOf(second.context.messages[0]?.content)).toBe(
+      `${SUMMARY_HEADING}\n\nSummary, asked again.`,
+    );
     await second.shutdown();
   });
 });

@@ -32,6 +32,11 @@ export interface ScriptedAgents {
    * call of a test starts the server, later ones share it (their `script` is not used).
    */
   start(script: Script, options?: CreateAgentOptions): Promise<Agent>;
+  /**
+   * Another agent on the test's server, made as `start` makes one but not yet ready: a test
+   * listens to it before its session opens (a restart, on the store a first agent left).
+   */
+  open(options?: CreateAgentOptions): Agent;
 }
 
 export function useScriptedAgents(prefix: string): ScriptedAgents {
@@ -44,24 +49,30 @@ export function useScriptedAgents(prefix: string): ScriptedAgents {
     await server?.close();
     server = undefined;
   });
+  const current = () => {
+    if (server === undefined) throw new Error('no agent was started in this test');
+    return server;
+  };
+  const open = (options: CreateAgentOptions = {}): Agent => {
+    const agent = createAgent({
+      workspace: temp.directory,
+      autoCommit: false,
+      tools: [lookUp],
+      anthropic: { baseURL: current().baseURL, apiKey: 'test-key' },
+      ...options,
+    });
+    agents.push(agent);
+    return agent;
+  };
   return {
     temp,
-    server: () => {
-      if (server === undefined) throw new Error('no agent was started in this test');
-      return server;
-    },
+    server: current,
     async start(script, options = {}) {
       server ??= await startMessagesApiServer({ script });
-      const agent = createAgent({
-        workspace: temp.directory,
-        autoCommit: false,
-        tools: [lookUp],
-        anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-        ...options,
-      });
-      agents.push(agent);
+      const agent = open(options);
       await agent.ready;
       return agent;
     },
+    open,
   };
 }

@@ -193,11 +193,8 @@ describe('tool hooks in createAgent', () => {
     await first.shutdown();
 
     const asked: string[] = [];
-    const second = createAgent({
-      workspace: scripted.temp.directory,
-      autoCommit: false,
+    const second = scripted.open({
       tools: [tool],
-      anthropic: { baseURL: scripted.server().baseURL, apiKey: 'test-key' },
       ...options,
       hooks: {
         preToolUse: ({ call }) => {

@@ -14,6 +14,7 @@ import {
 } from '../../bench/density/densitySubjects.js';
 import type { Series } from '../../bench/perTurn/measure.js';
 import {
+  DURABILITIES,
   PERSISTENCE_ROWS,
   persistenceFigures,
 } from '../../bench/persistence/persistenceFigures.js';
@@ -134,6 +135,8 @@ describe('the persistence figures with a baseline', () => {
     },
     series: sample,
     idleHeap: [],
+    durabilities: DURABILITIES,
+    only: null,
   });
   const find = (section: string, row: string) =>
     figures.find((entry) => entry.section === section && entry.row === row);

@@ -30,10 +30,11 @@ function resumed(core: AgentCore, withConfig: AgentConfig = config): ResumeItem[
   const copy = AgentCore.fromSnapshot(core.snapshot(), withConfig);
   const before = { value: copy.stateValue, context: copy.context };
   const resume = { type: 'Resume' as const, startedToolCallIds: [] };
-  copy.handleEvent(resume);
+  const actions = copy.handleEvent(resume);
   return describeResume({
     before,
     resume,
+    actions,
     after: { value: copy.stateValue, context: copy.context },
   });
 }

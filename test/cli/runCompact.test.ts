@@ -15,6 +15,7 @@ import {
   type MessagesRequestBody,
   startMessagesApiServer,
 } from '../../src/testing/index.js';
+import { asksForSummary, textOf } from '../support/compactionRequests.js';
 import { runPiped } from './pipedRun.js';
 
 let workspace: string;
@@ -43,18 +44,6 @@ async function run(lines: string[], argv: string[] = []) {
 
 function bodies(): MessagesRequestBody[] {
   return server?.requests.map((request) => request.body) ?? [];
-}
-
-function asksForSummary(body: MessagesRequestBody): boolean {
-  return (body as { tool_choice?: { type?: string } }).tool_choice?.type === 'none';
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((block: { type?: string; text?: string }) => (block.type === 'text' ? block.text : ''))
-    .join('');
 }
 
 describe('agent-statechart run /compact', () => {

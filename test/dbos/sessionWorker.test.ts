@@ -26,11 +26,11 @@ import {
 } from '../../src/index.js';
 import {
   type MessagesApiServer,
-  type MessagesRequestBody,
   reply,
   type ScriptedTurn,
   startMessagesApiServer,
 } from '../../src/testing/index.js';
+import { asksForSummary, textOf } from '../support/compactionRequests.js';
 import { testLlmClient } from '../support/llmTransport.js';
 import { stdioServerCommand } from '../support/mcp/startMcpHttpServer.js';
 import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
@@ -95,11 +95,6 @@ const SCRIPTS: Record<string, ScriptedTurn[]> = {
   manual: [reply('One.'), reply('Two.')],
 };
 
-/** A compaction's summary request: the one request that forbids every tool. */
-function asksForSummary(body: MessagesRequestBody): boolean {
-  return (body.tool_choice as { type?: string } | undefined)?.type === 'none';
-}
-
 /**
  * The session a request is of: the first word of its first message, or once compacted, the one
  * the summary names (the scripted summaries do).
@@ -108,14 +103,6 @@ function sessionOf(messages: readonly Pick<Message, 'content'>[]): string {
   const first = messages[0]?.content;
   if (typeof first === 'string') return first.split(' ')[0]!;
   return /SUMMARY of (\w+)/.exec(JSON.stringify(first ?? ''))?.[1] ?? '';
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((block: { type?: string; text?: string }) => (block.type === 'text' ? block.text : ''))
-    .join('');
 }
 
 describe.skipIf(installation === null)('a session worker', () => {
@@ -145,6 +132,38 @@ describe.skipIf(installation === null)('a session worker', () => {
     const values: DriveStreamValue[] = [];
     for await (const value of worker.events(workflowId)) values.push(value);
     return { values, result: await worker.result(workflowId) };
+  }
+
+  /** Runs `contents` as a session's inputs, one drive each; what the last drive streamed. */
+  async function driveInputs(sessionId: string, contents: string[]) {
+    let driven: Awaited<ReturnType<typeof driveAgain>> | undefined;
+    for (const [index, content] of contents.entries()) {
+      const event = { type: 'UserInput', message: { role: 'user', content } } as const;
+      driven = await (index === 0 ? drive(sessionId, event) : driveAgain(sessionId, event));
+    }
+    return driven!;
+  }
+
+  /**
+   * What a compaction of `sessionId` that summarised three messages streamed (its start and its
+   * end, with the scripted summary of the session), and what the preCompact hook was asked.
+   */
+  function expectCompacted(
+    values: DriveStreamValue[],
+    sessionId: string,
+    trigger: 'auto' | 'manual',
+    { kept, instructions }: { kept: number; instructions: string[] },
+  ): void {
+    const session = sessionId.split('-')[0]!;
+    expect(values).toContainEqual({ type: 'compacting', trigger });
+    expect(values).toContainEqual({
+      type: 'compacted',
+      trigger,
+      summary: `SUMMARY of ${session}: the steps so far.`,
+      summarised: 3,
+      kept,
+    });
+    expect(compactAsked).toContainEqual({ sessionId, trigger, summarised: 3, instructions });
   }
 
   beforeAll(async () => {
@@ -365,37 +384,17 @@ describe.skipIf(installation === null)('a session worker', () => {
     });
   });
   it('compacts a session nearing the context window as a step of the drive: the summary call made like a model call, none of it streamed as text', async () => {
-    await drive('compact-1', {
-      type: 'UserInput',
-      message: { role: 'user', content: 'compact step 1' },
-    });
-    await driveAgain('compact-1', {
-      type: 'UserInput',
-      message: { role: 'user', content: 'compact step 2' },
-    });
-    const { values, result } = await driveAgain('compact-1', {
-      type: 'UserInput',
-      message: { role: 'user', content: 'compact step 3' },
-    });
+    const { values, result } = await driveInputs('compact-1', [
+      'compact step 1',
+      'compact step 2',
+      'compact step 3',
+    ]);
     expect(result.state).toBe('WaitingForUserInput');
-    expect(values).toContainEqual({ type: 'compacting', trigger: 'auto' });
-    expect(values).toContainEqual({
-      type: 'compacted',
-      trigger: 'auto',
-      summary: 'SUMMARY of compact: the steps so far.',
-      summarised: 3,
-      kept: 2,
-    });
+    expectCompacted(values, 'compact-1', 'auto', { kept: 2, instructions: [] });
     // One model call of the turn is announced, and only its text is streamed.
     expect(values.filter((value) => value.type === 'llmStart')).toHaveLength(1);
     const text = values.flatMap((value) => (value.type === 'text' ? [value.text] : []));
     expect(text.join('')).toBe('Third.');
-    expect(compactAsked).toContainEqual({
-      sessionId: 'compact-1',
-      trigger: 'auto',
-      summarised: 3,
-      instructions: [],
-    });
 
     const [, , summary, after] = requestsOf('compact');
     expect(asksForSummary(summary!.body)).toBe(true);
@@ -410,10 +409,7 @@ describe.skipIf(installation === null)('a session worker', () => {
   });
 
   it('compacts a resting session on a Compact, with the instructions sent and the hook’s', async () => {
-    for (const [index, content] of ['manual step 1', 'manual step 2'].entries()) {
-      const event = { type: 'UserInput', message: { role: 'user', content } } as const;
-      await (index === 0 ? drive('manual-1', event) : driveAgain('manual-1', event));
-    }
+    await driveInputs('manual-1', ['manual step 1', 'manual step 2']);
     const { values, result } = await driveAgain('manual-1', {
       type: 'Compact',
       instructions: 'Keep the step numbers.',
@@ -423,18 +419,8 @@ describe.skipIf(installation === null)('a session worker', () => {
       awaitingApproval: [],
       awaitingAnswer: [],
     });
-    expect(values).toContainEqual({ type: 'compacting', trigger: 'manual' });
-    expect(values).toContainEqual({
-      type: 'compacted',
-      trigger: 'manual',
-      summary: 'SUMMARY of manual: the steps so far.',
-      summarised: 3,
+    expectCompacted(values, 'manual-1', 'manual', {
       kept: 1,
-    });
-    expect(compactAsked).toContainEqual({
-      sessionId: 'manual-1',
-      trigger: 'manual',
-      summarised: 3,
       instructions: ['Keep the step numbers.'],
     });
     const summary = requestsOf('manual').at(-1)!.body;

@@ -138,9 +138,9 @@ describe('toGraph', () => {
         ],
         ['WaitingForUserInput.Ready', 'always [hasQueuedInput] / startQueuedTurn'],
         ['WaitingForUserInput.SettlingCancelledCalls', 'always [!toolsSettling] / answerToolCalls'],
-        ['CallingLlm.Sizing', 'always [preCompactHookOn && compactionDue] / beginCompaction'],
-        ['CallingLlm.Sizing', 'always [compactionDue] / beginCompaction'],
-        ['CallingLlm.Sizing', 'always'],
+        ['CallingLlm.Sizing', 'always [!compactionDue]'],
+        ['CallingLlm.Sizing', 'always [preCompactHookOn] / beginCompaction'],
+        ['CallingLlm.Sizing', 'always / beginCompaction'],
         [
           'ProcessingLlmResponse.Deciding',
           'always [responseRefused] / refuseToolCalls, reportStopReason',

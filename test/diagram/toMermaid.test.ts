@@ -95,9 +95,9 @@ describe('toMermaid', () => {
         '    state "CheckingCompaction" as CallingLlm_CheckingCompaction\n' +
         '    state "Compacting" as CallingLlm_Compacting\n' +
         '    [*] --> Sizing\n' +
-        '    Sizing --> CallingLlm_CheckingCompaction : always [preCompactHookOn && compactionDue] / beginCompaction\n' +
-        '    Sizing --> CallingLlm_Compacting : always [compactionDue] / beginCompaction\n' +
-        '    Sizing --> Streaming : always\n',
+        '    Sizing --> Streaming : always [!compactionDue]\n' +
+        '    Sizing --> CallingLlm_CheckingCompaction : always [preCompactHookOn] / beginCompaction\n' +
+        '    Sizing --> CallingLlm_Compacting : always / beginCompaction\n',
     );
     expect(text).toContain(
       '    CallingLlm_CheckingCompaction --> Streaming : PreCompactDecision [compactionBlocked] / blockCompaction\n',

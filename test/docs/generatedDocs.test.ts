@@ -71,7 +71,7 @@ describe('generated docs', () => {
     expect(block).toMatch(/^ +CheckingStop : invoke hook$/m);
     // The two states of a compaction, in WaitingForUserInput and in CallingLlm.
     expect(nested).toMatch(/^ +WaitingForUserInput_Compacting : invoke llm$/m);
-    expect(block).toMatch(/^ +Sizing --> CallingLlm_Compacting : always \[compactionDue\]/m);
+    expect(block).toMatch(/^ +Sizing --> Streaming : always \[!compactionDue\]$/m);
     expect(block).toMatch(/^ +CallingLlm_CheckingCompaction : invoke hook$/m);
     expect(page).toMatch(/\| `WaitingForUserInput\.Ready` +\| `Compact` +\|/);
     const svg = docs.get('docs/state-machine.svg') ?? '';

@@ -4,28 +4,11 @@
  * session's order of events is not held up by it); and a session is not dropped from memory
  * while it compacts, however short the host's idle time.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AgentHost,
-  createAgentHost,
-  createSqliteSessionStore,
-  type SessionStore,
-  SUMMARY_HEADING,
-} from '../../src/index.js';
-import {
-  type MessagesApiServer,
-  type MessagesRequestBody,
-  reply,
-  startMessagesApiServer,
-} from '../../src/testing/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type AgentHost, SUMMARY_HEADING } from '../../src/index.js';
+import { type MessagesRequestBody, reply } from '../../src/testing/index.js';
+import { useHostSessions } from '../support/hostSessions.js';
 
-let directory: string;
-let store: SessionStore;
-let server: MessagesApiServer;
-const hosts: AgentHost[] = [];
 /** How long the model takes over a summary, and over an answer, per streamed event. */
 let summaryDelayMs = 0;
 let answerDelayMs = 0;
@@ -35,42 +18,24 @@ function asksForSummary(body: MessagesRequestBody): boolean {
   return Array.isArray(last) && JSON.stringify(last).includes('write a summary');
 }
 
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'host-compaction-'));
-  store = createSqliteSessionStore({ path: join(directory, 'sessions.db') });
+const sessions = useHostSessions(
+  'host-compaction-',
+  (request) => {
+    if (asksForSummary(request)) {
+      return reply('Two greetings were exchanged.', { eventDelayMs: summaryDelayMs });
+    }
+    const last = request.messages.at(-1);
+    const text = `you said: ${typeof last?.content === 'string' ? last.content : '?'}`;
+    return reply(text, { eventDelayMs: answerDelayMs });
+  },
+  { tools: [] },
+);
+const { host, hosts } = sessions;
+
+beforeEach(() => {
   summaryDelayMs = 0;
   answerDelayMs = 0;
-  server = await startMessagesApiServer({
-    script: (request) => {
-      if (asksForSummary(request)) {
-        return reply('Two greetings were exchanged.', { eventDelayMs: summaryDelayMs });
-      }
-      const last = request.messages.at(-1);
-      const text = `you said: ${typeof last?.content === 'string' ? last.content : '?'}`;
-      return reply(text, { eventDelayMs: answerDelayMs });
-    },
-  });
 });
-
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((host) => host.close()));
-  await server.close();
-  await store.close();
-  await rm(directory, { recursive: true, force: true });
-});
-
-function host(idleMs = 60_000): AgentHost {
-  const created = createAgentHost({
-    store,
-    idleMs,
-    workspace: directory,
-    autoCommit: false,
-    tools: [],
-    anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-  });
-  hosts.push(created);
-  return created;
-}
 
 /** A session of two exchanges, at rest. */
 async function twoExchanges(h: AgentHost, sessionId: string): Promise<void> {
@@ -93,7 +58,7 @@ describe('host.compact', () => {
       kept: 1,
     });
     expect(told).toEqual(['alice: 3']);
-    expect(JSON.stringify(server.requests.at(-1)?.body.messages.at(-1))).toContain(
+    expect(JSON.stringify(sessions.server().requests.at(-1)?.body.messages.at(-1))).toContain(
       'Also: Keep the greetings.',
     );
     await hosts[0]!.close();

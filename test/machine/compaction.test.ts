@@ -15,13 +15,15 @@ import {
   findTranscriptViolations,
   SUMMARY_HEADING,
 } from '../../src/index.js';
-import { call, completed, userInput } from '../support/events.js';
+import { actionsOf, call, completed, userInput } from '../support/events.js';
 
 /** A context window small enough that a few exchanges fill it. */
 const SMALL: AgentConfig = {
   compaction: { contextWindow: 2_000, threshold: 0.5, keepRecentTokens: 200 },
   tools: [{ name: 'read_file', mutating: false }],
 };
+/** The same, with the preCompact hook on. */
+const HOOKED: AgentConfig = { ...SMALL, hooks: { preCompact: true } };
 
 /** A response the way the API counts it: its request's size, roughly, as input tokens. */
 function answered(
@@ -37,9 +39,9 @@ function answered(
   };
 }
 
+/** The first action of one type, narrowed. */
 function sent<T extends AgentAction['type']>(actions: AgentAction[], type: T) {
-  return actions.find((action) => action.type === type) as
-    Extract<AgentAction, { type: T }> | undefined;
+  return actionsOf(actions, type)[0];
 }
 
 /** Exchanges of about `size` characters each, until a request would be compacted. */
@@ -52,6 +54,16 @@ function fill(core: AgentCore, exchanges: number, size = 400): AgentAction[] {
     core.handleEvent(answered(`answer ${index}: ${'a'.repeat(size)}`, request));
   }
   return last;
+}
+
+/**
+ * A core whose sixth exchange's request waits on a compaction: the summary call under way, or,
+ * with the preCompact hook on, the hook's answer.
+ */
+function compacting(config: AgentConfig = SMALL): AgentCore {
+  const core = new AgentCore(config);
+  fill(core, 6);
+  return core;
 }
 
 /** What the Messages API would refuse in a request's messages, a first message not the user's too. */
@@ -166,7 +178,7 @@ describe('compaction in pure mode', () => {
   });
 
   it('lets the preCompact hook veto a compaction: the request goes out whole', () => {
-    const core = new AgentCore({ ...SMALL, hooks: { preCompact: true } });
+    const core = new AgentCore(HOOKED);
     const actions = fill(core, 6);
     const hook = sent(actions, 'RunPreCompactHook')!;
     expect(hook).toMatchObject({ trigger: 'auto', instructions: [] });
@@ -182,8 +194,7 @@ describe('compaction in pure mode', () => {
   });
 
   it('adds the preCompact hook’s instructions, and goes on when the hook fails', () => {
-    const core = new AgentCore({ ...SMALL, hooks: { preCompact: true } });
-    fill(core, 6);
+    const core = compacting(HOOKED);
     const after = core.handleEvent({
       type: 'PreCompactDecision',
       instructions: 'Name every file.',
@@ -192,8 +203,7 @@ describe('compaction in pure mode', () => {
       'Also: Name every file.',
     );
 
-    const failing = new AgentCore({ ...SMALL, hooks: { preCompact: true } });
-    fill(failing, 6);
+    const failing = compacting(HOOKED);
     const failed = failing.handleEvent({
       type: 'PreCompactDecision',
       error: 'the preCompact hook failed: boom',
@@ -203,8 +213,7 @@ describe('compaction in pure mode', () => {
   });
 
   it('sends the request whole when the summary call fails or says nothing', () => {
-    const core = new AgentCore(SMALL);
-    fill(core, 6);
+    const core = compacting();
     const before = core.context.messages;
     const failed = core.handleEvent({
       type: 'LlmError',
@@ -214,16 +223,14 @@ describe('compaction in pure mode', () => {
     expect(sent(failed, 'SendLlmRequest')!.request.messages).toBe(before);
     expect(core.context.window.compactions).toBe(0);
 
-    const empty = new AgentCore(SMALL);
-    fill(empty, 6);
+    const empty = compacting();
     const said = empty.handleEvent(answered('   ', undefined));
     expect(sent(said, 'CompactionSkipped')?.reason).toContain('no summary');
     expect(sent(said, 'SendLlmRequest')).toBeDefined();
   });
 
   it('leaves the transcript as it was on an interrupt or a shutdown during the summary', () => {
-    const core = new AgentCore(SMALL);
-    fill(core, 6);
+    const core = compacting();
     const before = core.context.messages;
     const interrupted = core.handleEvent({ type: 'Interrupt' });
     expect(interrupted).toContainEqual({ type: 'Cancel', llm: true });
@@ -233,8 +240,7 @@ describe('compaction in pure mode', () => {
     // A late summary of the abandoned call changes nothing.
     expect(core.handleEvent(answered('late', undefined))).toEqual([]);
 
-    const stopping = new AgentCore({ ...SMALL, hooks: { preCompact: true } });
-    fill(stopping, 6);
+    const stopping = compacting(HOOKED);
     const messages = stopping.context.messages;
     const shut = stopping.handleEvent({ type: 'ShutdownRequested' });
     expect(shut).toContainEqual({ type: 'Cancel', hook: true });
@@ -243,8 +249,7 @@ describe('compaction in pure mode', () => {
   });
 
   it('asks for the summary again when restored in the middle of it', () => {
-    const core = new AgentCore(SMALL);
-    fill(core, 6);
+    const core = compacting();
     const stored = JSON.parse(JSON.stringify(core.snapshot())) as ReturnType<AgentCore['snapshot']>;
     const restored = AgentCore.fromSnapshot(stored, SMALL);
     const resumed = restored.handleEvent({ type: 'Resume' });

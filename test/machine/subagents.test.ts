@@ -5,8 +5,8 @@
  * agent that does not exist is answered at once; an interrupt cancels it like any call.
  */
 import { describe, expect, it } from 'vitest';
-import { type AgentAction, type AgentConfig, AgentCore } from '../../src/index.js';
-import { call, completed, toolOk, userInput } from '../support/events.js';
+import { type AgentConfig, AgentCore } from '../../src/index.js';
+import { actionsOf, call, completed, toolOk, userInput } from '../support/events.js';
 
 const CONFIG: AgentConfig = {
   tools: [{ name: 'read_file', mutating: false }],
@@ -18,16 +18,10 @@ const CONFIG: AgentConfig = {
 const task = (id: string, agent = 'reviewer') =>
   call(id, 'task', { agent, prompt: 'review src/a.ts', description: 'review a.ts' });
 
-function of<T extends AgentAction['type']>(actions: AgentAction[], type: T) {
-  return actions.filter((action) => action.type === type) as Array<
-    Extract<AgentAction, { type: T }>
-  >;
-}
-
 describe('subagents in pure mode', () => {
   it('offers the task tool, naming each agent', () => {
     const core = new AgentCore(CONFIG);
-    const [send] = of(core.handleEvent(userInput('review it')), 'SendLlmRequest');
+    const [send] = actionsOf(core.handleEvent(userInput('review it')), 'SendLlmRequest');
     const tool = send!.request.tools?.find((definition) => definition.name === 'task');
     expect(tool?.description).toContain('- reviewer: Reviews code');
     expect(tool?.input_schema).toMatchObject({ properties: { agent: { enum: ['reviewer'] } } });
@@ -39,14 +33,14 @@ describe('subagents in pure mode', () => {
     const actions = core.handleEvent(
       completed('Two reviews.', [task('t1'), task('t2'), call('t3', 'read_file', { path: 'a' })]),
     );
-    const started = of(actions, 'StartSubagent');
+    const started = actionsOf(actions, 'StartSubagent');
     expect(started.map((action) => action.call.id)).toEqual(['t1', 't2']);
     expect(started[0]).toMatchObject({
       task: { agent: 'reviewer', prompt: 'review src/a.ts', description: 'review a.ts' },
       spec: { system: 'You review.' },
       permissionMode: null,
     });
-    expect(of(actions, 'ExecuteTools')[0]?.calls.map((c) => c.id)).toEqual(['t3']);
+    expect(actionsOf(actions, 'ExecuteTools')[0]?.calls.map((c) => c.id)).toEqual(['t3']);
     expect(core.snapshot().state).toBe('ExecutingTools');
     expect(core.stateValue).toMatchObject({ ExecutingTools: { Subagents: 'Running' } });
 
@@ -71,7 +65,7 @@ describe('subagents in pure mode', () => {
       outcome: { status: 'success', output: 'one race in a.ts' },
       usage: used,
     });
-    expect(of(after, 'SendLlmRequest')).toHaveLength(1);
+    expect(actionsOf(after, 'SendLlmRequest')).toHaveLength(1);
     expect(core.context.usage).toMatchObject({ input_tokens: 200, output_tokens: 80, calls: 1 });
     expect(core.context.turn.usage.output_tokens).toBe(80);
     const results = core.context.messages.at(-1)!;
@@ -82,9 +76,48 @@ describe('subagents in pure mode', () => {
     const core = new AgentCore(CONFIG);
     core.handleEvent(userInput('review it'));
     const actions = core.handleEvent(completed(null, [task('t1', 'nobody')]));
-    expect(of(actions, 'StartSubagent')).toEqual([]);
-    expect(of(actions, 'SendLlmRequest')).toHaveLength(1);
+    expect(actionsOf(actions, 'StartSubagent')).toEqual([]);
+    expect(actionsOf(actions, 'SendLlmRequest')).toHaveLength(1);
     expect(JSON.stringify(core.context.messages.at(-1))).toContain('agent must be one of reviewer');
+  });
+
+  it('starts an approved task with the person’s edited input, and answers an invalid edit at once', () => {
+    // The preToolUse hook asks a person about the task call; the person edits its input.
+    const asked = (): AgentCore => {
+      const core = new AgentCore({ ...CONFIG, hooks: { preToolUse: true } });
+      core.handleEvent(userInput('review it'));
+      core.handleEvent(completed(null, [task('t1')]));
+      const asking = core.handleEvent({
+        type: 'PreToolUseDecision',
+        callId: 't1',
+        decision: 'ask',
+      });
+      expect(actionsOf(asking, 'RequestApproval').map((action) => action.call.id)).toEqual(['t1']);
+      return core;
+    };
+    const narrowed = { agent: 'reviewer', prompt: 'review only f()', description: 'review f' };
+    const started = asked().handleEvent({
+      type: 'ToolApproval',
+      callId: 't1',
+      decision: 'allow',
+      input: narrowed,
+    });
+    expect(actionsOf(started, 'StartSubagent')).toMatchObject([{ task: narrowed }]);
+    expect(actionsOf(started, 'ExecuteTools')).toEqual([]);
+
+    const invalid = asked();
+    const answered = invalid.handleEvent({
+      type: 'ToolApproval',
+      callId: 't1',
+      decision: 'allow',
+      input: { agent: 'nobody', prompt: 'x', description: 'x' },
+    });
+    expect(actionsOf(answered, 'StartSubagent')).toEqual([]);
+    expect(actionsOf(answered, 'ExecuteTools')).toEqual([]);
+    expect(actionsOf(answered, 'SendLlmRequest')).toHaveLength(1);
+    expect(JSON.stringify(invalid.context.messages.at(-1))).toContain(
+      'agent must be one of reviewer',
+    );
   });
 
   it('cancels a running subagent on an interrupt, and refuses a malformed usage', () => {

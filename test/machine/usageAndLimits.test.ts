@@ -14,11 +14,7 @@ import {
   findTranscriptViolations,
   type LlmResponse,
 } from '../../src/index.js';
-
-const input = (content: string): AgentEvent => ({
-  type: 'UserInput',
-  message: { role: 'user', content },
-});
+import { actionsOf, userInput } from '../support/events.js';
 
 let nextId = 0;
 /** A response calling `read_file` once (or answering in text), with the usage given. */
@@ -56,13 +52,11 @@ function runTools(core: AgentCore): AgentAction[] {
 }
 
 const readOnly: AgentConfig['tools'] = [{ name: 'read_file', mutating: false }];
-const ofType = <T extends AgentAction['type']>(actions: AgentAction[], type: T) =>
-  actions.filter((action): action is Extract<AgentAction, { type: T }> => action.type === type);
 
 describe('usage and cost', () => {
   it('sums every call, the turn and the session, cache tokens included, priced from the list', () => {
     const core = new AgentCore({ tools: readOnly });
-    core.handleEvent(input('read it'));
+    core.handleEvent(userInput('read it'));
     const cached = {
       input_tokens: 2_000,
       output_tokens: 300,
@@ -74,7 +68,7 @@ describe('usage and cost', () => {
     );
     // $3 / $15 per million, cache writes ×1.25, reads ×0.1.
     const callCost = (2_000 * 3 + 300 * 15 + 10_000 * 3.75 + 50_000 * 0.3) / 1e6;
-    expect(ofType(first, 'UsageReported')).toEqual([
+    expect(actionsOf(first, 'UsageReported')).toEqual([
       {
         type: 'UsageReported',
         model: 'claude-sonnet-4-5-20250929',
@@ -89,7 +83,7 @@ describe('usage and cost', () => {
     expect(core.context.turn.usage).toMatchObject({ calls: 2, input_tokens: 3_000 });
     expect(core.context.turn.usage.costUsd).toBeCloseTo(callCost + secondCost, 12);
 
-    core.handleEvent(input('again'));
+    core.handleEvent(userInput('again'));
     expect(core.context.turn.usage).toMatchObject({ calls: 0, costUsd: 0, input_tokens: 0 });
     core.handleEvent(response({ model: 'claude-sonnet-4-5-20250929' }));
     expect(core.context.turn.usage).toMatchObject({ calls: 1, input_tokens: 1_000 });
@@ -102,12 +96,12 @@ describe('usage and cost', () => {
       model: 'my-proxy-model',
       pricing: { 'my-proxy-model': { input: 1, output: 2, cacheWrite: 0, cacheRead: 0 } },
     });
-    priced.handleEvent(input('hi'));
+    priced.handleEvent(userInput('hi'));
     priced.handleEvent(response());
     expect(priced.context.usage.costUsd).toBeCloseTo((1_000 * 1 + 100 * 2) / 1e6, 12);
 
     const unpriced = new AgentCore({ model: 'my-proxy-model' });
-    unpriced.handleEvent(input('hi'));
+    unpriced.handleEvent(userInput('hi'));
     const [, reported] = unpriced.handleEvent(response());
     expect(reported).toMatchObject({ type: 'UsageReported', call: { costUsd: null } });
     expect(unpriced.context.usage).toMatchObject({ calls: 1, costUsd: null, input_tokens: 1_000 });
@@ -130,7 +124,7 @@ describe('usage and cost', () => {
       calls: 0,
       costUsd: null,
     });
-    restored.handleEvent(input('hi'));
+    restored.handleEvent(userInput('hi'));
     restored.handleEvent(response());
     expect(restored.context.usage.input_tokens).toBe(1_007);
     expect(restored.context.turn.usage.calls).toBe(1);
@@ -149,7 +143,7 @@ describe('usage and cost', () => {
 describe('a budget on a session whose spending is unknown', () => {
   it('is refused on restore rather than never reached', () => {
     const unpriced = new AgentCore();
-    unpriced.handleEvent(input('hi'));
+    unpriced.handleEvent(userInput('hi'));
     unpriced.handleEvent(response());
     expect(unpriced.context.usage.costUsd).toBeNull();
     const snapshot = unpriced.snapshot();
@@ -167,9 +161,9 @@ describe('maxTurns', () => {
   /** Feeds a model that calls a tool in every response until the chart stops asking. */
   function runaway(config: AgentConfig): { core: AgentCore; calls: number; last: AgentAction[] } {
     const core = new AgentCore({ tools: readOnly, ...config });
-    let actions = core.handleEvent(input('go'));
+    let actions = core.handleEvent(userInput('go'));
     let calls = 0;
-    while (ofType(actions, 'SendLlmRequest').length > 0 && calls < 1_000) {
+    while (actionsOf(actions, 'SendLlmRequest').length > 0 && calls < 1_000) {
       calls++;
       core.handleEvent(response({ tool: true }));
       actions = runTools(core);
@@ -181,17 +175,17 @@ describe('maxTurns', () => {
     const { core, calls, last } = runaway({ maxTurns: 3 });
     expect(calls).toBe(3);
     expect(core.state).toBe('WaitingForUserInput');
-    expect(ofType(last, 'DisplayError')).toEqual([
+    expect(actionsOf(last, 'DisplayError')).toEqual([
       {
         type: 'DisplayError',
         message:
           'Stopped: this turn made 3 model calls, the most maxTurns (3) allows; the last tool calls were answered. Send a message to go on.',
       },
     ]);
-    expect(ofType(last, 'WaitForInput')).toHaveLength(1);
+    expect(actionsOf(last, 'WaitForInput')).toHaveLength(1);
     expect(findTranscriptViolations(core.context.messages)).toEqual([]);
     // A new turn has its own count.
-    expect(ofType(core.handleEvent(input('go on')), 'SendLlmRequest')).toHaveLength(1);
+    expect(actionsOf(core.handleEvent(userInput('go on')), 'SendLlmRequest')).toHaveLength(1);
   });
 
   it(`stops at ${DEFAULT_MAX_TURNS} calls by default, and never with null`, () => {
@@ -201,11 +195,11 @@ describe('maxTurns', () => {
 
   it('delivers input queued during the stopped turn, which starts the next one', () => {
     const core = new AgentCore({ tools: readOnly, maxTurns: 1 });
-    core.handleEvent(input('first'));
-    core.handleEvent(input('second, while busy'));
+    core.handleEvent(userInput('first'));
+    core.handleEvent(userInput('second, while busy'));
     core.handleEvent(response({ tool: true }));
     const actions = runTools(core);
-    expect(ofType(actions, 'DisplayError')[0]?.message).toMatch(/maxTurns \(1\)/);
+    expect(actionsOf(actions, 'DisplayError')[0]?.message).toMatch(/maxTurns \(1\)/);
     expect(core.state).toBe('CallingLlm');
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'second, while busy' });
     expect(findTranscriptViolations(core.context.messages)).toEqual([]);
@@ -213,7 +207,7 @@ describe('maxTurns', () => {
 
   it('lets the post-tools hook run before the turn stops, and reports a failed one', () => {
     const core = new AgentCore({ tools: [{ name: 'edit_file', mutating: true }], maxTurns: 1 });
-    core.handleEvent(input('edit'));
+    core.handleEvent(userInput('edit'));
     core.handleEvent({
       type: 'LlmCompleted',
       response: {
@@ -229,17 +223,17 @@ describe('maxTurns', () => {
       callId: 'toolu_e',
       outcome: { status: 'success', output: 'edited' },
     });
-    expect(ofType(ran, 'RunPostToolsHook')).toHaveLength(1);
+    expect(actionsOf(ran, 'RunPostToolsHook')).toHaveLength(1);
     const after = core.handleEvent({
       type: 'PostToolsHookCompleted',
       actionTaken: false,
       error: 'git: index.lock exists',
     });
-    expect(ofType(after, 'DisplayError').map((action) => action.message)).toEqual([
+    expect(actionsOf(after, 'DisplayError').map((action) => action.message)).toEqual([
       'The post-tools hook failed and was skipped: git: index.lock exists',
       expect.stringMatching(/^Stopped: this turn made 1 model calls/),
     ]);
-    expect(ofType(after, 'SendLlmRequest')).toEqual([]);
+    expect(actionsOf(after, 'SendLlmRequest')).toEqual([]);
     expect(core.state).toBe('WaitingForUserInput');
   });
 });
@@ -252,23 +246,23 @@ describe('maxBudgetUsd', () => {
 
   it('stops the turn once the session has spent it, and calls the model for no later input', () => {
     const core = new AgentCore({ tools: readOnly, pricing, maxBudgetUsd: 0.01 });
-    let actions = core.handleEvent(input('go'));
+    let actions = core.handleEvent(userInput('go'));
     let calls = 0;
-    while (ofType(actions, 'SendLlmRequest').length > 0) {
+    while (actionsOf(actions, 'SendLlmRequest').length > 0) {
       calls++;
       core.handleEvent(response({ tool: true }));
       actions = runTools(core);
     }
     expect(calls).toBe(3); // $0.0045, $0.009, then $0.0135 ≥ $0.01
-    expect(ofType(actions, 'DisplayError').map((action) => action.message)).toEqual([
+    expect(actionsOf(actions, 'DisplayError').map((action) => action.message)).toEqual([
       'Stopped: the session has spent $0.0135 on model calls, its maxBudgetUsd ($0.0100); the model was not called. Raise maxBudgetUsd to go on.',
     ]);
     expect(findTranscriptViolations(core.context.messages)).toEqual([]);
 
-    const later = core.handleEvent(input('one more thing'));
-    expect(ofType(later, 'SendLlmRequest')).toEqual([]);
-    expect(ofType(later, 'DisplayError')).toHaveLength(1);
-    expect(ofType(later, 'WaitForInput')).toHaveLength(1);
+    const later = core.handleEvent(userInput('one more thing'));
+    expect(actionsOf(later, 'SendLlmRequest')).toEqual([]);
+    expect(actionsOf(later, 'DisplayError')).toHaveLength(1);
+    expect(actionsOf(later, 'WaitForInput')).toHaveLength(1);
     // Nothing lost: the input is in the transcript.
     expect(core.context.messages.at(-1)).toEqual({ role: 'user', content: 'one more thing' });
     expect(core.state).toBe('WaitingForUserInput');
@@ -276,19 +270,19 @@ describe('maxBudgetUsd', () => {
 
   it('takes queued input into the transcript once it is spent, each with its message', () => {
     const core = new AgentCore({ tools: readOnly, pricing, maxBudgetUsd: 0.004 });
-    core.handleEvent(input('first'));
-    core.handleEvent(input('queued 1'));
-    core.handleEvent(input('queued 2'));
+    core.handleEvent(userInput('first'));
+    core.handleEvent(userInput('queued 1'));
+    core.handleEvent(userInput('queued 2'));
     const actions = core.handleEvent(response({ tool: true }));
     const rest = runTools(core);
-    expect(ofType([...actions, ...rest], 'SendLlmRequest')).toEqual([]);
-    expect(ofType(rest, 'DisplayError')).toHaveLength(3);
+    expect(actionsOf([...actions, ...rest], 'SendLlmRequest')).toEqual([]);
+    expect(actionsOf(rest, 'DisplayError')).toHaveLength(3);
     expect(core.context.queue).toEqual([]);
     expect(core.context.messages.slice(-2)).toEqual([
       { role: 'user', content: 'queued 1' },
       { role: 'user', content: 'queued 2' },
     ]);
-    expect(ofType(rest, 'WaitForInput')).toHaveLength(1);
+    expect(actionsOf(rest, 'WaitForInput')).toHaveLength(1);
   });
 
   it('needs a price for the model, and refuses limits that cannot be', () => {

@@ -2,48 +2,19 @@
  * The session host: sessions load on their first event, go on after leaving memory, and a
  * restarted host (a new process, here a new host on the same SQLite file) loses nothing.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgentHost, createSqliteSessionStore, type AgentHost } from '../../src/index.js';
-import type { SessionStore } from '../../src/persistence/sessionStore.js';
-import { type MessagesApiServer, reply, startMessagesApiServer } from '../../src/testing/index.js';
+import { describe, expect, it } from 'vitest';
+import { createAgentHost, type AgentHost } from '../../src/index.js';
+import { reply } from '../../src/testing/index.js';
+import { useHostSessions } from '../support/hostSessions.js';
 
-let directory: string;
-let store: SessionStore;
-let server: MessagesApiServer;
-const hosts: AgentHost[] = [];
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'agent-host-'));
-  store = createSqliteSessionStore({ path: join(directory, 'sessions.db') });
-  // Each answer names what it answers, so several sessions can share one model.
-  server = await startMessagesApiServer({
-    script: (request) => {
-      const last = request.messages.at(-1);
-      return reply(`you said: ${typeof last?.content === 'string' ? last.content : '?'}`);
-    },
-  });
+// Each answer names what it answers, so several sessions can share one model.
+const sessions = useHostSessions('agent-host-', (request) => {
+  const last = request.messages.at(-1);
+  return reply(`you said: ${typeof last?.content === 'string' ? last.content : '?'}`);
 });
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((host) => host.close()));
-  await server.close();
-  await store.close();
-  await rm(directory, { recursive: true, force: true });
-});
-
-function host(idleMs = 60_000): AgentHost {
-  const created = createAgentHost({
-    store,
-    idleMs,
-    workspace: directory,
-    autoCommit: false,
-    anthropic: { baseURL: server.baseURL, apiKey: 'test-key' },
-  });
-  hosts.push(created);
-  return created;
-}
+const { host, hosts } = sessions;
 
 async function idle(h: AgentHost, sessionId: string): Promise<void> {
   await (await h.agent(sessionId)).waitUntilIdle({ timeoutMs: 10_000 });
@@ -51,6 +22,8 @@ async function idle(h: AgentHost, sessionId: string): Promise<void> {
 
 describe('an agent host', () => {
   it('makes the built-in tools once for all its sessions: the sandbox is probed once, not per session', async () => {
+    const { store, directory } = sessions.temp;
+    const server = sessions.server();
     // A bwrap first on PATH that counts its runs (the probe's among them) and succeeds.
     const bin = join(directory, 'bin');
     const runs = join(directory, 'bwrap-runs');
@@ -76,6 +49,8 @@ describe('an agent host', () => {
   });
 
   it('gives each session the options sessionOptions names for it, over the shared ones', async () => {
+    const { store, directory } = sessions.temp;
+    const server = sessions.server();
     const h = createAgentHost({
       store,
       workspace: directory,
@@ -129,7 +104,7 @@ describe('an agent host', () => {
     const after = host();
     await after.send('alice', 'do you?');
     await idle(after, 'alice');
-    const sent = server.requests.at(-1)?.body.messages ?? [];
+    const sent = sessions.server().requests.at(-1)?.body.messages ?? [];
     expect(sent.map((message) => message.content)).toEqual([
       'remember me',
       [{ type: 'text', text: 'you said: remember me' }],

@@ -4,7 +4,7 @@
  * transcript again (its start changed, and every later message moved), and a reopened session
  * reads only what the active transcript needs — never the part that was summarised away.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type AgentAction,
   type AgentConfig,
@@ -17,6 +17,7 @@ import {
 } from '../../src/index.js';
 import { SessionCore } from '../../src/persistence/sessionCore.js';
 import type { SessionStore, StoredEntry } from '../../src/persistence/sessionStore.js';
+import { useStoreUnderTest, type StoreUnderTest } from './sessionStoreConformance.js';
 
 /** A small context window, so a few turns of about a thousand characters fill it. */
 export const COMPACTING_CONFIG: AgentConfig = {
@@ -153,21 +154,12 @@ const eventTypes = (entries: StoredEntry[]) =>
  * The store under test: `open` gives a fresh one for each test, `cleanup` runs after it (the
  * store is closed first).
  */
-export interface CompactedStoreSubject {
-  open(): Promise<SessionStore>;
-  cleanup?(): Promise<void>;
-}
+export type CompactedStoreSubject = Pick<StoreUnderTest, 'open' | 'cleanup'>;
 
 export function describeCompactedSession(name: string, subject: CompactedStoreSubject): void {
   describe(`${name}: a compacted session`, () => {
     let store: SessionStore;
-    beforeEach(async () => {
-      store = await subject.open();
-    });
-    afterEach(async () => {
-      await store.close();
-      await subject.cleanup?.();
-    });
+    useStoreUnderTest(subject, (opened) => (store = opened));
 
     const open = () => SessionCore.open(store, 'c', { config: COMPACTING_CONFIG });
 

@@ -6,21 +6,9 @@
  * the last), and a new process resumes the session and finishes the turn. Run on SQLite, and on
  * PostgreSQL when a server can be started.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  type AgentContext,
-  AgentCore,
-  type AgentDiagnostic,
-  type AgentStateValue,
-  findTranscriptViolations,
-  type Message,
-  type StoredEntry,
-  SUMMARY_HEADING,
-} from '../../src/index.js';
+import { findTranscriptViolations, type Message, SUMMARY_HEADING } from '../../src/index.js';
 import { createPostgresSessionStore } from '../../src/persistence/postgresSessionStore.js';
 import { SessionCore } from '../../src/persistence/sessionCore.js';
 import type { SessionStore, StoredSession } from '../../src/persistence/sessionStore.js';
@@ -36,67 +24,31 @@ import {
   INPUT,
   SUMMARY,
 } from './compaction/compactionTurn.js';
-import { countEvents, durableView } from './logChecks.js';
+import {
+  type ChildResult as CrashChildResult,
+  inBatches,
+  runChild,
+  useTempDirectories,
+} from './crash/childRuns.js';
+import { countEvents, durableView, replayLog } from './logChecks.js';
 
 const installation = inject('postgresInstallation');
 const CONFIG = { compaction: COMPACTION };
 
-interface ChildResult {
-  messages: Message[];
-  writes: string[];
-  state: string;
-  stateValue: AgentStateValue;
-  context: AgentContext;
-  log: StoredEntry[];
+interface ChildResult extends CrashChildResult {
   loaded: StoredSession;
 }
 
 let childScript = '';
-const directories: string[] = [];
 beforeAll(async () => {
   const directory = await bundleChild('compaction-crash', [
     'test/persistence/compaction/compactionChild.ts',
   ]);
   childScript = join(directory, 'compactionChild.mjs');
 });
-afterAll(async () => {
-  await Promise.all(
-    directories.map((directory) => rm(directory, { recursive: true, force: true })),
-  );
-});
+const tempDirectory = useTempDirectories('compaction-crash-');
 
-async function inBatches<T>(
-  items: T[],
-  size: number,
-  each: (item: T) => Promise<void>,
-): Promise<void> {
-  for (let start = 0; start < items.length; start += size) {
-    await Promise.all(items.slice(start, start + size).map(each));
-  }
-}
-
-function child(
-  settings: Record<string, unknown>,
-): Promise<{ signal: string | null; result?: ChildResult; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const process_ = spawn(process.execPath, [childScript, JSON.stringify(settings)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    process_.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    process_.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    process_.on('error', reject);
-    process_.on('close', (code, signal) => {
-      if (signal === null && code !== 0) {
-        reject(new Error(`the child exited with ${code}: ${stderr}`));
-        return;
-      }
-      const line = stdout.trim().split('\n').at(-1);
-      resolve({ signal, stderr, ...(line ? { result: JSON.parse(line) as ChildResult } : {}) });
-    });
-  });
-}
+const child = (settings: Record<string, unknown>) => runChild<ChildResult>(childScript, settings);
 
 /** Where the sessions of one store live, and how a test process opens it. */
 interface StoreKind {
@@ -111,8 +63,7 @@ interface StoreKind {
  * (stored before any process touches it), and a model server.
  */
 async function world(kind: StoreKind, sessionId: string) {
-  const directory = await mkdtemp(join(tmpdir(), 'compaction-crash-'));
-  directories.push(directory);
+  const directory = await tempDirectory();
   const store = kind.setting(directory);
   const seeding = kind.open(store);
   await SessionCore.open(seeding, sessionId, { config: CONFIG, messages: history() });
@@ -131,14 +82,9 @@ function expectFinished(result: ChildResult, reference: Message[], where: string
   expect(findTranscriptViolations(result.messages), where).toEqual([]);
   expect(result.context.window.compactions, where).toBe(1);
   // The log, replayed from its first entry on the seeded history, reaches the same chart.
-  const refused: AgentDiagnostic[] = [];
-  const replay = new AgentCore(CONFIG, {
-    messages: history(),
-    onDiagnostic: (diagnostic) => refused.push(diagnostic),
-  });
-  for (const entry of result.log) if (entry.kind === 'event') replay.handleEvent(entry.data);
-  expect(refused, where).toEqual([]);
-  expect(durableView(replay), where).toEqual(durableView(result));
+  const replayed = replayLog(result.log, CONFIG, history());
+  expect(replayed.refused, where).toEqual([]);
+  expect(durableView(replayed.core), where).toEqual(durableView(result));
   // The stored checkpoint covers the active transcript, not the history it replaced.
   expect(result.loaded.checkpoint?.messageCount, where).toBe(reference.length);
   expect(result.loaded.transcript, where).toHaveLength(reference.length);

@@ -7,24 +7,19 @@
  * right after it and a new process resumes the session and finishes the turn. Every run's log,
  * replayed from its first entry, reaches the chart its last process reached.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentConfig,
-  type AgentContext,
-  type AgentStateValue,
   createToolRegistry,
   findTranscriptViolations,
   type Message,
-  type StoredEntry,
   type ToolResultBlock,
 } from '../../src/index.js';
 import { type MessagesApiServer, startMessagesApiServer } from '../../src/testing/index.js';
+import { bundleChild } from '../support/bundleChild.js';
+import { type ChildResult, inBatches, runChild, useTempDirectories } from './crash/childRuns.js';
 import { INPUT, KEPT_TEXT, noteModel, noteTools, noteWorkspace, SECOND } from './crash/noteTurn.js';
 import {
   countEvents,
@@ -34,45 +29,17 @@ import {
   streamsKeptBefore,
 } from './logChecks.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-/** The child bundled once, so each of the many processes starts in a fraction of a second. */
-const CHILD = join(
-  HERE,
-  '..',
-  '..',
-  'node_modules',
-  '.cache',
-  'agent-statechart-tests',
-  'crashChild.mjs',
-);
 const UNKNOWN =
   'interrupted: the process stopped while this call was running; it may or may not have taken effect';
-const directories: string[] = [];
+/** The child bundled once, so each of the many processes starts in a fraction of a second. */
+let childScript = '';
 beforeAll(async () => {
-  await build({
-    entryPoints: [join(HERE, 'crash', 'crashChild.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile: CHILD,
-    logLevel: 'error',
-  });
+  const directory = await bundleChild('crash-resume', ['test/persistence/crash/crashChild.ts']);
+  childScript = join(directory, 'crashChild.mjs');
 });
-afterAll(async () => {
-  await Promise.all(
-    directories.map((directory) => rm(directory, { recursive: true, force: true })),
-  );
-});
+const tempDirectory = useTempDirectories('crash-');
 
-interface ChildResult {
-  messages: Message[];
-  writes: string[];
-  state: string;
-  stateValue: AgentStateValue;
-  context: AgentContext;
-  log: StoredEntry[];
-}
+const child = (settings: Record<string, unknown>) => runChild(childScript, settings);
 
 /** The chart's configuration in the child, as far as the chart's transitions read it. */
 const CONFIG: AgentConfig = {
@@ -104,8 +71,7 @@ interface World {
 }
 
 async function world(): Promise<World> {
-  const directory = await mkdtemp(join(tmpdir(), 'crash-'));
-  directories.push(directory);
+  const directory = await tempDirectory();
   const workspace = join(directory, 'workspace');
   const sideFile = await noteWorkspace(workspace);
   const server = await startMessagesApiServer({ script: noteModel() });
@@ -121,29 +87,6 @@ async function world(): Promise<World> {
       sessionId: 'crash-test',
     },
   };
-}
-
-function child(
-  settings: Record<string, unknown>,
-): Promise<{ signal: string | null; result?: ChildResult; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const process_ = spawn(process.execPath, [CHILD, JSON.stringify(settings)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    process_.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    process_.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    process_.on('error', reject);
-    process_.on('close', (code, signal) => {
-      if (signal === null && code !== 0) {
-        reject(new Error(`the child exited with ${code}: ${stderr}`));
-        return;
-      }
-      const line = stdout.trim().split('\n').at(-1);
-      resolve({ signal, stderr, ...(line ? { result: JSON.parse(line) as ChildResult } : {}) });
-    });
-  });
 }
 
 function sideLines(text: string): string[] {
@@ -174,16 +117,6 @@ function appendResultOf(messages: Message[]): ToolResultBlock | undefined {
       (block): block is ToolResultBlock =>
         block.type === 'tool_result' && block.tool_use_id === 'toolu_append',
     );
-}
-
-async function inBatches<T>(
-  items: T[],
-  size: number,
-  each: (item: T) => Promise<void>,
-): Promise<void> {
-  for (let start = 0; start < items.length; start += size) {
-    await Promise.all(items.slice(start, start + size).map(each));
-  }
 }
 
 describe('a session killed at every durable write', () => {

@@ -37,15 +37,20 @@ export function durableView(chart: { stateValue: AgentStateValue; context: Agent
 }
 
 /**
- * Every event of `entries`, from the first, fed to a new chart in pure mode: the chart it
- * reaches, and what it refused (a log holds only events the chart took, so nothing should be).
+ * Every event of `entries`, from the first, fed to a new chart in pure mode (on `messages`, the
+ * history the session was opened with): the chart it reaches, and what it refused (a log holds
+ * only events the chart took, so nothing should be).
  */
 export function replayLog(
   entries: readonly StoredEntry[],
   config: AgentConfig,
+  messages?: Message[],
 ): { core: AgentCore; refused: AgentDiagnostic[] } {
   const refused: AgentDiagnostic[] = [];
-  const core = new AgentCore(config, { onDiagnostic: (diagnostic) => refused.push(diagnostic) });
+  const core = new AgentCore(config, {
+    ...(messages === undefined ? {} : { messages }),
+    onDiagnostic: (diagnostic) => refused.push(diagnostic),
+  });
   for (const entry of entries) if (entry.kind === 'event') core.handleEvent(entry.data);
   return { core, refused };
 }

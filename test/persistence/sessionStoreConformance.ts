@@ -20,6 +20,26 @@ export interface StoreUnderTest {
   cleanup?(): Promise<void>;
 }
 
+/**
+ * Registers the hooks that open `subject`'s store before each test and, after it, close it and
+ * clean up; `opened` is told each test's store.
+ */
+export function useStoreUnderTest(
+  subject: Pick<StoreUnderTest, 'open' | 'cleanup'>,
+  opened: (store: SessionStore) => void,
+): void {
+  let store: SessionStore | undefined;
+  beforeEach(async () => {
+    store = await subject.open();
+    opened(store);
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await subject.cleanup?.();
+  });
+}
+
 const header = (sessionId: string, createdAt = 1_000) => ({
   sessionId,
   chartVersion: 'chart-1',
@@ -38,13 +58,7 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<void
 export function describeSessionStore(name: string, subject: StoreUnderTest): void {
   describe(`${name} (session store conformance)`, () => {
     let store: SessionStore;
-    beforeEach(async () => {
-      store = await subject.open();
-    });
-    afterEach(async () => {
-      await store.close();
-      await subject.cleanup?.();
-    });
+    useStoreUnderTest(subject, (opened) => (store = opened));
 
     it('creates a session with an empty log, and refuses to create it twice', async () => {
       await store.create({ ...header('s1'), metadata: { title: 'First' } });

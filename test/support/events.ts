@@ -9,6 +9,16 @@ import type {
   ToolCall,
 } from '../../src/index.js';
 
+/** The actions of one type, narrowed. */
+export function actionsOf<T extends AgentAction['type']>(
+  actions: readonly AgentAction[],
+  type: T,
+): Array<Extract<AgentAction, { type: T }>> {
+  return actions.filter(
+    (action): action is Extract<AgentAction, { type: T }> => action.type === type,
+  );
+}
+
 export const userInput = (content: string): AgentEvent => ({
   type: 'UserInput',
   message: { role: 'user', content },

@@ -169,10 +169,16 @@ function renderCompacted(agent, count, drops, room) {
   for (var k = 0; k < count; k++) {
     var compaction = agent.compactions[k];
     var before = compaction.before;
-    collectResults(before, compaction.from);
-    for (var i = compaction.from; i < compaction.summarised && i < before.length; i++) {
-      var position = compaction.base + i - compaction.from;
-      if (position < skip) continue;
+    var from = compactionFirst(k);
+    var base = compactionStart(agent, k);
+    // Message i of 'before' is message base + i - from of the history: the first one shown is
+    // the first not skipped.
+    var first = Math.max(from, from + skip - base);
+    var end = Math.min(compaction.summarised, before.length);
+    // The results of the calls shown: in the messages after them.
+    if (first < end) collectResults(before, first);
+    for (var i = first; i < end; i++) {
+      var position = base + i - from;
       renderDropsBefore(agent, drops, position);
       // Their calls ended long ago: what the page knows of them is in the results collected.
       var message = renderMessage(before[i], {});

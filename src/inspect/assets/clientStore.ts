@@ -150,16 +150,15 @@ function noteDrops(agent, step, context) {
 }
 
 // A compaction, with the transcript it replaced ('before', the context's own array: nothing is
-// copied) and where that transcript's messages stand in the whole history: its first message
-// that is one of the history ('from': after an earlier compaction, message 0 is that one's
-// summary) is message 'base' of the history, and the first kept message becomes message 'next'.
+// copied) and 'next', where its first kept message stands in the whole history. After an earlier
+// compaction, message 0 of 'before' is that one's summary, none of the history; its message 1 is
+// message 'next' of the earlier one (see compactionStart).
 function noteCompactions(agent, step, previous) {
   if (!Array.isArray(step.emitted)) return;
   step.emitted.forEach(function (action) {
     if (!action || action.type !== 'Compacted') return;
-    var last = agent.compactions[agent.compactions.length - 1];
-    var from = last ? 1 : 0;
-    var base = last ? last.next : 0;
+    var k = agent.compactions.length;
+    var from = compactionFirst(k);
     var summarised = typeof action.summarised === 'number' ? action.summarised : 0;
     agent.compactions.push({
       seq: step.seq,
@@ -168,11 +167,21 @@ function noteCompactions(agent, step, previous) {
       kept: action.kept,
       summary: typeof action.summary === 'string' ? action.summary : '',
       before: Array.isArray(previous.messages) ? previous.messages : [],
-      from: from,
-      base: base,
-      next: base + Math.max(0, summarised - from)
+      next: compactionStart(agent, k) + Math.max(0, summarised - from)
     });
   });
+}
+
+// The first message of the transcript the 'k'th compaction replaced that is one of the history:
+// after an earlier compaction, message 0 is that one's summary.
+function compactionFirst(k) {
+  return k > 0 ? 1 : 0;
+}
+
+// Where that message stands in the whole history: where the earlier compaction's kept messages
+// start.
+function compactionStart(agent, k) {
+  return k > 0 ? agent.compactions[k - 1].next : 0;
 }
 
 // Where message 'index' of the transcript stands in the whole history, after the agent's first

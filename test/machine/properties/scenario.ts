@@ -35,6 +35,9 @@ import {
   type ToolSpec,
 } from '../../../src/index.js';
 
+/** The actions of one type, narrowed (the property tests read it from here). */
+export { actionsOf } from '../../support/events.js';
+
 // ─── configurations ──────────────────────────────────────────────────────────────────────────
 
 const PERMISSION_CHOICES: ReadonlyArray<PermissionConfig | undefined> = [
@@ -1095,16 +1098,6 @@ export function guard(config: AgentConfig, events: readonly Planned[], body: () 
   }
 }
 
-/** The actions of one type, narrowed. */
-export function actionsOf<T extends AgentAction['type']>(
-  actions: readonly AgentAction[],
-  type: T,
-): Array<Extract<AgentAction, { type: T }>> {
-  return actions.filter(
-    (action): action is Extract<AgentAction, { type: T }> => action.type === type,
-  );
-}
-
 /**
  * What entering `CallingLlm` starts: the request (`SendLlmRequest`), or, when it would pass the
  * compaction threshold, the compaction it needs first (`RunPreCompactHook` with the `preCompact`
@@ -1125,6 +1118,19 @@ export function textOf(content: string | ContentBlock[]): string {
   return content
     .map((block) => (block.type === 'text' && 'text' in block ? block.text : ''))
     .join('');
+}
+
+/**
+ * Asserts that each kind of case a property counted in `seen` came more often than its minimum:
+ * often enough to mean something.
+ */
+export function expectOftenEnough<Kind extends string>(
+  seen: Record<Kind, number>,
+  minimums: Record<Kind, number>,
+): void {
+  for (const [kind, minimum] of Object.entries(minimums) as Array<[Kind, number]>) {
+    expect(seen[kind], kind).toBeGreaterThan(minimum);
+  }
 }
 
 /** Asserts that a refused event left everything as it was and was reported with `code`. */

@@ -18,6 +18,7 @@ import {
   actionsOf,
   compactionStage,
   configArb,
+  expectOftenEnough,
   isCheckingPrompt,
   isCheckingStop,
   lengthArb,
@@ -71,6 +72,10 @@ function inputText(message: Message | undefined): string | undefined {
 /** The user inputs a step took into the transcript: each starts a turn. */
 const promptsTaken = (step: StepRecord): Message[] =>
   step.contextAfter.messages.slice(step.contextBefore.messages.length).filter(isUserInputText);
+
+/** The errors a step showed that came from a hook. */
+const hookErrorsOf = (step: StepRecord) =>
+  actionsOf(step.actions, 'DisplayError').filter((shown) => shown.source === 'hook');
 
 /** The event a step fed, when it was valid and taken. */
 function takenEvent(step: StepRecord) {
@@ -131,9 +136,7 @@ describe('AgentCore properties: the hooks on a turn', () => {
           }
           const prompt = step.contextBefore.queue[0];
           const rest = step.contextBefore.queue.slice(1);
-          const hookErrors = actionsOf(step.actions, 'DisplayError').filter(
-            (shown) => shown.source === 'hook',
-          );
+          const hookErrors = hookErrorsOf(step);
           if (event.decision === 'block' && event.error === undefined) {
             seen.blocked++;
             expect(drops).toEqual([
@@ -193,12 +196,14 @@ describe('AgentCore properties: the hooks on a turn', () => {
       { numRuns: 200 },
     );
     // Every kind of answer, and the waits' other events, came often enough to mean something.
-    expect(seen.checks).toBeGreaterThan(300);
-    expect(seen.blocked).toBeGreaterThan(50);
-    expect(seen.noted).toBeGreaterThan(20);
-    expect(seen.failed).toBeGreaterThan(30);
-    expect(seen.resumed).toBeGreaterThan(5);
-    expect(seen.queuedBehind).toBeGreaterThan(10);
+    expectOftenEnough(seen, {
+      checks: 300,
+      blocked: 50,
+      noted: 20,
+      failed: 30,
+      resumed: 5,
+      queuedBehind: 10,
+    });
   });
 
   it('asks the stop hook exactly when a turn would end, and lets it have a turn go on at most once', () => {
@@ -262,9 +267,7 @@ describe('AgentCore properties: the hooks on a turn', () => {
             expect(asked).toEqual([]);
           }
           if (wasChecking && event?.type === 'StopDecision') {
-            const hookErrors = actionsOf(step.actions, 'DisplayError').filter(
-              (shown) => shown.source === 'hook',
-            );
+            const hookErrors = hookErrorsOf(step);
             const sends = actionsOf(step.actions, 'SendLlmRequest');
             if (event.decision === 'continue' && event.error === undefined) {
               // At most once a turn: the hook was not asked again after it had the turn go on.
@@ -312,12 +315,14 @@ describe('AgentCore properties: the hooks on a turn', () => {
       }),
       { numRuns: 150 },
     );
-    expect(seen.asked).toBeGreaterThan(100);
-    expect(seen.continued).toBeGreaterThan(25);
-    expect(seen.ended).toBeGreaterThan(25);
-    expect(seen.failed).toBeGreaterThan(15);
-    // Turns the hook had go on came to an end again, and turns ended at maxTurns.
-    expect(seen.notAskedAgain).toBeGreaterThan(6);
-    expect(seen.notAskedAtLimit).toBeGreaterThan(4);
+    expectOftenEnough(seen, {
+      asked: 100,
+      continued: 25,
+      ended: 25,
+      failed: 15,
+      // Turns the hook had go on came to an end again, and turns ended at maxTurns.
+      notAskedAgain: 6,
+      notAskedAtLimit: 4,
+    });
   });
 });

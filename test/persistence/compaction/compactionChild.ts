@@ -11,42 +11,25 @@
 import { createAgent } from '../../../src/index.js';
 import { createPostgresSessionStore } from '../../../src/persistence/postgresSessionStore.js';
 import { createSqliteSessionStore } from '../../../src/persistence/sqliteSessionStore.js';
-import type { SessionStore } from '../../../src/persistence/sessionStore.js';
+import { countingStore, type KillPoint, printWhenIdle } from '../crash/childSession.js';
 import { COMPACTION, INPUT } from './compactionTurn.js';
 
-interface Settings {
+interface Settings extends KillPoint {
   workspace: string;
   baseURL: string;
   sessionId: string;
   store: { sqlite: string } | { postgres: string; schema: string };
-  killBeforeWrite?: number;
-  killAfterWrite?: number;
 }
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
-const writes: string[] = [];
-
-function countingStore(store: SessionStore): SessionStore {
-  return {
-    ...store,
-    async append(sessionId, write) {
-      if (writes.length + 1 === settings.killBeforeWrite) process.kill(process.pid, 'SIGKILL');
-      await store.append(sessionId, write);
-      const entries = write.entries.map((entry) =>
-        entry.kind === 'started' ? `started ${entry.data.effect}` : entry.data.type,
-      );
-      writes.push([...entries, ...(write.checkpoint ? ['checkpoint'] : [])].join(' + '));
-      if (writes.length === settings.killAfterWrite) process.kill(process.pid, 'SIGKILL');
-    },
-  };
-}
-
 const where = settings.store;
-const store = countingStore(
+const counted = countingStore(
   'sqlite' in where
     ? createSqliteSessionStore({ path: where.sqlite, durability: 'normal' })
     : createPostgresSessionStore({ connectionString: where.postgres, schema: where.schema }),
+  settings,
 );
+const { store } = counted;
 const agent = createAgent({
   workspace: settings.workspace,
   tools: [],
@@ -66,17 +49,6 @@ const sent = log.some(
     entry.data.message.content === INPUT,
 );
 if (!sent) agent.send(INPUT);
-await agent.waitUntilIdle({ timeoutMs: 20_000 });
-await agent.recorded();
-const result = {
-  messages: agent.context.messages,
-  writes,
-  state: agent.state,
-  stateValue: agent.stateValue,
-  context: agent.context,
-  log: await store.entries(settings.sessionId),
+await printWhenIdle(agent, counted, settings.sessionId, async () => ({
   loaded: await store.load(settings.sessionId),
-};
-await agent.shutdown({ drain: true });
-await store.close();
-process.stdout.write(`${JSON.stringify(result)}\n`);
+}));

@@ -9,10 +9,10 @@
  */
 import { createAgent } from '../../../src/index.js';
 import { createSqliteSessionStore } from '../../../src/persistence/sqliteSessionStore.js';
-import type { SessionStore } from '../../../src/persistence/sessionStore.js';
+import { countingStore, type KillPoint, printWhenIdle } from './childSession.js';
 import { actAsThePerson, noteTools } from './noteTurn.js';
 
-interface Settings {
+interface Settings extends KillPoint {
   database: string;
   workspace: string;
   sideFile: string;
@@ -20,33 +20,12 @@ interface Settings {
   sessionId: string;
   /** Send this input once the session is open (the first process only). */
   input?: string;
-  /** Die just before the store takes this write (its work is done, nothing of it is stored). */
-  killBeforeWrite?: number;
-  /** Die just after this write is stored. */
-  killAfterWrite?: number;
 }
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
-const writes: string[] = [];
-
-/** The store, counting its writes, and dying just before or just after the chosen one. */
-function countingStore(store: SessionStore): SessionStore {
-  return {
-    ...store,
-    async append(sessionId, write) {
-      if (writes.length + 1 === settings.killBeforeWrite) process.kill(process.pid, 'SIGKILL');
-      await store.append(sessionId, write);
-      const entries = write.entries.map((entry) =>
-        entry.kind === 'started' ? `started ${entry.data.effect}` : entry.data.type,
-      );
-      writes.push([...entries, ...(write.checkpoint ? ['checkpoint'] : [])].join(' + '));
-      if (writes.length === settings.killAfterWrite) process.kill(process.pid, 'SIGKILL');
-    },
-  };
-}
-
-const store = countingStore(
+const counted = countingStore(
   createSqliteSessionStore({ path: settings.database, durability: 'normal' }),
+  settings,
 );
 const agent = createAgent({
   workspace: settings.workspace,
@@ -55,23 +34,11 @@ const agent = createAgent({
   permissions: { mode: 'default' },
   anthropic: { baseURL: settings.baseURL, apiKey: 'test-key' },
   retryDelayScale: 0.05,
-  store,
+  store: counted.store,
   sessionId: settings.sessionId,
 });
 actAsThePerson(agent);
 agent.on('error', ({ message }) => process.stderr.write(`agent error: ${message}\n`));
 await agent.ready;
 if (settings.input !== undefined) agent.send(settings.input);
-await agent.waitUntilIdle({ timeoutMs: 20_000 });
-await agent.recorded();
-const result = {
-  messages: agent.context.messages,
-  writes,
-  state: agent.state,
-  stateValue: agent.stateValue,
-  context: agent.context,
-  log: await store.entries(settings.sessionId),
-};
-await agent.shutdown({ drain: true });
-await store.close();
-process.stdout.write(`${JSON.stringify(result)}\n`);
+await printWhenIdle(agent, counted, settings.sessionId);
