@@ -77,7 +77,7 @@ function userMessage(message: string | Message): Message {
 }
 
 /** The text of the last assistant message among `messages`, or `''`. */
-function lastResponseText(messages: readonly Message[]): string {
+export function lastResponseText(messages: readonly Message[]): string {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
     if (message.role === 'assistant') return messageText(message);

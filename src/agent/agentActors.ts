@@ -152,6 +152,7 @@ export function agentActors(
           hub,
           children: settings.children,
           inFlight,
+          ...gate,
         });
     }
   };

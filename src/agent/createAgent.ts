@@ -34,7 +34,9 @@ import {
   type PermissionConfig,
   type PermissionMode,
   resolveConfig,
+  DEFAULT_SUBAGENT_DEPTH,
   type SubagentActorInput,
+  subagentScope,
   restoreMachineSnapshot,
   topStateOf,
 } from '../machine/index.js';
@@ -43,6 +45,9 @@ import {
   openSession,
   recordActor,
   type SessionStore,
+  type SubagentLink,
+  subagentLinkOf,
+  subagentSessionId,
 } from '../persistence/index.js';
 import {
   AgentTracer,
@@ -245,7 +250,8 @@ export interface CreateAgentOptions extends Omit<
    * Trace the agent with OpenTelemetry (needs the `@opentelemetry/api` package): `true` for the
    * global tracer provider, or options (a tracer, the agent's name, whether to record message
    * content). One `invoke_agent` span per turn, with `chat` and `execute_tool` spans under it;
-   * `gen_ai.conversation.id` is the `sessionId`. Off by default: nothing is loaded or traced.
+   * `gen_ai.conversation.id` is the `sessionId`. Subagents are traced too, each turn of one
+   * under its task call's `execute_tool` span. Off by default: nothing is loaded or traced.
    */
   telemetry?: boolean | TelemetryOptions;
 }
@@ -308,14 +314,20 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const { hooks, hookTimeoutMs } = options;
   const children: SubagentChildren = new Map();
   const inherited = inheritedOptions(options);
-  const startSubagent = (input: SubagentActorInput): Agent =>
-    createAgent(subagentOptions(inherited, input, registry.tools, workspace));
+  const { store, sessionId, sessionMetadata, telemetry } = options;
+  const tracer = tracerFor(telemetry, sessionId);
+  const startSubagent = (input: SubagentActorInput): Agent => {
+    const child = subagentOptions(inherited, input, registry.tools, workspace);
+    return createAgent({
+      ...child,
+      ...subagentSession(input, child, store, sessionId, sessionMetadata),
+      ...subagentTelemetry(input, tracer, telemetry, sessionId),
+    });
+  };
   // Replacements are provided to a chart of the agent's own (a machine among them persists its
   // snapshots its own way); the package's own actors run behind the shared chart's stand-ins.
   const ownChart =
     actors !== undefined && Object.values(actors).some((logic) => logic !== undefined);
-  const { store, sessionId, sessionMetadata } = options;
-  const tracer = tracerFor(options.telemetry, options.sessionId);
   // A mode the caller names wins over the one a reopened session was stored in (and is recorded
   // as the chart's own SetPermissionMode); without one, the session keeps its own.
   const askedMode = options.permissions?.mode;
@@ -472,9 +484,6 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   return announced(new Agent(shell, opened.then(start)));
 }
 
-/** Subagents may start subagents of their own this many levels down, by default. */
-const DEFAULT_SUBAGENT_DEPTH = 2;
-
 /** What of an agent's options its subagents start from (see {@link subagentOptions}). */
 type InheritedOptions = Pick<
   CreateAgentOptions,
@@ -508,7 +517,7 @@ function inheritedOptions(options: CreateAgentOptions): InheritedOptions {
 /**
  * The options of the child agent that runs a task: the task's spec over what the parent runs
  * with, never wider than it (its tools, rules and mode; its tool hooks), and the parent's agents
- * only while the depth allows.
+ * it has the tools for, while the depth allows (`subagentScope`).
  */
 function subagentOptions(
   parent: InheritedOptions,
@@ -518,22 +527,53 @@ function subagentOptions(
 ): CreateAgentOptions {
   const { spec } = input;
   const { agents, maxSubagentDepth, permissions, ...rest } = parent;
-  const depth = (maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH) - 1;
+  const levelsLeft = (maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH) - 1;
   const rules = permissions ?? DEFAULT_AGENT_PERMISSIONS;
+  const names = tools.map((tool) => tool.name);
+  const scope = subagentScope(spec, names, agents, levelsLeft);
   const child: CreateAgentOptions = {
     ...rest,
     workspace,
-    tools: tools.filter((tool) => spec.tools === undefined || spec.tools.includes(tool.name)),
+    tools: tools.filter((tool) => scope.tools.includes(tool.name)),
     permissions: { ...rules, mode: input.permissionMode ?? rules.mode },
   };
   if (spec.system !== undefined) child.system = spec.system;
   if (spec.model !== undefined) child.model = spec.model;
   if (spec.maxTurns !== undefined) child.maxTurns = spec.maxTurns;
-  if (depth > 0 && agents !== undefined) {
-    child.agents = agents;
-    child.maxSubagentDepth = depth;
+  if (scope.agents !== undefined) {
+    child.agents = scope.agents;
+    child.maxSubagentDepth = levelsLeft;
   }
   return child;
+}
+
+/**
+ * Where a stored session's subagent stores its own: the parent's store, under the id the parent's
+ * session and the task call make, with the parent's metadata and the link to it (a level below
+ * the parent's, in the mode the child starts in). An agent without a store keeps its subagents'
+ * sessions nowhere, as its own.
+ */
+function subagentSession(
+  input: SubagentActorInput,
+  child: CreateAgentOptions,
+  store: SessionStore | undefined,
+  parentSessionId: string | undefined,
+  metadata: Record<string, unknown> | undefined,
+): Pick<CreateAgentOptions, 'store' | 'sessionId' | 'sessionMetadata'> {
+  if (store === undefined || parentSessionId === undefined) return {};
+  const mode = child.permissions?.mode;
+  const link: SubagentLink = {
+    parentSessionId,
+    callId: input.call.id,
+    agent: input.task.agent,
+    depth: (subagentLinkOf(metadata)?.depth ?? 0) + 1,
+    ...(mode === undefined ? {} : { mode }),
+  };
+  return {
+    store,
+    sessionId: subagentSessionId(parentSessionId, input.call.id),
+    sessionMetadata: { ...metadata, subagent: link },
+  };
 }
 
 /** What a subagent runs with as its parent does, unless its spec says otherwise. */
@@ -585,6 +625,34 @@ function tracerFor(
     ...(sessionId === undefined ? {} : { conversationId: sessionId }),
     ...options,
   });
+}
+
+/**
+ * How a traced agent's subagent is traced: with its parent's tracer and `recordContent`, under
+ * its own name (its key in `agents`), the session it runs in (or would) as its conversation, and
+ * each turn of it a child of its task call's `execute_tool task` span, in the parent's trace. An
+ * agent not traced traces no subagent.
+ */
+function subagentTelemetry(
+  input: SubagentActorInput,
+  tracer: AgentTracer | undefined,
+  telemetry: CreateAgentOptions['telemetry'],
+  sessionId: string | undefined,
+): Pick<CreateAgentOptions, 'telemetry'> {
+  const parent = telemetryOptions(telemetry);
+  if (tracer === undefined || parent === undefined) return {};
+  const { conversationId = sessionId, agentName: _name, parentContext: _parent, ...kept } = parent;
+  const callId = input.call.id;
+  return {
+    telemetry: {
+      ...kept,
+      agentName: input.task.agent,
+      ...(conversationId === undefined
+        ? {}
+        : { conversationId: subagentSessionId(conversationId, callId) }),
+      parentContext: () => tracer.toolContext(callId),
+    },
+  };
 }
 
 /** A store and a session id go together. */

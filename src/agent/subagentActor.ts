@@ -5,19 +5,21 @@
  * notifications reach the parent's listeners tagged with where it stands in the tree of agents;
  * its approval requests are the parent's. An `AbortTool` event (an interrupt of the parent)
  * interrupts the child, which still answers with what it said so far; stopping the actor (a
- * shutdown of the parent) shuts the child down.
+ * shutdown of the parent) shuts the child down. A parent with a stored session stores each child's
+ * in the same store (see `subagentSessionId`), so a child resumes with its parent.
  */
 import { type EventObject, fromCallback } from 'xstate';
 import type { InFlightWork } from '../actors/index.js';
 import {
   type AgentEvent,
+  type BeforeEffect,
   errorMessage,
   errorOutcome,
   type SubagentActorInput,
   type ToolOutcome,
   type UsageTotals,
 } from '../machine/index.js';
-import type { Agent } from './agent.js';
+import { type Agent, lastResponseText } from './agent.js';
 import {
   FORWARDED_NOTIFICATIONS,
   type NotificationHub,
@@ -43,6 +45,8 @@ export interface SubagentActorOptions {
   hub: NotificationHub;
   children: SubagentChildren;
   inFlight?: InFlightWork;
+  /** Awaited before the child starts: a stored session records the task call as started. */
+  beforeStart?: BeforeEffect;
 }
 
 /**
@@ -55,19 +59,43 @@ export function createSubagentActor(options: SubagentActorOptions) {
   return fromCallback<EventObject, SubagentActorInput>(({ input, sendBack, receive }) => {
     const { call, task } = input;
     const ref: SubagentRef = { callId: call.id, agent: task.agent };
-    const child = options.startChild(input);
-    options.children.set(call.id, child);
+    let child: Agent | undefined;
+    let stops: Array<() => void> = [];
     let stopped = false;
     let interrupted = false;
-    const stops = forward(child, ref, options.hub);
     receive((event) => {
       if (event.type !== 'AbortTool') return;
       interrupted = true;
-      child.interrupt();
+      child?.interrupt();
     });
-    const work = child
-      .run(task.prompt)
-      .then(
+    const run = async (): Promise<{ outcome: ToolOutcome; usage?: UsageTotals }> => {
+      // A stored session records the task as started first, so the events before it (the
+      // response that asked for it) are stored before the child does anything.
+      try {
+        await options.beforeStart?.({
+          effect: 'tool',
+          callId: call.id,
+          name: call.name,
+          mutating: false,
+        });
+      } catch (error) {
+        return { outcome: errorOutcome(`not run: ${errorMessage(error)}`) };
+      }
+      if (stopped || interrupted) {
+        return { outcome: errorOutcome('the subagent was interrupted before it started') };
+      }
+      let started: Agent;
+      try {
+        started = options.startChild(input);
+      } catch (error) {
+        return {
+          outcome: errorOutcome(`subagent '${task.agent}' could not start: ${errorMessage(error)}`),
+        };
+      }
+      child = started;
+      options.children.set(call.id, started);
+      stops = forward(started, ref, options.hub);
+      const outcome = await answerOf(started, task.prompt).then(
         (answer): ToolOutcome =>
           interrupted
             ? errorOutcome(
@@ -78,28 +106,49 @@ export function createSubagentActor(options: SubagentActorOptions) {
                 output: typeof answer === 'string' ? answer : JSON.stringify(answer),
               },
         (error: unknown) => errorOutcome(`subagent '${task.agent}' failed: ${errorMessage(error)}`),
-      )
-      .then((outcome) => {
+      );
+      return { outcome, usage: started.usage.session };
+    };
+    const work = run()
+      .then(({ outcome, usage }) => {
         if (stopped) return;
         const event: AgentEvent = {
           type: 'ToolCompleted',
           callId: call.id,
           outcome,
-          usage: usedBy(child.usage.session),
+          ...(usage === undefined ? {} : { usage: usedBy(usage) }),
         };
         sendBack(event);
       })
       .finally(async () => {
         for (const stop of stops) stop();
         options.children.delete(call.id);
-        await child.shutdown().catch(() => undefined);
+        await child?.shutdown().catch(() => undefined);
       });
     options.inFlight?.track(work);
     return () => {
       stopped = true;
-      void child.shutdown().catch(() => undefined);
+      void child?.shutdown().catch(() => undefined);
     };
   });
+}
+
+/**
+ * The child's answer to the task: its one turn on the task's prompt; or, when the child reopened
+ * a stored session that already has it (the parent resumed after its process stopped mid-task),
+ * the end of the turn the child resumed.
+ */
+async function answerOf(child: Agent, prompt: string): Promise<unknown> {
+  await child.ready;
+  let answer: unknown;
+  if (child.context.messages.length === 0) answer = await child.run(prompt);
+  else {
+    await child.waitUntilIdle();
+    answer = lastResponseText(child.context.messages);
+  }
+  // A stored child's session holds its whole turn before its parent takes the answer.
+  await child.recorded();
+  return answer;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * A scripted stand-in for Claude, for `agent-statechart run` without an API key. It reads the
  * last message and answers with the tool call a few plain commands ask for, so the whole loop —
- * tools, approvals, questions to the user, auto-commit, compaction — can be tried offline against
- * the local Messages API server.
+ * tools, approvals, questions to the user, subagents, auto-commit, compaction — can be tried
+ * offline against the local Messages API server. A subagent's request is answered the same way:
+ * its task's prompt is the command it follows.
  */
 import { SUMMARY_HEADING } from '../machine/index.js';
 import {
@@ -15,7 +16,10 @@ import {
 const HELP =
   'I am the offline scripted model (set ANTHROPIC_API_KEY to talk to Claude). I understand: ' +
   '"list files", "read <path>", "write <path> <text>", "replace <old> with <new> in <path>", ' +
-  '"run <command>", "ask <question>? [<choice> | <choice> …]".';
+  '"run <command>", "ask <question>? [<choice> | <choice> …]", "task <agent> <prompt>".';
+
+/** The name of the built-in subagent tool, offered when the agent has agents. */
+const TASK_TOOL = 'task';
 
 /**
  * Answers one Messages API request (a `ScriptFunction` for `startMessagesApiServer`).
@@ -30,6 +34,10 @@ export function offlineModel(request: MessagesRequestBody): ScriptedTurn {
   const results = toolResultsOf(last.content);
   if (results.length > 0) return reply(summarise(results));
   const text = textOf(last.content).trim();
+  const task = /^task\s+(\S+)\s+([\s\S]+)$/i.exec(text);
+  if (task && !request.tools?.some((tool) => tool.name === TASK_TOOL)) {
+    return reply('I have no subagents to hand a task to (start run with --agents FILE).');
+  }
   const call = toolCallFor(text);
   if (call === null) return reply(HELP);
   return reply([{ type: 'text', text: `Running ${call.name}.` }, call]);
@@ -85,6 +93,9 @@ function toolCallFor(text: string): ToolUse | null {
   if (match) {
     return tool('edit_file', { path: match[3], old_string: match[1], new_string: match[2] });
   }
+  // "task researcher read notes.txt": the agent's name, then the prompt it works on.
+  match = /^task\s+(\S+)\s+([\s\S]+)$/i.exec(text);
+  if (match) return tool(TASK_TOOL, { agent: match[1], prompt: match[2]!.trim() });
   match = /^run\s+([\s\S]+)$/i.exec(text);
   if (match) return tool('bash', { command: match[1] });
   // "ask Which database? PostgreSQL | SQLite": the question, with the choices after it if any.

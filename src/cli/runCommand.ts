@@ -14,25 +14,31 @@
  * `--hooks MODULE` runs the user's own hooks (see `loadHooksModule`); a prompt the
  * `userPromptSubmit` hook blocks is shown as not sent, and the next line is a message again.
  *
+ * `--agents FILE` gives the model subagents (see `readAgentsFile`): its `task` tool hands them
+ * sub-tasks, their tool calls are shown under the agent's name, and their calls that need
+ * approval are asked like the agent's own.
+ *
  * `/compact [instructions]` compacts the conversation between turns (the model summarises all but
  * the latest messages, keeping what the instructions add); Ctrl-C during it interrupts it, and
  * the conversation stays as it was. A long session also compacts on its own before a request
  * that would fill too much of the context window; both are shown as they happen.
  */
 import { resolve } from 'node:path';
-import { type Agent, createAgent } from '../agent/index.js';
+import { type Agent, createAgent, type SubagentRef } from '../agent/index.js';
 import { resolveWorkspaceRoot } from '../actors/index.js';
 import {
+  AgentStatechartError,
   atRest,
   errorMessage,
   PERMISSION_MODES,
   type PermissionMode,
   type QuestionsAsked,
+  type SubagentSpec,
   type ToolCall,
   topStateOf,
   type UserAnswers,
 } from '../machine/index.js';
-import { checkSessionId, type SessionStore } from '../persistence/index.js';
+import { checkSessionId, type SessionStore, subagentLinkOf } from '../persistence/index.js';
 import { startMessagesApiServer } from '../testing/index.js';
 import { describeMcpServers, readMcpConfig } from './mcpConfigFile.js';
 import { type LineRead, LineReader } from './lineReader.js';
@@ -41,7 +47,14 @@ import { offlineModel } from './offlineModel.js';
 import { startCliTracing } from './cliTracing.js';
 import { parseFlags } from './parseFlags.js';
 import { answerOfLine, showQuestion } from './questionPrompt.js';
-import { cliSessionMetadata, hookNames, sessionAsksUser, sessionHooks } from './sessionConfig.js';
+import {
+  cliSessionMetadata,
+  hookNames,
+  sessionAgents,
+  sessionAsksUser,
+  sessionHooks,
+} from './sessionConfig.js';
+import { checkResumedSessionAgents, type GivenAgents, readAgentsFile } from './agentsFile.js';
 import { type HooksModule, loadHooksModule } from './hooksModule.js';
 import { checkResumedSessionHooks } from './resumedSessionHooks.js';
 import { describeUsage } from './describeSession.js';
@@ -80,8 +93,8 @@ export interface RunIo {
  * `run`'s options: `--workspace DIR`, `--mode MODE`, `--model NAME`, `--session NAME` (keep the
  * session in a store, resuming it when it exists), `--store PATH` (the store's file),
  * `--max-turns N` and `--max-budget USD` (the chart's limits), `--mcp-config FILE` (MCP servers,
- * as in `.mcp.json`), `--hooks MODULE` and `--hook-timeout MS` (the user's hooks) and `--otel`
- * (trace the agent).
+ * as in `.mcp.json`), `--hooks MODULE` and `--hook-timeout MS` (the user's hooks), `--agents FILE`
+ * (subagents) and `--otel` (trace the agent).
  *
  * @example
  * const options: RunOptions = { workspace: process.cwd(), mode: 'default', session: 'fix-tests', hooks: './hooks.mjs' };
@@ -111,6 +124,11 @@ export interface RunOptions {
   hooks?: string;
   /** `--hook-timeout MS`: how long one hook may take (the agent's `hookTimeoutMs`). */
   hookTimeoutMs?: number;
+  /**
+   * `--agents FILE`: a JSON file, relative to the current directory, of subagent specs by name
+   * (`createAgent`'s `agents`).
+   */
+  agents?: string;
 }
 
 /**
@@ -134,6 +152,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
       '--mcp-config',
       '--hooks',
       '--hook-timeout',
+      '--agents',
     ],
     ['--otel'],
   );
@@ -152,6 +171,7 @@ export function parseRunOptions(argv: string[]): RunOptions {
     ['--store', 'store'],
     ['--mcp-config', 'mcpConfig'],
     ['--hooks', 'hooks'],
+    ['--agents', 'agents'],
   ] as const) {
     const value = values.get(flag);
     if (value !== undefined) options[key] = value;
@@ -211,9 +231,16 @@ export async function runCommand(
       : await loadHooksModule(options.hooks, process.cwd(), options.hookTimeoutMs);
   const mcpServers =
     options.mcpConfig === undefined ? undefined : await readMcpConfig(options.mcpConfig, io.env);
+  const given: GivenAgents | undefined =
+    options.agents === undefined
+      ? undefined
+      : { file: options.agents, agents: await readAgentsFile(options.agents) };
   const write = (text: string) => io.output.write(text);
   const offline = !io.env.ANTHROPIC_API_KEY;
-  const session = options.session === undefined ? undefined : await openRunSession(options, hooks);
+  const session =
+    options.session === undefined ? undefined : await openRunSession(options, hooks, given);
+  // A resumed session runs with the agents it records (a different --agents was refused above).
+  const agents = session?.existed ? session.agents : given?.agents;
   const server = offline ? await startMessagesApiServer({ script: offlineModel }) : null;
   const resumed = watchResume();
   const tracing = options.otel ? await startCliTracing(io.env, write) : undefined;
@@ -231,6 +258,7 @@ export async function runCommand(
     ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
     ...(tracing ? { telemetry: { tracer: tracing.tracer } } : {}),
     ...(mcpServers === undefined ? {} : { mcpServers }),
+    ...(agents === undefined ? {} : { agents }),
     ...(hooks === undefined
       ? {}
       : {
@@ -247,9 +275,11 @@ export async function runCommand(
       ? {
           store: session.store,
           sessionId: session.id,
+          // Stored with a new session; a resumed one's subagents store theirs with it too.
           sessionMetadata: cliSessionMetadata(options.workspace, mode ?? DEFAULT_RUN_MODE, {
             askUser,
             ...(hooks === undefined ? {} : { hooks: hooks.switches }),
+            ...(agents === undefined ? {} : { agents }),
           }),
           inspect: resumed.observer,
         }
@@ -259,8 +289,9 @@ export async function runCommand(
   // for the answers to open questions.
   const waiting: Waiting[] = [];
   let wake: () => void = () => undefined;
-  agent.on('approvalRequest', ({ call }) => {
-    waiting.push({ kind: 'approval', call });
+  // A subagent's calls wait for approval here too, named with the path of agents down to it.
+  agent.on('approvalRequest', ({ call, subagent }) => {
+    waiting.push({ kind: 'approval', call, ...(subagent === undefined ? {} : { subagent }) });
     wake();
   });
   agent.on('question', (asked) => {
@@ -293,6 +324,7 @@ export async function runCommand(
   );
   if (tracing !== undefined) write(`OpenTelemetry spans: ${tracing.destination}\n`);
   if (hooks !== undefined) write(describeHooks(hooks));
+  if (agents !== undefined) write(describeAgents(agents, given, session));
   if (session !== undefined) write(describeRunSession(agent, session, resumed.result()));
   // From here on: what the resume restarted is described above, the rest is shown as it happens.
   showProgress(agent, offline ? OFFLINE_MODEL_LABEL : 'claude', write);
@@ -343,9 +375,9 @@ export async function runCommand(
       wake = resolveChange;
     });
   const prompts: Prompts = {
-    approval: (call) =>
+    approval: (call, subagent) =>
       ask(
-        `allow ${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o [why] / [a]lways `,
+        `allow ${subagentPrefix(subagent)}${call.name} ${JSON.stringify(call.input)}? [y]es / [n]o [why] / [a]lways `,
         'approval',
       ),
     question: (text) => ask(text, 'question'),
@@ -402,9 +434,27 @@ function describeHooks(hooks: HooksModule): string {
   return `hooks from ${hooks.module}: ${names.length === 0 ? 'none (it exports no hook functions)' : names.join(', ')}\n`;
 }
 
+/** Which subagents the `task` tool hands sub-tasks to, and from where. */
+function describeAgents(
+  agents: Record<string, SubagentSpec>,
+  given: GivenAgents | undefined,
+  session: RunSession | undefined,
+): string {
+  const from = given === undefined ? `of session ${session?.id}` : `from ${given.file}`;
+  return `agents ${from}: ${Object.keys(agents).join(', ')} (the task tool hands them sub-tasks)\n`;
+}
+
+/** `researcher › ` for a call of subagent `researcher`; nothing for the agent's own. */
+function subagentPrefix(path: readonly SubagentRef[] | undefined): string {
+  return path === undefined || path.length === 0
+    ? ''
+    : `${path.map((ref) => ref.agent).join(' › ')} › `;
+}
+
 /**
- * The session `run --session` keeps: its store, whether it existed before, and whether its model
- * may ask the user questions (a new one may; one created before `run` offered the tool may not).
+ * The session `run --session` keeps: its store, whether it existed before, whether its model
+ * may ask the user questions (a new one may; one created before `run` offered the tool may not),
+ * and the agents a resumed one records.
  */
 interface RunSession {
   id: string;
@@ -412,15 +462,18 @@ interface RunSession {
   path: string;
   existed: boolean;
   askUser: boolean;
+  agents: Record<string, SubagentSpec> | undefined;
 }
 
 /**
- * Opens the store and reads how the session was created, if it was. A session resumed with other
- * hooks than it records is refused here, before anything starts (and the store is closed again).
+ * Opens the store and reads how the session was created, if it was. A subagent's session, or a
+ * session resumed with other hooks or other agents than it records, is refused here, before
+ * anything starts (and the store is closed again).
  */
 async function openRunSession(
   options: RunOptions,
   hooks: HooksModule | undefined,
+  given: GivenAgents | undefined,
 ): Promise<RunSession> {
   const id = options.session!;
   const { store, path } = openSessionStore(options);
@@ -428,8 +481,27 @@ async function openRunSession(
     // Its header says how it was created; the agent opens it again from the store.
     const header = (await store.load(id))?.header;
     const existed = header !== undefined;
-    if (existed) checkResumedSessionHooks(id, sessionHooks(header.metadata), hooks);
-    return { id, store, path, existed, askUser: !existed || sessionAsksUser(header.metadata) };
+    const link = subagentLinkOf(header?.metadata);
+    if (link !== undefined) {
+      // It goes on only as its parent's task: resuming the parent resumes it.
+      throw new AgentStatechartError(
+        'INVALID_OPTION',
+        `session ${id} is a subagent's session (agent ${link.agent}, task call ${link.callId} of session ${link.parentSessionId}); resume ${link.parentSessionId} instead`,
+      );
+    }
+    const agents = existed ? sessionAgents(header.metadata) : undefined;
+    if (existed) {
+      checkResumedSessionHooks(id, sessionHooks(header.metadata), hooks);
+      checkResumedSessionAgents(id, agents, given);
+    }
+    return {
+      id,
+      store,
+      path,
+      existed,
+      askUser: !existed || sessionAsksUser(header.metadata),
+      agents,
+    };
   } catch (error) {
     await store.close();
     throw error;
@@ -488,20 +560,19 @@ function changeMode(agent: Agent, requested: string | undefined): string {
     : `the mode could not be changed now; it is still ${mode}`;
 }
 
-/** What waits for the person at the terminal: a call's approval, or the model's questions. */
-type Waiting = { kind: 'approval'; call: ToolCall } | { kind: 'question'; asked: QuestionsAsked };
+/**
+ * What waits for the person at the terminal: a call's approval (a subagent's, with the path of
+ * agents down to it), or the model's questions.
+ */
+type Waiting =
+  | { kind: 'approval'; call: ToolCall; subagent?: SubagentRef[] }
+  | { kind: 'question'; asked: QuestionsAsked };
 
 /** How the turn loop asks: an approval, one line of a question, and what it prints. */
 interface Prompts {
-  approval: (call: ToolCall) => Promise<LineRead>;
+  approval: (call: ToolCall, subagent: readonly SubagentRef[] | undefined) => Promise<LineRead>;
   question: (prompt: string) => Promise<LineRead>;
   write: (text: string) => void;
-}
-
-function awaitsApproval(agent: Agent, callId: string): boolean {
-  return agent.context.toolRuns.some(
-    (run) => run.call.id === callId && run.status === 'awaitingApproval',
-  );
 }
 
 /**
@@ -522,8 +593,8 @@ async function untilIdleAnswering(
     if (next?.kind === 'approval') {
       // A question the agent no longer asks (a mode change, or another answer, let the call run
       // or refused it) is not put to the user.
-      if (!awaitsApproval(agent, next.call.id)) continue;
-      const read = await prompts.approval(next.call);
+      if (!agent.awaitsApproval(next.call.id)) continue;
+      const read = await prompts.approval(next.call, next.subagent);
       if (read.kind === 'cancelled') {
         waiting.length = 0;
         continue;

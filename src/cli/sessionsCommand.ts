@@ -14,7 +14,8 @@ import {
   forkSession,
   openSession,
   type SessionStore,
-  type SessionSummary,
+  sessionTree,
+  subagentLinkOf,
 } from '../persistence/index.js';
 import { describeResume, previewResume } from './describeResume.js';
 import { replaySessionHistory, type SessionHistory } from './sessionHistory.js';
@@ -168,10 +169,11 @@ async function list(store: SessionStore, path: string, io: SessionsIo): Promise<
     return 0;
   }
   io.out(`sessions in ${path} (state and messages as of each one's last checkpoint)`);
+  // A subagent's session is listed under its parent's, indented, with the agent that ran it.
   const rows = [
     ['ID', 'STATE', 'MESSAGES', 'ENTRIES', 'UPDATED'],
-    ...sessions.map((session: SessionSummary) => [
-      session.sessionId,
+    ...sessionTree(sessions).map(({ session, depth, link }) => [
+      `${'  '.repeat(depth)}${session.sessionId}${depth > 0 && link ? ` (${link.agent})` : ''}`,
       session.state ?? '(new)',
       String(session.messageCount),
       String(session.head),
@@ -207,6 +209,7 @@ async function show(
   io.out(`  created   ${new Date(header.createdAt).toISOString()}`);
   io.out(`  chart     ${header.chartVersion}`);
   if (header.metadata !== undefined) io.out(`  metadata  ${JSON.stringify(header.metadata)}`);
+  await showAgentTree(store, sessionId, header.metadata, io);
 
   const config = cliChartConfig(header.metadata);
   const entries = await store.entries(sessionId);
@@ -235,6 +238,31 @@ async function show(
     );
   }
   return 0;
+}
+
+/**
+ * Where the session stands in the tree of agents: the parent whose task it ran, for a subagent's
+ * session, and the sessions of its own subagents.
+ */
+async function showAgentTree(
+  store: SessionStore,
+  sessionId: string,
+  metadata: Record<string, unknown> | undefined,
+  io: SessionsIo,
+): Promise<void> {
+  const link = subagentLinkOf(metadata);
+  if (link !== undefined) {
+    io.out(`  parent    ${link.parentSessionId} (task call ${link.callId}, agent ${link.agent})`);
+  }
+  const children = (await store.list()).filter(
+    (session) => subagentLinkOf(session.metadata)?.parentSessionId === sessionId,
+  );
+  for (const [index, child] of children.entries()) {
+    const { agent, callId } = subagentLinkOf(child.metadata)!;
+    io.out(
+      `  ${index === 0 ? 'subagents' : '         '} ${child.sessionId} (agent ${agent}, task call ${callId}, ${child.state ?? 'new'}, ${child.messageCount} messages)`,
+    );
+  }
 }
 
 /** The session as a resume would find it: its state, what is in flight, and its usage. */

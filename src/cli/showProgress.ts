@@ -1,8 +1,8 @@
 /**
  * What `agent-statechart run` prints while a turn runs: the streamed reply under the model's
  * label, the state, each tool call and how it ended, retries, commits and errors, a prompt that
- * started no turn (the `userPromptSubmit` hook blocked it), which the model never saw — and the
- * compactions a long conversation goes through on its own.
+ * started no turn (the `userPromptSubmit` hook blocked it), which the model never saw, each
+ * subagent's tool calls — and the compactions a long conversation goes through on its own.
  */
 import type { Agent } from '../agent/index.js';
 
@@ -37,6 +37,23 @@ export function showProgress(agent: Agent, label: string, write: (text: string) 
     endLine();
     const detail = outcome.status === 'error' ? `: ${outcome.error.message}` : '';
     write(`  ${outcome.status === 'success' ? '✓' : '✗'} ${call.name}${detail}\n`);
+  });
+  // A subagent's tool calls and failures, under the names of the agents down to it; what it
+  // writes is its answer, which comes back as the task call's result.
+  agent.on('subagent', ({ path, notification }) => {
+    const who = path.map((ref) => ref.agent).join(' › ');
+    if (notification.type === 'toolStart') {
+      endLine();
+      write(`  ⚙ ${who} › ${notification.call.name} ${JSON.stringify(notification.call.input)}\n`);
+    } else if (notification.type === 'toolEnd') {
+      endLine();
+      const { call, outcome } = notification;
+      const detail = outcome.status === 'error' ? `: ${outcome.error.message}` : '';
+      write(`  ${outcome.status === 'success' ? '✓' : '✗'} ${who} › ${call.name}${detail}\n`);
+    } else if (notification.type === 'error') {
+      endLine();
+      write(`  ! ${who}: ${notification.message}\n`);
+    }
   });
   agent.on('retry', ({ delayMs, attempt }) =>
     write(`  ↻ retrying (attempt ${attempt}) in ${delayMs} ms\n`),

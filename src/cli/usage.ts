@@ -35,12 +35,20 @@ const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
                     takes them). A stored session keeps the hooks it was created with: resuming
                     it needs --hooks with the same ones
   --hook-timeout MS how long one hook may take (default 60000); a hook that takes longer fails
+  --agents FILE     subagents the model hands sub-tasks to with its task tool: a JSON file,
+                    relative to the current directory, of specs by name, as createAgent's
+                    agents takes them ({ "reviewer": { "description": "...", "system": "...",
+                    "tools": ["read_file"], "model": "...", "maxTurns": 20 } }). A stored
+                    session keeps the agents it was created with (resumed, it runs with them,
+                    and --agents naming others is refused), and each subagent's session beside
+                    its own, as ID/CALL_ID
   --otel            trace the agent with OpenTelemetry: spans printed as they end, or sent
                     with OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
 Type a message; /mode MODE changes the mode, /mcp lists the MCP servers, /quit ends. Asked to
 approve a call, answer y, a (always), or n with what to do instead ("n edit notes.md instead"),
-which the model reads. Asked a question by the model, answer with a choice's number (several,
+which the model reads; a subagent's calls are shown, and asked about, under its name
+("researcher › bash"). Asked a question by the model, answer with a choice's number (several,
 comma-separated, where it says so), your own words, or an empty line for none. A message the
 userPromptSubmit hook blocks is shown as "prompt not sent", with its reason; the model never
 sees it. Ctrl-C interrupts a turn, and withdraws a question; twice at the prompt it quits.`,

@@ -6,12 +6,14 @@
  * loaded in the background when a server is created, so recording alone loads no `node:http`.
  */
 import type { AnyStateMachine } from 'xstate';
+import { AgentStatechartError } from '../machine/index.js';
 import { checkBindPolicy } from './bindPolicy.js';
 import {
   type InspectionObserver,
   InspectionRecorder,
   type InspectionRecorderOptions,
 } from './inspectionRecorder.js';
+import type { StoredSessionCatalog } from './storedSessionCatalog.js';
 
 /**
  * Options of {@link createInspectorServer} and `startInspectorServer`.
@@ -30,8 +32,18 @@ export interface InspectorServerOptions extends InspectionRecorderOptions {
   host?: string;
   /** Required on every request when set; the printed `url` carries it. */
   token?: string;
-  /** Record into this recorder instead of a new one (for example to serve it twice). */
+  /**
+   * Record into this recorder instead of a new one (for example to serve it twice). Default:
+   * `sessions`' recorder when given.
+   */
   recorder?: InspectionRecorder;
+  /**
+   * Stored sessions the page opens on request (`storedSessionCatalog`, on the same recorder):
+   * `/?session=ID` replays session `ID` into the page and selects it, showing where it sits in
+   * the tree of agents — its parent's session and its subagents' sessions, each a link that opens
+   * it. An id the store does not hold gets 404. The caller closes it (`close` stops following).
+   */
+  sessions?: StoredSessionCatalog;
   /** The page's title. Default `agent-statechart inspector`. */
   title?: string;
   /** Draws a machine as SVG. Default: the package's diagram renderer. */
@@ -82,7 +94,18 @@ export interface InspectorServer {
  */
 export function createInspectorServer(options: InspectorServerOptions = {}): InspectorServer {
   const { host, loopbackOnly } = checkBindPolicy(options);
-  const recorder = options.recorder ?? new InspectionRecorder(options);
+  const { sessions } = options;
+  if (
+    sessions !== undefined &&
+    options.recorder !== undefined &&
+    sessions.recorder !== options.recorder
+  ) {
+    throw new AgentStatechartError(
+      'INVALID_OPTION',
+      'the inspector records into `recorder`, but `sessions` replays into another one: create the catalog on the same recorder',
+    );
+  }
+  const recorder = options.recorder ?? sessions?.recorder ?? new InspectionRecorder(options);
   const served = import('./servePage.js').then(({ servePage }) =>
     servePage({
       recorder,
@@ -92,6 +115,7 @@ export function createInspectorServer(options: InspectorServerOptions = {}): Ins
       token: options.token,
       title: options.title ?? 'agent-statechart inspector',
       renderChart: options.renderChart,
+      sessions,
     }),
   );
   let url: string | undefined;

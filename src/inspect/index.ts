@@ -50,8 +50,20 @@ export {
 export {
   type InspectStoredSessionOptions,
   inspectStoredSession,
+  storedAgentId,
   type StoredSessionView,
 } from './inspectStoredSession.js';
+export {
+  type SessionAncestor,
+  type SessionPlace,
+  sessionPlace,
+  type SubagentSession,
+} from './sessionPlace.js';
+export {
+  type StoredSessionCatalog,
+  storedSessionCatalog,
+  type StoredSessionsOptions,
+} from './storedSessionCatalog.js';
 export { type StartedInspectorServer, startInspectorServer } from './startInspectorServer.js';
 export type { StatelyRelayOptions } from './startStatelyRelay.js';
 export type { SocketConstructor } from './statelySocketAdapter.js';

@@ -13,6 +13,7 @@ import {
 } from '../machine/index.js';
 import {
   CHART_VERSION,
+  type SessionHeader,
   sessionNotFound,
   type SessionStore,
   type StoredEntry,
@@ -30,9 +31,10 @@ export interface InspectStoredSessionOptions {
   /**
    * The configuration the session runs with (tools, permissions, limits), as given to
    * `createAgent` or `SessionCore.open`: the log holds what came from outside the chart, and the
-   * chart's reading of it depends on the tools' `mutating` and on the permissions.
+   * chart's reading of it depends on the tools' `mutating` and on the permissions. A function is
+   * given the session's header, to read the configuration from what the session stored.
    */
-  config?: AgentConfig;
+  config?: AgentConfig | ((header: SessionHeader) => AgentConfig);
   /** The name shown in the page. Default: the session id. */
   name?: string;
   /** Keep replaying what the session's writer appends. Default false. */
@@ -65,6 +67,17 @@ export interface StoredSessionView {
 }
 
 /**
+ * The id a stored session's replay has in the recorder and the page: `stored:` and the session's
+ * id (the page finds the session of an agent by it).
+ *
+ * @example
+ * storedAgentId('alice-1'); // 'stored:alice-1'
+ */
+export function storedAgentId(sessionId: string): string {
+  return `stored:${sessionId}`;
+}
+
+/**
  * Loads session `sessionId` from `store` into `recorder`: one step per event of its log (with
  * the microsteps it caused, and the time it was recorded), from the session's creation to its last
  * entry. Throws `SESSION_NOT_FOUND` for an unknown session and `SESSION_VERSION_MISMATCH` for one
@@ -94,10 +107,11 @@ export async function inspectStoredSession(
       `session '${sessionId}' was recorded by another version of the chart (${header.chartVersion}; this one is ${CHART_VERSION}), whose log this one cannot replay`,
     );
   }
-  const replay = new SessionLogReplay(options.config);
+  const config = typeof options.config === 'function' ? options.config(header) : options.config;
+  const replay = new SessionLogReplay(config);
   const warnings: string[] = [];
   const writer = recorder.recordAgent({
-    id: `stored:${sessionId}`,
+    id: storedAgentId(sessionId),
     name: options.name ?? sessionId,
     machine: agentMachine,
     startedAt: header.createdAt,

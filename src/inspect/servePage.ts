@@ -14,6 +14,7 @@ import { checkAccess } from './checkAccess.js';
 import type { InspectionRecorder } from './inspectionRecorder.js';
 import { openInspectorStream } from './openInspectorStream.js';
 import { renderChart } from './renderChart.js';
+import type { StoredSessionCatalog } from './storedSessionCatalog.js';
 
 const SECURITY_HEADERS = {
   // The page runs only its own script; the SVG it inlines comes from this server.
@@ -34,6 +35,8 @@ export interface PageSettings {
   token: string | undefined;
   title: string;
   renderChart: ((machine: AnyStateMachine) => Promise<string>) | undefined;
+  /** Stored sessions the page opens on request (`/?session=ID`), if any. */
+  sessions?: StoredSessionCatalog | undefined;
 }
 
 /** A page being served: its address once listening, and how to stop. */
@@ -50,7 +53,7 @@ export interface ServedPage {
  * const page = servePage({ recorder, host: '127.0.0.1', port: 0, loopbackOnly: true, token: undefined, title, renderChart: undefined });
  */
 export function servePage(settings: PageSettings): ServedPage {
-  const { recorder, host, loopbackOnly, token } = settings;
+  const { recorder, host, loopbackOnly, token, sessions } = settings;
   const charts = new Map<string, Promise<string>>();
   const instance = randomBytes(6).toString('hex');
   const streams = new Set<() => void>();
@@ -85,6 +88,23 @@ export function servePage(settings: PageSettings): ServedPage {
     drawAhead(recorder.agents().find((agent) => agent.id === change.agentId)?.chartId);
   });
 
+  /** Opens stored session `sessionId` for a page; what to answer instead when it cannot. */
+  const openSession = async (
+    sessionId: string,
+  ): Promise<{ status: number; message: string } | undefined> => {
+    if (sessions === undefined) return { status: 404, message: noStoredSession(null) };
+    try {
+      const view = await sessions.open(sessionId);
+      return view === undefined ? { status: 404, message: noStoredSession(sessionId) } : undefined;
+    } catch (error) {
+      const status = (error as { code?: unknown }).code === 'SESSION_VERSION_MISMATCH' ? 409 : 500;
+      return {
+        status,
+        message: `session ${quoteId(sessionId)} cannot be shown: ${errorMessage(error)}\n`,
+      };
+    }
+  };
+
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const decision = checkAccess(request, { token, loopbackOnly });
     if (!decision.allowed) {
@@ -98,12 +118,29 @@ export function servePage(settings: PageSettings): ServedPage {
       response.writeHead(405, { ...SECURITY_HEADERS, Allow: 'GET, HEAD' }).end();
       return;
     }
-    const path = new URL(request.url ?? '/', 'http://inspector.invalid').pathname;
+    const { pathname: path, searchParams } = new URL(
+      request.url ?? '/',
+      'http://inspector.invalid',
+    );
     const send = (status: number, type: string, body: string) => {
       response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': `${type}; charset=utf-8` });
       response.end(request.method === 'HEAD' ? undefined : body);
     };
-    if (path === '/' || path === '/index.html') return send(200, 'text/html', page);
+    const sessionId = searchParams.get('session');
+    if (path === '/' || path === '/index.html') {
+      if (sessionId === null) return send(200, 'text/html', page);
+      // The page of a stored session: replayed into the recorder first, so the page finds it.
+      const refusal = await openSession(sessionId);
+      if (refusal !== undefined) return send(refusal.status, 'text/plain', refusal.message);
+      return send(200, 'text/html', page);
+    }
+    if (path === '/api/session-tree') {
+      if (sessions === undefined) return send(404, 'text/plain', noStoredSession(null));
+      if (sessionId === null) return send(400, 'text/plain', 'name the session: ?session=ID\n');
+      const place = await sessions.place(sessionId);
+      if (place === undefined) return send(404, 'text/plain', noStoredSession(sessionId));
+      return send(200, 'application/json', JSON.stringify(place));
+    }
     if (path === '/assets/inspector.js') return send(200, 'text/javascript', inspectorScript);
     if (path === '/assets/inspector.css') return send(200, 'text/css', inspectorStyles);
     if (path === '/api/agents')
@@ -178,6 +215,21 @@ export function servePage(settings: PageSettings): ServedPage {
       return closing;
     },
   };
+}
+
+/**
+ * What a request for a stored session the inspector cannot show gets (plain text: the id is shown,
+ * never interpreted).
+ */
+function noStoredSession(sessionId: string | null): string {
+  if (sessionId === null) return 'this inspector shows no stored sessions\n';
+  return `there is no session ${quoteId(sessionId)} in this inspector's session store\n`;
+}
+
+/** An id as a message quotes it: on one line, and cut short when it is too long to be one. */
+function quoteId(sessionId: string): string {
+  const shown = sessionId.length > 200 ? `${sessionId.slice(0, 200)}…` : sessionId;
+  return JSON.stringify(shown);
 }
 
 function pageUrl(

@@ -56,9 +56,12 @@ export {
   SUMMARY_HEADING,
 } from './compaction.js';
 export {
+  DEFAULT_SUBAGENT_DEPTH,
   isSubagentCall,
+  SUBAGENT_HOOKS,
   SUBAGENT_TOOL,
   type SubagentActorInput,
+  subagentScope,
   type SubagentTask,
   subagentTaskOf,
 } from './subagents.js';

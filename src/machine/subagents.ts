@@ -114,3 +114,33 @@ export function subagentTaskOf(
   if (read.description !== undefined) task.description = read.description;
   return { task };
 }
+
+/** How many levels of subagents below an agent may run, unless it says otherwise. */
+export const DEFAULT_SUBAGENT_DEPTH = 2;
+
+/** The hooks a subagent runs of its parent's: those around its tool calls. */
+export const SUBAGENT_HOOKS = ['preToolUse', 'postToolUse'] as const;
+
+/**
+ * What a subagent of `spec` works with, of what its parent has: the tools its spec names (all of
+ * the parent's when it names none), and, while `levelsLeft` allows, the agents it may hand tasks
+ * to in turn — those whose tools it has itself (a spec's tools must be its agent's own), none
+ * when no agent is left.
+ *
+ * @example
+ * subagentScope({ description: 'Reviews', tools: ['read_file'] }, ['read_file', 'bash'], agents, 1);
+ * // { tools: ['read_file'], agents: { … those needing only read_file … } }
+ */
+export function subagentScope(
+  spec: SubagentSpec,
+  parentTools: readonly string[],
+  agents: Readonly<Record<string, SubagentSpec>> | undefined,
+  levelsLeft: number,
+): { tools: string[]; agents?: Record<string, SubagentSpec> } {
+  const tools = parentTools.filter((name) => spec.tools === undefined || spec.tools.includes(name));
+  if (levelsLeft <= 0 || agents === undefined) return { tools };
+  const offered = Object.entries(agents).filter(
+    ([, agent]) => agent.tools === undefined || agent.tools.every((name) => tools.includes(name)),
+  );
+  return offered.length === 0 ? { tools } : { tools, agents: Object.fromEntries(offered) };
+}

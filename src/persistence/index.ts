@@ -40,3 +40,9 @@ export type {
 } from './sessionStore.js';
 export { createSqliteSessionStore, type SqliteSessionStoreOptions } from './sqliteSessionStore.js';
 export { checkSessionId, fromStoredJson, sessionNotFound, toStoredJson } from './storeRules.js';
+export {
+  type SubagentLink,
+  subagentLinkOf,
+  subagentSessionId,
+  sessionTree,
+} from './subagentSessions.js';

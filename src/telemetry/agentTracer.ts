@@ -3,7 +3,8 @@
  * `invoke_agent` span per user turn, a `chat {model}` span per model call attempt and an
  * `execute_tool {name}` span per tool call under it, with retries, approvals and interrupts as
  * events of the turn. The spans are read off what the chart takes and does (its events and
- * actions), so actor mode, pure mode and the workers trace the same way.
+ * actions), so actor mode, pure mode and the workers trace the same way. A subagent's turns hang
+ * under its task call's `execute_tool task` span (`parentContext`, `toolContext`).
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -50,6 +51,21 @@ export interface TelemetryOptions {
    * arguments and results. Off by default: they may hold secrets and personal data.
    */
   recordContent?: boolean;
+  /**
+   * Where each turn's `invoke_agent` span hangs: a context whose span is its parent, or a
+   * function asked as each turn starts (`undefined`: no parent there, the turn goes where it
+   * would without one). It wins over the trace a `conversationId` makes, whose place is then
+   * linked. `createAgent` sets it for its subagents: a subagent's turn is a child of its task
+   * call's `execute_tool task` span ({@link AgentTracer.toolContext}).
+   *
+   * @example
+   * // A child agent driven in pure mode, under the parent's span for the task call.
+   * const child = new AgentTracer({
+   *   agentName: 'researcher',
+   *   parentContext: () => parentTracer.toolContext(action.call.id),
+   * });
+   */
+  parentContext?: Context | (() => Context | undefined);
 }
 
 /**
@@ -101,6 +117,7 @@ export class AgentTracer {
   readonly #agentName: string;
   readonly #recordContent: boolean;
   readonly #conversationId: string | undefined;
+  readonly #parentContext: TelemetryOptions['parentContext'];
   #turn: { span: Span; context: Context } | undefined;
   #chat: ChatCall | undefined;
   readonly #tools = new Map<string, Span>();
@@ -113,6 +130,7 @@ export class AgentTracer {
     this.#agentName = options.agentName ?? 'agent-statechart';
     this.#recordContent = options.recordContent ?? false;
     this.#conversationId = options.conversationId;
+    this.#parentContext = options.parentContext;
     this.#base = {
       ...PROVIDER,
       'gen_ai.agent.name': this.#agentName,
@@ -230,6 +248,8 @@ export class AgentTracer {
       case 'ExecuteTools':
         for (const call of action.calls) this.#startTool(call);
         return;
+      case 'StartSubagent':
+        return this.#startTool(action.call);
       case 'RequestApproval':
         return this.#turnEvent('agent_statechart.approval_requested', {
           'gen_ai.tool.name': action.call.name,
@@ -249,12 +269,26 @@ export class AgentTracer {
     }
   }
 
+  /**
+   * The context of a tool call's open `execute_tool` span: where what the call does is traced
+   * (a task call's subagent, say). `undefined` once the call ended, or for a call with no span.
+   *
+   * @example
+   * tracer.observe(event, actions); // a StartSubagent among them
+   * const parentContext = tracer.toolContext(call.id);
+   */
+  toolContext(callId: string): Context | undefined {
+    const span = this.#tools.get(callId);
+    if (span === undefined) return undefined;
+    return this.#api.trace.setSpan(this.#turn?.context ?? this.#api.context.active(), span);
+  }
+
   #startChat(request: LlmRequest, extra: Attributes, inTurn = true): void {
     // A call left open (a stream that never said how it ended) ends where the next begins.
     this.#chat?.span.end();
     const parent = inTurn
       ? this.#startTurn(request.model, request.messages).context
-      : this.#api.context.active();
+      : (this.#givenParent() ?? this.#api.context.active());
     const attributes: Attributes = {
       ...this.#base,
       'gen_ai.operation.name': 'chat',
@@ -287,10 +321,13 @@ export class AgentTracer {
     if (this.#turn !== undefined) return this.#turn;
     this.#endTools('a new turn started before the call said how it ended');
     const { trace, context } = this.#api;
-    const active = context.active();
-    const parent = this.#turnParent(messages);
-    // A caller's own span (a request handler's, say) is linked: the turn's trace is the session's.
-    const callerSpan = parent === undefined ? undefined : trace.getSpanContext(active);
+    const given = this.#givenParent();
+    const active = given ?? context.active();
+    const session = this.#turnParent(messages);
+    // The parent given wins over the session's place in its trace, which is linked; the session's
+    // place wins over a caller's own span (a request handler's, say), which is linked.
+    const link = given === undefined ? trace.getSpanContext(active) : session;
+    const parent = given === undefined ? session : undefined;
     const span = this.#tracer.startSpan(
       `invoke_agent ${this.#agentName}`,
       {
@@ -300,12 +337,18 @@ export class AgentTracer {
           'gen_ai.operation.name': 'invoke_agent',
           'gen_ai.request.model': model,
         },
-        ...(callerSpan === undefined ? {} : { links: [{ context: callerSpan }] }),
+        ...(session === undefined || link === undefined ? {} : { links: [{ context: link }] }),
       },
       parent === undefined ? active : trace.setSpanContext(active, parent),
     );
     this.#turn = { span, context: trace.setSpan(active, span) };
     return this.#turn;
+  }
+
+  /** The parent the options give a turn, if any. */
+  #givenParent(): Context | undefined {
+    const parent = this.#parentContext;
+    return typeof parent === 'function' ? parent() : parent;
   }
 
   /**

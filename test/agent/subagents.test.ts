@@ -13,6 +13,7 @@ import {
   findTranscriptViolations,
   type Message,
 } from '../../src/index.js';
+import { sessionTree, subagentLinkOf, subagentSessionId } from '../../src/persistence/index.js';
 import { reply, type ScriptFunction } from '../../src/testing/index.js';
 import { lookUp, useScriptedAgents } from './scriptedAgents.js';
 
@@ -216,6 +217,121 @@ describe('subagents in createAgent', () => {
     const seen = scripted.server().requests.length;
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(scripted.server().requests.length).toBe(seen);
+  });
+
+  it('offers a subagent only the agents whose tools it has', async () => {
+    const agents = {
+      looker: { description: 'Looks things up', system: 'You are the looker.', tools: ['look_up'] },
+      deployer: { description: 'Deploys', system: 'You are the deployer.', tools: ['deploy'] },
+    };
+    const agent = await scripted.start(
+      (request) => {
+        if (systemText(request.system).includes('looker')) return reply('looked: alpha');
+        return request.messages.length === 1
+          ? reply([{ type: 'tool_use', name: 'task', input: { agent: 'looker', prompt: 'alpha' } }])
+          : reply('done');
+      },
+      { agents, tools: [lookUp, deploy] },
+    );
+    await agent.run('go', { timeoutMs: 10_000 });
+    expect(textOf(agent.context.messages[2])).toContain('looked: alpha');
+    const looker = scripted
+      .server()
+      .requests.find((request) => systemText(request.body.system).includes('looker'))!;
+    const task = (looker.body.tools ?? []).find((tool) => tool.name === 'task');
+    expect((looker.body.tools ?? []).map((tool) => tool.name)).toEqual(['look_up', 'task']);
+    expect(task?.input_schema).toMatchObject({ properties: { agent: { enum: ['looker'] } } });
+  });
+
+  it('keeps each subagent’s session in its parent’s store, linked to its parent', async () => {
+    const { store } = scripted.temp;
+    const agent = await startTree(treeModel(), { store, sessionId: 'tree-1' });
+    await agent.run('Research alpha and beta', { timeoutMs: 30_000 });
+    await agent.recorded();
+    const tree = sessionTree(await store.list()).map(({ session, depth, link }) => ({
+      id: session.sessionId,
+      depth,
+      agent: link?.agent,
+      state: session.state,
+    }));
+    const calls = (agent.context.messages[1]!.content as Array<{ type: string; id?: string }>)
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => block.id!);
+    expect(tree).toHaveLength(4);
+    expect(tree[0]).toEqual({
+      id: 'tree-1',
+      depth: 0,
+      agent: undefined,
+      state: 'WaitingForUserInput',
+    });
+    const researchers = tree.filter((row) => row.depth === 1);
+    expect(researchers.map((row) => row.id).sort()).toEqual(
+      calls.map((id) => subagentSessionId('tree-1', id)).sort(),
+    );
+    expect(researchers.every((row) => row.agent === 'researcher')).toBe(true);
+    // The checker's session sits under the alpha researcher's, two levels down.
+    const checker = tree.find((row) => row.depth === 2)!;
+    expect(checker.agent).toBe('checker');
+    expect(checker.state).toBe('WaitingForUserInput');
+    const alpha = researchers.find((row) => tree.indexOf(row) === tree.indexOf(checker) - 1);
+    expect(checker.id.startsWith(`${alpha!.id}/`)).toBe(true);
+    // Each holds its own transcript: the task's prompt, then the subagent's work and answer.
+    const loaded = await store.load(checker.id);
+    expect(loaded?.header.metadata?.subagent).toMatchObject({
+      parentSessionId: alpha!.id,
+      agent: 'checker',
+    });
+    expect(textOf(agent.context.messages[2])).toContain('checked: alpha holds');
+  });
+
+  it('resumes a subagent in its own session when its parent’s session is opened again', async () => {
+    const { store } = scripted.temp;
+    const first = await startTree(treeModel({ deployFirst: true }), {
+      store,
+      sessionId: 'tree-2',
+      permissions: { mode: 'default' },
+    });
+    const waiting = new Promise<string>((resolve) =>
+      first.on('approvalRequest', ({ call }) => resolve(call.id)),
+    );
+    first.send('Research alpha and beta');
+    const deployId = await waiting;
+    await first.recorded();
+    // The process stops here (the first agent is left as it is); another opens the session.
+    const second = scripted.open({
+      agents: AGENTS,
+      tools: [lookUp, deploy],
+      store,
+      sessionId: 'tree-2',
+      permissions: { mode: 'default' },
+    });
+    const asked: AgentNotifications['approvalRequest'][] = [];
+    second.on('approvalRequest', (request) => {
+      asked.push(request);
+      second.approve(request.call.id);
+    });
+    await second.ready;
+    await second.waitUntilIdle({ timeoutMs: 30_000 });
+    expect(second.state).toBe('WaitingForUserInput');
+    expect(textOf(second.context.messages.at(-1))).toMatch(/^Both done/);
+    // The beta researcher asked again for the same call, from where its session stood.
+    expect(asked.map((request) => request.call.id)).toEqual([deployId]);
+    expect(asked[0]!.subagent?.map((ref) => ref.agent)).toEqual(['researcher']);
+    await second.recorded();
+    const children = (await store.list()).filter(
+      (session) => subagentLinkOf(session.metadata)?.parentSessionId === 'tree-2',
+    );
+    expect(children).toHaveLength(2);
+    for (const child of children) {
+      const entries = await store.entries(child.sessionId);
+      const prompts = entries.filter(
+        (entry) => entry.kind === 'event' && entry.data.type === 'UserInput',
+      );
+      expect(prompts, child.sessionId).toHaveLength(1);
+    }
+    const textsOfResults = textOf(second.context.messages[2]);
+    expect(textsOfResults).toContain('deployed beta');
+    await first.shutdown({ timeoutMs: 1_000 }).catch(() => undefined);
   });
 
   it('answers a task for an agent that does not exist with an error the model reads', async () => {

@@ -75,7 +75,7 @@ describe('agent-statechart run', () => {
 
   it('refuses unknown options with a message that says what is expected', () => {
     expect(() => parseRunOptions(['--mood', 'happy'])).toThrow(
-      "unknown option '--mood' for run; expected --workspace, --mode, --model, --session, --store, --max-turns, --max-budget, --mcp-config, --hooks, --hook-timeout or --otel",
+      "unknown option '--mood' for run; expected --workspace, --mode, --model, --session, --store, --max-turns, --max-budget, --mcp-config, --hooks, --hook-timeout, --agents or --otel",
     );
     expect(() => parseRunOptions(['--mode', 'yolo'])).toThrow(
       "--mode must be one of plan, default, acceptEdits, bypassPermissions; got 'yolo'",

@@ -4,7 +4,9 @@
  * file, `agent-statechart inspect --session` (another process) replays its log into the page,
  * and the page steps back and forth through it — then follows a new run that appends to it. And
  * sessions stored in-process that wait: for the user's answer to the model's question, and for
- * the caller's hooks on a turn; and one that compacted its transcript.
+ * the caller's hooks on a turn; and one that compacted its transcript. And a tree of agents: the
+ * page of the parent's session links to its subagents' sessions, each of which opens in the same
+ * inspector with a link back.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,12 +16,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   createAgent,
   createMemorySessionStore,
+  createSqliteSessionStore,
+  type Message,
   type PreCompactAnswer,
   type StopAnswer,
   type UserPromptSubmitAnswer,
 } from '../../src/index.js';
 import { inspectStoredSession, startInspectorServer } from '../../src/inspect/index.js';
-import { reply, startMessagesApiServer } from '../../src/testing/index.js';
+import { reply, type ScriptFunction, startMessagesApiServer } from '../../src/testing/index.js';
 import { gitWorkspace } from '../agent/harness.js';
 import { runCli, startCli } from '../cli/cliProcess.js';
 import { findLogRow, launchChromium, screenshot } from './browser.js';
@@ -58,6 +62,41 @@ const QUESTIONS = [
     options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }],
   },
 ];
+
+/** A request's first message, or its system prompt, as text. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) return '';
+  return value
+    .map((block: { text?: unknown }) => (typeof block.text === 'string' ? block.text : ''))
+    .join(' ');
+}
+
+/**
+ * The model of a tree of agents, each told apart by its system prompt: the lead hands two
+ * research tasks out; the researcher of alpha hands a check to a checker.
+ */
+const treeModel: ScriptFunction = (request) => {
+  const system = textOf(request.system);
+  const messages = request.messages as Message[];
+  const first = textOf(messages[0]?.content);
+  if (system.includes('the checker')) return reply('checked: alpha holds');
+  if (system.includes('the researcher')) {
+    const topic = first.includes('alpha') ? 'alpha' : 'beta';
+    if (topic === 'alpha' && messages.length === 1) {
+      return reply([
+        { type: 'tool_use', name: 'task', input: { agent: 'checker', prompt: 'check alpha' } },
+      ]);
+    }
+    return reply(`${topic}: researched`);
+  }
+  if (messages.length > 1) return reply('Both done.');
+  return reply([
+    { type: 'text', text: 'Handing both out.' },
+    { type: 'tool_use', name: 'task', input: { agent: 'researcher', prompt: 'research alpha' } },
+    { type: 'tool_use', name: 'task', input: { agent: 'researcher', prompt: 'research beta' } },
+  ]);
+};
 
 describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90_000 }, () => {
   it('replays a stored session into the page, steps back and forth through it, and follows what a new run appends', async ({
@@ -351,6 +390,137 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     await expect.poll(() => card.count()).toBe(0);
     expect(await text('conversation-caption')).toBe('5 messages');
     expect(view.warnings).toEqual([]);
+  });
+
+  it('shows where a stored session sits in the tree of agents, and opens its subagents’ sessions, each linking back', async ({
+    onTestFinished,
+  }) => {
+    const folder = await mkdtemp(join(tmpdir(), 'agent-tree-'));
+    onTestFinished(() => rm(folder, { recursive: true, force: true }));
+    const database = join(folder, 'sessions.db');
+    const llm = await startMessagesApiServer({ script: treeModel });
+    onTestFinished(() => llm.close());
+    const store = createSqliteSessionStore({ path: database });
+    const agent = createAgent({
+      workspace,
+      store,
+      sessionId: 'lead',
+      autoCommit: false,
+      agents: {
+        researcher: {
+          description: 'Researches a topic',
+          system: 'You are the researcher.',
+          tools: [],
+        },
+        checker: { description: 'Checks a finding', system: 'You are the checker.', tools: [] },
+      },
+      anthropic: { baseURL: llm.baseURL, apiKey: 'test-key' },
+    });
+    expect(await agent.run('Research alpha and beta', { timeoutMs: 20_000 })).toBe('Both done.');
+    await agent.shutdown({ timeoutMs: 2_000 });
+    // Each subagent's session, stored by the agent under its parent's: found by what its header says.
+    const stored = await store.list();
+    await store.close();
+    const linkOf = (sessionId: string) =>
+      stored.find((session) => session.sessionId === sessionId)?.metadata?.subagent as
+        { parentSessionId: string; callId: string; agent: string } | undefined;
+    const childOf = (parent: string, agentName: string) =>
+      stored
+        .filter((session) => {
+          const link = linkOf(session.sessionId);
+          return link?.parentSessionId === parent && link.agent === agentName;
+        })
+        .sort((a, b) => b.messageCount - a.messageCount);
+    // The researcher of alpha made a call of its own: four messages to the other's two.
+    const [alpha, beta] = childOf('lead', 'researcher');
+    const [checker] = childOf(alpha!.sessionId, 'checker');
+    expect([alpha?.messageCount, beta?.messageCount, checker?.messageCount]).toEqual([4, 2, 2]);
+    const alphaCall = linkOf(alpha!.sessionId)!.callId;
+
+    const inspect = await startCli(['inspect', '--session', 'lead', '--store', database]);
+    onTestFinished(() => inspect.crash());
+    await inspect.expect('Ctrl-C stops.');
+    expect(inspect.stdout).toContain('subagents 2 sessions, linked from the page');
+    const url = /^inspector (\S+)$/m.exec(inspect.stdout)![1]!;
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(url);
+
+    // The lead's page: no parent, its two researchers' sessions, each with its task call.
+    const place = page.getByTestId('session-place');
+    await expect.poll(() => page.getByTestId('subagent-session').count()).toBe(2);
+    expect(await place.isVisible()).toBe(true);
+    expect(await page.getByTestId('session-self').textContent()).toBe('lead');
+    expect(await page.getByTestId('session-parent').count()).toBe(0);
+    const alphaLink = page.locator(`[data-testid="subagent-session"][data-call-id="${alphaCall}"]`);
+    expect(await alphaLink.textContent()).toBe(
+      `researcher ${alphaCall} WaitingForUserInput 4 messages`,
+    );
+    expect(await alphaLink.getAttribute('href')).toBe(
+      `/?session=${encodeURIComponent(alpha!.sessionId)}`,
+    );
+    // The task call in the transcript links to the same session.
+    const taskLink = page.locator(
+      `[data-tool-call="${alphaCall}"] [data-testid="task-session-link"]`,
+    );
+    await expect.poll(() => taskLink.isVisible()).toBe(true);
+    expect(await taskLink.getAttribute('data-session-id')).toBe(alpha!.sessionId);
+    expect(await taskLink.textContent()).toBe("researcher's session ›");
+    await screenshot(page, 'stored-session-tree-lead');
+
+    // Following it opens the researcher's session in this inspector, with the way back.
+    await alphaLink.click();
+    await page.waitForURL((address) => address.searchParams.get('session') === alpha!.sessionId);
+    const selectedTab = page.locator('[data-testid="agent-tab"][aria-selected="true"]');
+    await expect
+      .poll(() => selectedTab.getAttribute('data-agent-id'))
+      .toBe(`stored:${alpha!.sessionId}`);
+    await expect.poll(() => text('conversation-caption')).toBe('4 messages');
+    expect(await text('conversation')).toContain('research alpha');
+    expect(await text('conversation')).toContain('alpha: researched');
+    expect(await text('conversation')).not.toContain('Handing both out.');
+    const parentLink = page.getByTestId('session-parent');
+    await expect.poll(() => parentLink.getAttribute('href')).toBe('/?session=lead');
+    expect(await parentLink.textContent()).toBe('lead');
+    expect(await page.getByTestId('session-self').textContent()).toBe(
+      `researcher ${alpha!.sessionId}`,
+    );
+    expect(await text('session-task-call')).toBe(`task call ${alphaCall} of lead`);
+    expect(await page.title()).toBe(`${alpha!.sessionId} · agent-statechart inspector`);
+    // Its own subagent, one level further down.
+    const checkerLink = page.getByTestId('subagent-session');
+    await expect.poll(() => checkerLink.count()).toBe(1);
+    expect(await checkerLink.getAttribute('data-session-id')).toBe(checker!.sessionId);
+    await checkerLink.click();
+    await page.waitForURL((address) => address.searchParams.get('session') === checker!.sessionId);
+    await expect.poll(() => text('conversation')).toContain('checked: alpha holds');
+    await expect
+      .poll(() => page.getByTestId('session-parent').getAttribute('data-session-id'))
+      .toBe(alpha!.sessionId);
+    expect(await page.getByTestId('session-ancestor').getAttribute('data-session-id')).toBe('lead');
+    expect(await text('session-subagents')).toBe('no subagent sessions');
+    await screenshot(page, 'stored-session-tree-checker');
+
+    // Back up to the lead, past the researcher: the lead's page again, every session a tab.
+    await page.getByTestId('session-ancestor').click();
+    await page.waitForURL((address) => address.searchParams.get('session') === 'lead');
+    await expect.poll(() => selectedTab.getAttribute('data-agent-id')).toBe('stored:lead');
+    await expect.poll(() => text('conversation')).toContain('Handing both out.');
+    expect(await page.getByTestId('agent-tab').count()).toBe(3);
+
+    // An id the store does not hold: a 404 that says so, the id shown as text.
+    const unknown = await page.goto(
+      new URL(`/?session=${encodeURIComponent('lead/<b>nope</b>')}`, url).href,
+    );
+    expect(unknown?.status()).toBe(404);
+    expect(await page.locator('body').textContent()).toBe(
+      `there is no session "lead/<b>nope</b>" in this inspector's session store\n`,
+    );
+    expect(await page.locator('b').count()).toBe(0);
+    expect(errors).toEqual([]);
+
+    inspect.interrupt();
+    expect((await inspect.exited).code).toBe(0);
   });
 
   it('refuses an unknown session, and a workspace with no store, saying where it looked', async () => {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AgentConfig, AgentCore } from '../../src/index.js';
+import { subagentScope } from '../../src/machine/index.js';
 import { actionsOf, call, completed, toolOk, userInput } from '../support/events.js';
 
 const CONFIG: AgentConfig = {
@@ -152,5 +153,25 @@ describe('subagents in pure mode', () => {
       () => new AgentCore({ tools: [{ name: 'task' }], agents: { a: { description: 'x' } } }),
     ).toThrow(/built-in subagent tool/);
     expect(() => new AgentCore({ agents: { 'no spaces': { description: 'x' } } })).toThrow(/name/);
+  });
+
+  it('scopes a subagent to its spec’s tools, offering the agents it has the tools for', () => {
+    const agents = {
+      reader: { description: 'Reads', tools: ['read_file'] },
+      tester: { description: 'Tests', tools: ['read_file', 'bash'] },
+      any: { description: 'Anything' },
+    };
+    const reader = subagentScope(agents.reader, ['read_file', 'bash', 'edit_file'], agents, 1);
+    expect(reader).toEqual({
+      tools: ['read_file'],
+      agents: { reader: agents.reader, any: agents.any },
+    });
+    expect(subagentScope(agents.any, ['read_file', 'bash'], agents, 1).agents).toEqual(agents);
+    expect(subagentScope(agents.tester, ['read_file', 'bash'], agents, 0)).toEqual({
+      tools: ['read_file', 'bash'],
+    });
+    expect(subagentScope(agents.reader, ['read_file'], { tester: agents.tester }, 1)).toEqual({
+      tools: ['read_file'],
+    });
   });
 });

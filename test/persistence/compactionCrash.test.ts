@@ -7,15 +7,12 @@
  * PostgreSQL when a server can be started.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findTranscriptViolations, type Message, SUMMARY_HEADING } from '../../src/index.js';
-import { createPostgresSessionStore } from '../../src/persistence/postgresSessionStore.js';
 import { SessionCore } from '../../src/persistence/sessionCore.js';
-import type { SessionStore, StoredSession } from '../../src/persistence/sessionStore.js';
-import { createSqliteSessionStore } from '../../src/persistence/sqliteSessionStore.js';
+import type { StoredSession } from '../../src/persistence/sessionStore.js';
 import { startMessagesApiServer } from '../../src/testing/index.js';
 import { bundleChild } from '../support/bundleChild.js';
-import { type PostgresServer, startPostgres } from '../support/postgresServer.js';
 import {
   ANSWER,
   COMPACTION,
@@ -26,13 +23,15 @@ import {
 } from './compaction/compactionTurn.js';
 import {
   type ChildResult as CrashChildResult,
+  type CrashStore,
+  describeOnStores,
   inBatches,
   runChild,
   useTempDirectories,
 } from './crash/childRuns.js';
+import { openStoreSetting } from './crash/childSession.js';
 import { countEvents, durableView, replayLog } from './logChecks.js';
 
-const installation = inject('postgresInstallation');
 const CONFIG = { compaction: COMPACTION };
 
 interface ChildResult extends CrashChildResult {
@@ -50,22 +49,14 @@ const tempDirectory = useTempDirectories('compaction-crash-');
 
 const child = (settings: Record<string, unknown>) => runChild<ChildResult>(childScript, settings);
 
-/** Where the sessions of one store live, and how a test process opens it. */
-interface StoreKind {
-  name: string;
-  /** The child's `store` setting for a world in `directory`. */
-  setting(directory: string): Record<string, string>;
-  open(setting: Record<string, string>): SessionStore;
-}
-
 /**
  * One run's world: a workspace, a session seeded with a history that nearly fills the window
  * (stored before any process touches it), and a model server.
  */
-async function world(kind: StoreKind, sessionId: string) {
+async function world(kind: CrashStore, sessionId: string) {
   const directory = await tempDirectory();
   const store = kind.setting(directory);
-  const seeding = kind.open(store);
+  const seeding = openStoreSetting(store);
   await SessionCore.open(seeding, sessionId, { config: CONFIG, messages: history() });
   await seeding.close();
   const server = await startMessagesApiServer({ script: compactionModel() });
@@ -90,7 +81,7 @@ function expectFinished(result: ChildResult, reference: Message[], where: string
   expect(result.loaded.transcript, where).toHaveLength(reference.length);
 }
 
-function describeCrashes(kind: StoreKind): void {
+function describeCrashes(kind: CrashStore): void {
   it(
     `${kind.name}: resumes a compaction cut short at every durable write`,
     { timeout: 180_000 },
@@ -161,29 +152,5 @@ function describeCrashes(kind: StoreKind): void {
 }
 
 describe('a compaction cut short by a crash', () => {
-  describeCrashes({
-    name: 'SQLite',
-    setting: (directory) => ({ sqlite: join(directory, 'sessions.db') }),
-    open: (setting) => createSqliteSessionStore({ path: setting.sqlite!, durability: 'normal' }),
-  });
-
-  describe.skipIf(installation === null)('on PostgreSQL', () => {
-    let server: PostgresServer;
-    let schemas = 0;
-    beforeAll(async () => {
-      server = await startPostgres({ installation: installation!, database: 'compaction' });
-    }, 60_000);
-    afterAll(async () => {
-      await server?.stop();
-    });
-    describeCrashes({
-      name: 'PostgreSQL',
-      setting: () => ({ postgres: server.connectionString, schema: `crash${++schemas}` }),
-      open: (setting) =>
-        createPostgresSessionStore({
-          connectionString: setting.postgres!,
-          schema: setting.schema!,
-        }),
-    });
-  });
+  describeOnStores('compaction', describeCrashes);
 });

@@ -19,6 +19,7 @@ import { AgentCore, type AgentEvent, AgentTracer, defineTool } from '../../src/i
 import { overloaded, reply } from '../../src/testing/index.js';
 import { lookUp, useScriptedAgents } from '../agent/scriptedAgents.js';
 import { userInput } from '../support/events.js';
+import { tree } from './spanTree.js';
 
 const scripted = useScriptedAgents('telemetry-');
 const exporter = new InMemorySpanExporter();
@@ -47,31 +48,6 @@ const deploy = defineTool({
       signal.addEventListener('abort', () => reject(new Error('deploy stopped')), { once: true }),
     ),
 });
-
-/**
- * The spans as a tree of names, children in the order they started; a span whose parent was
- * not exported (a session's turn hangs under a parent no process exports) is a root.
- */
-function tree(spans: readonly ReadableSpan[]): unknown {
-  const exported = new Set(spans.map((span) => span.spanContext().spanId));
-  const byParent = new Map<string | undefined, ReadableSpan[]>();
-  for (const span of spans) {
-    const parentId = span.parentSpanContext?.spanId;
-    const parent = parentId !== undefined && exported.has(parentId) ? parentId : undefined;
-    byParent.set(parent, [...(byParent.get(parent) ?? []), span]);
-  }
-  const node = (span: ReadableSpan): unknown => {
-    const children = (byParent.get(span.spanContext().spanId) ?? []).sort(
-      (a, b) => hrMs(a.startTime) - hrMs(b.startTime),
-    );
-    return children.length === 0 ? span.name : { [span.name]: children.map(node) };
-  };
-  return (byParent.get(undefined) ?? []).map(node);
-}
-
-function hrMs([seconds, nanos]: [number, number]): number {
-  return seconds * 1e3 + nanos / 1e6;
-}
 
 /** A model response of text that ends the turn. */
 function completed(text: string): AgentEvent {

@@ -1,5 +1,5 @@
 /**
- * Page script, part 2 of 5: the chart. The server draws each machine once with the package's
+ * Page script, part 2 of 6: the chart. The server draws each machine once with the package's
  * diagram renderer; the page inlines that SVG and lights states by toggling classes on the
  * elements marked `data-state` (and flashes the `data-transition` edges just taken), never redrawing it.
  *

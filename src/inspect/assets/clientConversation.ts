@@ -1,5 +1,5 @@
 /**
- * Page script, part 4 of 5: the conversation, with each tool call's status, and each compaction
+ * Page script, part 4 of 6: the conversation, with each tool call's status, and each compaction
  * where it happened, after the messages it summarised. It renders incrementally: when the
  * transcript only grew, only the new messages are added, and only the cards of calls still open
  * are updated; the DOM keeps at most a few hundred messages.
@@ -280,13 +280,21 @@ function renderToolCard(block, context) {
   var head = node('div', 'head');
   head.appendChild(node('span', 'name', block.name));
   head.appendChild(node('span', 'id', block.id));
+  // A task for a subagent: linked to the subagent's session once the page knows it is stored.
+  var sessionLink = null;
+  if (block.name === SUBAGENT_TOOL) {
+    sessionLink = node('a', 'session-link task-session');
+    sessionLink.setAttribute('data-testid', 'task-session-link');
+    sessionLink.hidden = true;
+    head.appendChild(sessionLink);
+  }
   var chip = node('span', 'chip');
   chip.setAttribute('data-testid', 'tool-status');
   head.appendChild(chip);
   card.appendChild(head);
   var questions = questionsOf(block);
   card.appendChild(questions ? renderQuestions(questions) : node('pre', 'input', JSON.stringify(block.input, null, 2)));
-  var entry = { card: card, chip: chip, result: null, status: null };
+  var entry = { card: card, chip: chip, result: null, status: null, sessionLink: sessionLink };
   conversation.cards.set(block.id, entry);
   conversation.open.add(block.id);
   updateCard(block.id, entry, context);

@@ -1,5 +1,5 @@
 /**
- * Page script, part 3 of 5: the event log and the payload pane. The log is virtualised: a spacer
+ * Page script, part 3 of 6: the event log and the payload pane. The log is virtualised: a spacer
  * as tall as every row, and a small pool of absolutely placed rows reused for the ones in view,
  * so ten thousand events cost as much DOM as thirty.
  */

@@ -1,5 +1,5 @@
 /**
- * Page script, part 5 of 5: the live feed (Server-Sent Events), agent tabs, the status line and
+ * Page script, part 6 of 6: the live feed (Server-Sent Events), agent tabs, the status line and
  * retry countdown, time travel, and the render loop. Messages update the data at once; the DOM is
  * updated at most once per animation frame, however many steps arrived.
  */
@@ -8,10 +8,11 @@
  * Browser JavaScript: wiring and the render loop (runs last).
  *
  * @example
- * const script = [clientStore, clientChart, clientEventLog, clientConversation, clientMain].join('\n');
+ * const script = [clientStore, clientChart, clientEventLog, clientConversation, clientPlace, clientMain].join('\n');
  */
 export const clientMain = String.raw`
 var token = new URLSearchParams(location.search).get('token');
+var wantedSession = new URLSearchParams(location.search).get('session');
 var frame = 0;
 var passed = [];
 var taken = [];
@@ -76,6 +77,7 @@ function connect() {
   on(source, 'removed', function (data) { removeAgent(data.agentId); });
   on(source, 'synced', function (data) {
     store.order.slice().forEach(function (id) { if (data.agentIds.indexOf(id) < 0) removeAgent(id); });
+    settleSelection();
   });
 }
 
@@ -324,6 +326,7 @@ function render() {
   renderEventLog(agent);
   renderPayload(ui.payload, agent, view);
   renderConversation(agent, view);
+  renderPlace(agent);
 }
 
 function start() {
@@ -337,6 +340,9 @@ function start() {
   conversation.element = $('conversation');
   conversation.queue = $('queue');
   conversation.caption = $('conversation-caption');
+  places.element = $('session-place');
+  places.title = document.title;
+  if (wantedSession) store.wantedId = STORED_PREFIX + wantedSession;
   setupEventLog($('event-log'));
   setupControls();
   chartZoom.button = $('chart-zoom');

@@ -1,5 +1,5 @@
 /**
- * Page script, part 1 of 5: the page's data. Each agent keeps its steps and, per step, the context
+ * Page script, part 1 of 6: the page's data. Each agent keeps its steps and, per step, the context
  * rebuilt from the patches (fields that did not change are shared), so stepping to any recorded
  * step is an array lookup. Written as plain browser JavaScript in a string: the package's
  * TypeScript has no DOM types, and the compiled package must carry the page.
@@ -10,13 +10,16 @@
  * handling (with the prompts dropped and the compactions, which the transcript does not keep).
  *
  * @example
- * const script = [clientStore, clientChart, clientEventLog, clientConversation, clientMain].join('\n');
+ * const script = [clientStore, clientChart, clientEventLog, clientConversation, clientPlace, clientMain].join('\n');
  */
 export const clientStore = String.raw`
 var store = {
   agents: new Map(),
   order: [],
   selectedId: null,
+  // The agent the page's address names (a stored session, '?session='): selected when it comes,
+  // the first agent only if it does not.
+  wantedId: null,
   clockOffset: 0,
   maxSteps: 5000,
   instance: null
@@ -231,8 +234,19 @@ function putAgent(history) {
   if (known) agent.cursor = known.cursor === null ? null : Math.min(known.cursor, agent.steps.length - 1);
   store.agents.set(agent.id, agent);
   if (store.order.indexOf(agent.id) < 0) store.order.push(agent.id);
-  if (store.selectedId === null) store.selectedId = agent.id;
+  if (agent.id === store.wantedId) {
+    store.selectedId = agent.id;
+    store.wantedId = null;
+  } else if (store.selectedId === null && store.wantedId === null) {
+    store.selectedId = agent.id;
+  }
   return agent;
+}
+
+// The initial replay is over: if the agent the address names did not come, show the first.
+function settleSelection() {
+  store.wantedId = null;
+  if (store.selectedId === null && store.order.length) store.selectedId = store.order[0];
 }
 
 function removeAgent(agentId) {

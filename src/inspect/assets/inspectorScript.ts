@@ -1,10 +1,11 @@
 /**
- * The inspector page's script: its five parts in one closure, served as `/assets/inspector.js`.
+ * The inspector page's script: its six parts in one closure, served as `/assets/inspector.js`.
  */
 import { clientChart } from './clientChart.js';
 import { clientConversation } from './clientConversation.js';
 import { clientEventLog } from './clientEventLog.js';
 import { clientMain } from './clientMain.js';
+import { clientPlace } from './clientPlace.js';
 import { clientStore } from './clientStore.js';
 
 /**
@@ -20,6 +21,7 @@ export const inspectorScript = [
   clientChart,
   clientEventLog,
   clientConversation,
+  clientPlace,
   clientMain,
   '})();',
   '',

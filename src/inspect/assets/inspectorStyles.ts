@@ -41,6 +41,21 @@ header h1 span { color: #9ca3af; font-weight: 400; }
 .connection.live::before { background: #22c55e; }
 .connection.lost::before { background: #ef4444; }
 
+/* A stored session's place in the tree of agents: the sessions above it, and its subagents'. */
+.place { flex: none; display: flex; flex-wrap: wrap; align-items: center; gap: 6px 18px; padding: 6px 14px; background: var(--panel); border-bottom: 1px solid var(--line); font-size: 12px; }
+.place .lineage, .place .subagents { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; min-width: 0; }
+.place .label { font-size: 10.5px; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); }
+.place .sep { color: var(--muted); }
+.place .session-id, .place .call, .place .via { font: 11.5px var(--mono); }
+.place .session-self { font-weight: 600; }
+.place .via, .place .count, .place .hint, .place .session-missing { color: var(--muted); }
+.place .state { font: 11px var(--mono); color: var(--accent); }
+.place .problem { color: var(--bad); }
+.session-link { color: var(--accent); text-decoration: none; border: 1px solid #bfdbfe; background: #eff6ff; border-radius: 6px; padding: 1px 7px; white-space: nowrap; }
+.session-link:hover { border-color: var(--accent); }
+.session-link:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+.tool .session-link { font-size: 11px; padding: 0 7px; }
+
 /* The chart takes what the side column leaves: all the height, and most of the width. */
 main { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1fr) clamp(340px, 27vw, 560px); gap: 10px; padding: 10px; }
 .column { display: flex; flex-direction: column; gap: 10px; min-height: 0; }

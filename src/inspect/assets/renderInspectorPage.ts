@@ -41,6 +41,7 @@ export function renderInspectorPage(options: InspectorPageOptions): string {
   <nav class="tabs" role="tablist" aria-label="Agents" data-testid="agent-tabs"></nav>
   <div class="connection" data-testid="connection">connecting…</div>
 </header>
+<nav class="place" data-testid="session-place" aria-label="Tree of agents" hidden></nav>
 <main>
   <section class="panel chart-panel" aria-label="Chart">
     <h2>Chart <span class="aside" data-testid="chart-caption"></span><button type="button" class="zoom" data-testid="chart-zoom" hidden></button></h2>

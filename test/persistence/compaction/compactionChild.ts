@@ -9,26 +9,24 @@
  * Run (the test bundles it first): node compactionChild.mjs '<json settings>'
  */
 import { createAgent } from '../../../src/index.js';
-import { createPostgresSessionStore } from '../../../src/persistence/postgresSessionStore.js';
-import { createSqliteSessionStore } from '../../../src/persistence/sqliteSessionStore.js';
-import { countingStore, type KillPoint, printWhenIdle } from '../crash/childSession.js';
+import {
+  countingStore,
+  type KillPoint,
+  openStoreSetting,
+  printWhenIdle,
+  type StoreSetting,
+} from '../crash/childSession.js';
 import { COMPACTION, INPUT } from './compactionTurn.js';
 
 interface Settings extends KillPoint {
   workspace: string;
   baseURL: string;
   sessionId: string;
-  store: { sqlite: string } | { postgres: string; schema: string };
+  store: StoreSetting;
 }
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
-const where = settings.store;
-const counted = countingStore(
-  'sqlite' in where
-    ? createSqliteSessionStore({ path: where.sqlite, durability: 'normal' })
-    : createPostgresSessionStore({ connectionString: where.postgres, schema: where.schema }),
-  settings,
-);
+const counted = countingStore(openStoreSetting(settings.store), settings);
 const { store } = counted;
 const agent = createAgent({
   workspace: settings.workspace,

@@ -7,8 +7,10 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { AgentContext, AgentStateValue, Message, StoredEntry } from '../../../src/index.js';
+import { type PostgresServer, startPostgres } from '../../support/postgresServer.js';
+import type { StoreSetting } from './childSession.js';
 
 /** What a child prints once its session is idle (`printWhenIdle`). */
 export interface ChildResult {
@@ -82,4 +84,40 @@ export async function inBatches<T>(
   for (let start = 0; start < items.length; start += size) {
     await Promise.all(items.slice(start, start + size).map(each));
   }
+}
+
+/** One store a crash test runs on: its name, and the store setting of a run's world. */
+export interface CrashStore {
+  name: 'SQLite' | 'PostgreSQL';
+  /** The setting for a world in `directory` (a new file, or a new schema). */
+  setting(directory: string): StoreSetting;
+}
+
+/**
+ * Registers `describeCrashes` on SQLite, and on PostgreSQL (a server of its own, database
+ * `database`) when one can be started here.
+ */
+export function describeOnStores(
+  database: string,
+  describeCrashes: (store: CrashStore) => void,
+): void {
+  describeCrashes({
+    name: 'SQLite',
+    setting: (directory) => ({ sqlite: join(directory, 'sessions.db') }),
+  });
+  const installation = inject('postgresInstallation');
+  describe.skipIf(installation === null)('on PostgreSQL', () => {
+    let server: PostgresServer;
+    let schemas = 0;
+    beforeAll(async () => {
+      server = await startPostgres({ installation: installation!, database });
+    }, 60_000);
+    afterAll(async () => {
+      await server?.stop();
+    });
+    describeCrashes({
+      name: 'PostgreSQL',
+      setting: () => ({ postgres: server.connectionString, schema: `crash${++schemas}` }),
+    });
+  });
 }

@@ -4,7 +4,19 @@
  * after the chosen one, and the result the process prints once the session is idle.
  */
 import type { Agent } from '../../../src/index.js';
+import { createPostgresSessionStore } from '../../../src/persistence/postgresSessionStore.js';
+import { createSqliteSessionStore } from '../../../src/persistence/sqliteSessionStore.js';
 import type { SessionStore } from '../../../src/persistence/sessionStore.js';
+
+/** Where a crash test's sessions live: a SQLite file, or a schema of a PostgreSQL server. */
+export type StoreSetting = { sqlite: string } | { postgres: string; schema: string };
+
+/** The store `setting` names, as every process of a crash test opens it. */
+export function openStoreSetting(setting: StoreSetting): SessionStore {
+  return 'sqlite' in setting
+    ? createSqliteSessionStore({ path: setting.sqlite, durability: 'normal' })
+    : createPostgresSessionStore({ connectionString: setting.postgres, schema: setting.schema });
+}
 
 /** Where the process dies: just before the store takes write k, or just after write k is stored. */
 export interface KillPoint {
