@@ -22,7 +22,7 @@ import {
   copyPlainJson,
   describeStateValue,
   errorMessage,
-  messageText,
+  lastResponseText,
   type Message,
   openQuestionsOf,
   type OutputSpec,
@@ -74,15 +74,6 @@ export type CompactionOutcome =
 /** What the user says, as a message: text is a user message of that text. */
 function userMessage(message: string | Message): Message {
   return typeof message === 'string' ? { role: 'user', content: message } : message;
-}
-
-/** The text of the last assistant message among `messages`, or `''`. */
-export function lastResponseText(messages: readonly Message[]): string {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index]!;
-    if (message.role === 'assistant') return messageText(message);
-  }
-  return '';
 }
 
 /**

@@ -45,7 +45,7 @@ import {
   openSession,
   recordActor,
   type SessionStore,
-  type SubagentLink,
+  childLink,
   subagentLinkOf,
   subagentSessionId,
 } from '../persistence/index.js';
@@ -561,14 +561,11 @@ function subagentSession(
   metadata: Record<string, unknown> | undefined,
 ): Pick<CreateAgentOptions, 'store' | 'sessionId' | 'sessionMetadata'> {
   if (store === undefined || parentSessionId === undefined) return {};
-  const mode = child.permissions?.mode;
-  const link: SubagentLink = {
-    parentSessionId,
+  const link = childLink(parentSessionId, subagentLinkOf(metadata), {
     callId: input.call.id,
     agent: input.task.agent,
-    depth: (subagentLinkOf(metadata)?.depth ?? 0) + 1,
-    ...(mode === undefined ? {} : { mode }),
-  };
+    mode: child.permissions?.mode,
+  });
   return {
     store,
     sessionId: subagentSessionId(parentSessionId, input.call.id),

@@ -15,11 +15,13 @@ import {
   type BeforeEffect,
   errorMessage,
   errorOutcome,
+  lastResponseText,
   type SubagentActorInput,
+  subagentUsageOf,
   type ToolOutcome,
   type UsageTotals,
 } from '../machine/index.js';
-import { type Agent, lastResponseText } from './agent.js';
+import type { Agent } from './agent.js';
 import {
   FORWARDED_NOTIFICATIONS,
   type NotificationHub,
@@ -95,7 +97,7 @@ export function createSubagentActor(options: SubagentActorOptions) {
       child = started;
       options.children.set(call.id, started);
       stops = forward(started, ref, options.hub);
-      const outcome = await answerOf(started, task.prompt).then(
+      const outcome = await answerOf(started, task.prompt, () => interrupted).then(
         (answer): ToolOutcome =>
           interrupted
             ? errorOutcome(
@@ -116,7 +118,7 @@ export function createSubagentActor(options: SubagentActorOptions) {
           type: 'ToolCompleted',
           callId: call.id,
           outcome,
-          ...(usage === undefined ? {} : { usage: usedBy(usage) }),
+          ...(usage === undefined ? {} : { usage: subagentUsageOf(usage) }),
         };
         sendBack(event);
       })
@@ -138,10 +140,16 @@ export function createSubagentActor(options: SubagentActorOptions) {
  * a stored session that already has it (the parent resumed after its process stopped mid-task),
  * the end of the turn the child resumed.
  */
-async function answerOf(child: Agent, prompt: string): Promise<unknown> {
+async function answerOf(
+  child: Agent,
+  prompt: string,
+  interrupted: () => boolean,
+): Promise<unknown> {
   await child.ready;
   let answer: unknown;
-  if (child.context.messages.length === 0) answer = await child.run(prompt);
+  // An interrupt that came while the child was opening has no turn to stop: none starts.
+  if (interrupted()) answer = '';
+  else if (child.context.messages.length === 0) answer = await child.run(prompt);
   else {
     await child.waitUntilIdle();
     answer = lastResponseText(child.context.messages);
@@ -180,9 +188,4 @@ function forward(child: Agent, ref: SubagentRef, hub: NotificationHub): Array<()
     ),
   );
   return stops;
-}
-
-function usedBy(session: UsageTotals) {
-  const { calls: _calls, ...used } = session;
-  return used;
 }

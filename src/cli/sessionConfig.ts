@@ -16,12 +16,9 @@ import {
   type HookSwitches,
   PERMISSION_MODES,
   type PermissionMode,
-  SUBAGENT_HOOKS,
-  subagentScope,
   type SubagentSpec,
-  type ToolSpec,
 } from '../machine/index.js';
-import { type SubagentLink, subagentLinkOf } from '../persistence/index.js';
+import { subagentLinkOf, subagentSessionConfig } from '../persistence/index.js';
 
 /** Marks a session created by this command line. */
 const CREATED_BY = 'agent-statechart';
@@ -123,8 +120,9 @@ export function sessionAgents(
  * the subagent's, answered by its `ToolCompleted`).
  *
  * A subagent's session (its metadata's `subagent` names the parent's session and the task call)
- * is read back as the child ran: with the tools, system prompt, model and `maxTurns` of its
- * agent's spec, none of the parent's questions, only its tool hooks, and the agents.
+ * is read back as the child ran: its top session's config taken down its agents
+ * (`subagentSessionConfig`) — the tools, system prompt, model and `maxTurns` of its agent's
+ * spec, none of the parent's questions, only its tool hooks, the agents it has the tools for.
  *
  * @example
  * const config = cliChartConfig(header.metadata);
@@ -134,51 +132,20 @@ export function cliChartConfig(metadata: Record<string, unknown> | undefined): A
   const mode: PermissionMode = (PERMISSION_MODES as readonly unknown[]).includes(named)
     ? (named as PermissionMode)
     : 'default';
-  const tools = createToolRegistry(createBuiltinTools()).specs();
-  const agents = sessionAgents(metadata);
+  let agents = sessionAgents(metadata);
   const link = subagentLinkOf(metadata);
-  if (link !== undefined) return subagentChartConfig(link, mode, tools, metadata, agents);
+  // A subagent's session whose metadata does not record its agents (made by a program, not by
+  // `run`) is read back with each agent of its link taking every tool of its parent.
+  for (const agent of link?.agentPath ?? []) {
+    if (agents?.[agent] === undefined) agents = { ...agents, [agent]: { description: agent } };
+  }
   const hooks = sessionHooks(metadata);
-  return {
-    tools,
+  const top: AgentConfig = {
+    tools: createToolRegistry(createBuiltinTools()).specs(),
     permissions: { mode },
     ...(sessionAsksUser(metadata) ? { askUser: true } : {}),
     ...(hookNames(hooks).length > 0 ? { hooks } : {}),
     ...(agents === undefined ? {} : { agents }),
   };
-}
-
-/**
- * The chart a subagent ran with, as `createAgent` starts it from its parent's options: the
- * tools and agents of its scope (`subagentScope`, at its depth), the spec's settings, the mode it
- * started in, and the parent's tool hooks; never the `ask_user` tool.
- */
-function subagentChartConfig(
-  link: SubagentLink,
-  mode: PermissionMode,
-  parentTools: ToolSpec[],
-  metadata: Record<string, unknown> | undefined,
-  agents: Record<string, SubagentSpec> | undefined,
-): AgentConfig {
-  const spec = agents?.[link.agent] ?? { description: link.agent };
-  const scope = subagentScope(
-    spec,
-    parentTools.map((tool) => tool.name),
-    agents,
-    DEFAULT_SUBAGENT_DEPTH - link.depth,
-  );
-  const hooks = Object.fromEntries(
-    hookNames(sessionHooks(metadata))
-      .filter((hook) => (SUBAGENT_HOOKS as readonly HookName[]).includes(hook))
-      .map((hook) => [hook, true]),
-  );
-  return {
-    tools: parentTools.filter((tool) => scope.tools.includes(tool.name)),
-    permissions: { mode: link.mode ?? mode },
-    ...(spec.system === undefined ? {} : { system: spec.system }),
-    ...(spec.model === undefined ? {} : { model: spec.model }),
-    ...(spec.maxTurns === undefined ? {} : { maxTurns: spec.maxTurns }),
-    ...(Object.keys(hooks).length > 0 ? { hooks } : {}),
-    ...(scope.agents === undefined ? {} : { agents: scope.agents }),
-  };
+  return link === undefined ? top : subagentSessionConfig(top, link, DEFAULT_SUBAGENT_DEPTH);
 }

@@ -11,6 +11,10 @@
  * twice, by the chart's own `Resume` rule), one that never started runs. Every write carries the
  * epoch this execution claimed when it began, so an execution that lost the session (its worker
  * paused past its lease) can no longer write to it; DBOS itself refuses its step outcomes.
+ *
+ * A task call's subagent runs in a session of its own, driven by drives of its own (see
+ * `subagentDrives.ts`): the step that meets it starts that session on the task, and the drive
+ * rests while it works; the subagent's answer enqueues the drive that takes it.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import {
@@ -35,17 +39,36 @@ import {
   type AgentEvent,
   type AgentStateName,
   type CompletedToolInfo,
+  DEFAULT_SUBAGENT_DEPTH,
   errorMessage,
   openQuestionsOf,
   type QuestionsAsked,
   type ToolCall,
+  type ToolCompletedEvent,
   hookInputOf,
   type LlmStreamDelta,
 } from '../machine/index.js';
-import { type PostgresSessionStore, SessionCore, type SessionStore } from '../persistence/index.js';
+import {
+  type PostgresSessionStore,
+  SessionCore,
+  type SessionStore,
+  type StoredSession,
+  subagentLinkOf,
+} from '../persistence/index.js';
 import type { AgentTracer, SessionTracers } from '../telemetry/index.js';
 import { claimWhileAlive } from './executorLiveness.js';
 import type { SessionInbox } from './sessionInbox.js';
+import {
+  answeredTask,
+  cancelSubagents,
+  type RunningSubagent,
+  sessionConfigOf,
+  startSubagents,
+  type SubagentDrives,
+  type SubagentStep,
+  taskCallIds,
+  wakeParent,
+} from './subagentDrives.js';
 
 /**
  * What one drive of a session returns: the state it rests in, and what it waits for from a
@@ -67,6 +90,13 @@ export interface DriveResult {
   awaitingApproval: ToolCall[];
   /** `ask_user` calls whose questions wait for a `UserAnswer` (chart config `askUser: true`). */
   awaitingAnswer: QuestionsAsked[];
+  /**
+   * Task calls whose subagents are at work, each in a session of its own (present when there
+   * are any): a subagent's approvals are sent to its `sessionId`, its drive's stream and result
+   * are `workflowId`'s, and `wakeWorkflowId` is the drive of this session that goes on once
+   * the subagent has answered.
+   */
+  subagents?: RunningSubagent[];
 }
 
 /**
@@ -74,7 +104,8 @@ export interface DriveResult {
  * notifications (`llmStart`, `text`, `llmEnd`, `usage`, `toolStart`, `toolEnd`, `approvalRequest`,
  * `question`, `retry`, `error`, `compacting`, `compacted`, `compactionSkipped`, …), made by the
  * same map as an agent's handle makes them, and `idle` when the drive rests (with the calls
- * waiting for approval and the questions waiting for answers: the {@link DriveResult}).
+ * waiting for approval, the questions waiting for answers and the subagents at work: the
+ * {@link DriveResult}).
  * `llmStart` also names the worker that makes the call. A client rebuilds the stored text of each model call from them: the text after an
  * `llmStart` is in the transcript when an `llmEnd` for the same `transcriptIndex` says
  * `completed` or `interrupted`; text whose call starts again (a new `llmStart`: a retry, or
@@ -87,12 +118,7 @@ export interface DriveResult {
 export type DriveStreamValue =
   | Exclude<AgentNotification, { type: 'llmStart' }>
   | (Extract<AgentNotification, { type: 'llmStart' }> & { executor: string })
-  | {
-      type: 'idle';
-      state: AgentStateName;
-      awaitingApproval: ToolCall[];
-      awaitingAnswer: QuestionsAsked[];
-    };
+  | ({ type: 'idle' } & DriveResult);
 
 /** The DBOS calls the driver makes (the `DBOS` class fits). */
 export interface DriverEngine {
@@ -132,6 +158,13 @@ export interface DriverDependencies {
   onFenced?: (sessionId: string) => void;
   /** Traces each session this worker drives (the worker's `telemetry` option). */
   tracers?: SessionTracers;
+  /**
+   * How a drive starts its subagents' drives and wakes its parent's (the worker's client).
+   * Without it, a task call is answered at once with an error the model reads.
+   */
+  subagents?: SubagentDrives;
+  /** How many levels of subagents may run below a top session. Default 2. */
+  maxSubagentDepth?: number;
 }
 
 /** The key of the stream every drive writes. */
@@ -196,6 +229,11 @@ export function createSessionDriver(
   };
 }
 
+/** What a step does: one of the chart's effects, or takes a subagent's answer to its task. */
+type Work =
+  | Exclude<Effect, { type: 'StartSubagent' }>
+  | { type: 'SubagentAnswered'; event: ToolCompletedEvent };
+
 /** One step: open the session, then do the one thing it needs next. */
 async function advance(
   dependencies: DriverDependencies,
@@ -205,10 +243,14 @@ async function advance(
 ): Promise<StepOutcome> {
   const { engine, inbox } = dependencies;
   const fenced = fencedStore(dependencies.store, inbox, epoch);
-  const session = await SessionCore.open(fenced, sessionId, {
-    config: dependencies.config,
-    mustExist: true,
-  });
+  // A subagent's session is opened with its own config, which its header says how to make.
+  const stored = await fenced.preload(sessionId);
+  const metadata = stored?.header.metadata;
+  const link = subagentLinkOf(metadata);
+  const maxDepth = dependencies.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH;
+  const workerConfig = dependencies.config;
+  const config = sessionConfigOf(workerConfig, link, maxDepth);
+  const session = await SessionCore.open(fenced, sessionId, { config, mustExist: true });
   const stream = (value: DriveStreamValue) => engine.writeStream(DRIVE_STREAM, value);
   const chart = new StreamedChart(
     session,
@@ -223,32 +265,77 @@ async function advance(
     await chart.restate();
     execution.restated = true;
   }
-  let effect = session.resume ? await chart.take(session.resume) : undefined;
+  const tasks: SubagentStep = {
+    sessionId,
+    metadata,
+    link,
+    session,
+    announce: (action) => chart.announce(action),
+    store: dependencies.store,
+    inbox,
+    drives: dependencies.subagents,
+    config,
+    workerConfig,
+    maxDepth,
+  };
+  /** Feeds an event; an interrupt or a shutdown is passed on to the subagents it cancelled. */
+  const take = async (event: AgentEvent, cause: 'Interrupt' | 'ShutdownRequested') => {
+    const effects = await chart.take(event);
+    const cancelled = chart.cancelledTasks;
+    if (cancelled.length > 0) {
+      await cancelSubagents(dependencies.subagents, sessionId, cancelled, cause);
+    }
+    return effects;
+  };
+  // The tasks this session's log says were started: their starts are not recorded again.
+  const started = new Set(session.resume?.startedToolCallIds ?? []);
+  /** The step's work among `effects`: tasks are started first, and wait for their subagents. */
+  const workOf = async (
+    effects: readonly Effect[],
+  ): Promise<{ work?: Work; running: RunningSubagent[] }> => {
+    const starts = effects.filter(
+      (effect): effect is Extract<Effect, { type: 'StartSubagent' }> =>
+        effect.type === 'StartSubagent',
+    );
+    const progress =
+      starts.length === 0 ? { running: [] } : await startSubagents(tasks, starts, started);
+    const other = effects.find(
+      (effect): effect is Exclude<Effect, { type: 'StartSubagent' }> =>
+        effect.type !== 'StartSubagent',
+    );
+    if (other !== undefined) return { work: other, running: progress.running };
+    if (progress.answered === undefined) return { running: progress.running };
+    return {
+      work: { type: 'SubagentAnswered', event: progress.answered },
+      running: progress.running,
+    };
+  };
+  const resumed = session.resume ? await take(session.resume, 'Interrupt') : [];
   // Inputs wait for the drive in front of them, which holds the session's partition until it
-  // rests; an Interrupt is the exception, taken before more work starts.
+  // rests; an Interrupt is the exception, taken before more work starts (or more tasks).
   const input = await inbox.next(sessionId);
-  if (effect === undefined || input?.event.type === 'Interrupt') {
+  const resting = input?.event.type === 'Interrupt' ? { running: [] } : await workOf(resumed);
+  let { work } = resting;
+  if (work === undefined) {
     if (input === undefined) {
-      return {
-        next: 'rest',
-        result: {
-          state: session.core.state,
-          awaitingApproval: session.core.context.toolRuns
-            .filter((run) => run.status === 'awaitingApproval')
-            .map((run) => run.call),
-          awaitingAnswer: openQuestionsOf(session.core.context.toolRuns),
-        },
-      };
+      // A subagent at rest with its answer wakes its parent, whose next drive takes it.
+      if (link !== undefined && answeredTask(session.core)) {
+        await wakeParent(dependencies.subagents, link);
+      }
+      return { next: 'rest', result: restingResult(session, resting.running) };
     }
     fenced.taking = input.seq;
-    effect = await chart.take(input.event);
+    const cause = input.event.type === 'ShutdownRequested' ? 'ShutdownRequested' : 'Interrupt';
+    let effects = await take(input.event, cause);
     // An input the chart refused records nothing; it is taken all the same.
     if (fenced.taking !== undefined) await fenced.takeAlone(sessionId, input.seq);
     // Between steps nothing of this drive is running: the calls an Interrupt would wait for
     // cannot report any more, so their grace is over at once.
-    if (chart.awaitsCancelledCalls) effect = await chart.take({ type: 'ToolGraceExpired' });
-    if (effect === undefined) return { next: 'more' };
+    if (chart.awaitsCancelledCalls) effects = await take({ type: 'ToolGraceExpired' }, cause);
+    ({ work } = await workOf(effects));
+    if (work === undefined) return { next: 'more' };
   }
+  const effect = work;
 
   switch (effect.type) {
     case 'SendLlmRequest':
@@ -283,7 +370,8 @@ async function advance(
         workspace:
           typeof dependencies.workspace === 'string'
             ? dependencies.workspace
-            : dependencies.workspace(sessionId),
+            : // A subagent works in its top session's workspace.
+              dependencies.workspace(link?.rootSessionId ?? sessionId),
       });
       // Recorded first: readers are told of an outcome that is in the log.
       await chart.take({ type: 'ToolCompleted', callId: call.id, outcome });
@@ -317,6 +405,9 @@ async function advance(
       await chart.take(await runHook(dependencies.hooks ?? {}, hookInputOf(effect), options));
       return { next: 'more' };
     }
+    case 'SubagentAnswered':
+      await chart.take(effect.event);
+      return { next: 'more' };
     case 'ScheduleRetry':
       if (effect.delayMs > FIRE_NOW_MS) {
         // The backoff's start is recorded: the step after the sleep waits only what is left.
@@ -327,6 +418,19 @@ async function advance(
       await chart.take({ type: 'RetryTimeoutFired' });
       return { next: 'more' };
   }
+}
+
+/** What a drive that rests now returns: what the session waits for. */
+function restingResult(session: SessionCore, running: RunningSubagent[]): DriveResult {
+  const { toolRuns } = session.core.context;
+  return {
+    state: session.core.state,
+    awaitingApproval: toolRuns
+      .filter((run) => run.status === 'awaitingApproval')
+      .map((run) => run.call),
+    awaitingAnswer: openQuestionsOf(toolRuns),
+    ...(running.length === 0 ? {} : { subagents: running }),
+  };
 }
 
 /**
@@ -382,6 +486,7 @@ const EFFECT_TYPES = [
   'RunPreCompactHook',
   'RunStopHook',
   'SendCompactionRequest',
+  'StartSubagent',
   'ScheduleRetry',
 ] as const satisfies ReadonlyArray<AgentAction['type']>;
 
@@ -403,6 +508,7 @@ class StreamedChart {
   readonly #executor: string;
   readonly #tracer: AgentTracer | undefined;
   #cancelledCallsPending = false;
+  #cancelledTasks: string[] = [];
 
   constructor(
     session: SessionCore,
@@ -421,15 +527,21 @@ class StreamedChart {
     return this.#cancelledCallsPending;
   }
 
-  /** Feeds and records `event`, streams what came of it, and returns the first effect asked for. */
-  async take(event: AgentEvent): Promise<Effect | undefined> {
+  /** The task calls the last event cancelled: their subagents are to be told. */
+  get cancelledTasks(): string[] {
+    return this.#cancelledTasks;
+  }
+
+  /** Feeds and records `event`, streams what came of it, and returns the effects asked for. */
+  async take(event: AgentEvent): Promise<Effect[]> {
     const before = this.#session.core.context.toolRuns;
     const actions = await this.#session.handleEvent(event);
     const notifications: DriveStreamValue[] = [];
     toolEndsBetween(before, this.#session.core.context.toolRuns, this.#push(notifications));
     const restating = event.type === 'Resume';
-    let effect: Effect | undefined;
+    const effects: Effect[] = [];
     this.#cancelledCallsPending = false;
+    this.#cancelledTasks = [];
     this.#tracer?.event(event);
     for (const action of actions) {
       // Every step opens the session with a Resume, which asks again for every approval and
@@ -437,18 +549,21 @@ class StreamedChart {
       // them all again.
       const askedAgain = restating && ASKED_AGAIN_ON_RESUME.has(action.type);
       if (!askedAgain) this.#tracer?.action(action);
-      if (action.type === 'Cancel' && action.graceMs !== undefined) {
-        this.#cancelledCallsPending = true;
+      if (action.type === 'Cancel') {
+        if (action.graceMs !== undefined) this.#cancelledCallsPending = true;
+        const ids = action.toolCallIds ?? [];
+        const config = this.#session.core.context.config;
+        this.#cancelledTasks.push(...taskCallIds(before, ids, config));
       }
       if (isEffect(action)) {
-        effect ??= action;
+        effects.push(action);
         continue;
       }
       if (askedAgain) continue;
       notificationsOfAction(action, this.#push(notifications));
     }
     for (const notification of notifications) await this.#stream(notification);
-    return effect;
+    return effects;
   }
 
   /** Streams the notifications of something the step does itself. */
@@ -489,6 +604,7 @@ function fencedStore(
   epoch: number,
 ): SessionStore & {
   taking: number | undefined;
+  preload(sessionId: string): Promise<StoredSession | undefined>;
   takeAlone(sessionId: string, seq: number): Promise<void>;
   stillMine(sessionId: string): Promise<void>;
 } {
@@ -500,14 +616,22 @@ function fencedStore(
   ) => store.appendWith(sessionId, { after: head, epoch, entries: [] }, alongside);
   // The head as this execution last loaded or wrote it (one step opens one session).
   let head = 0;
+  let preloaded: StoredSession | undefined;
   const fenced = {
     taking: undefined as number | undefined,
     create: store.create.bind(store),
     claim: store.claim.bind(store),
     async load(sessionId: string) {
-      const stored = await store.load(sessionId);
+      const stored =
+        preloaded?.header.sessionId === sessionId ? preloaded : await store.load(sessionId);
+      preloaded = undefined;
       head = stored?.head ?? 0;
       return stored;
+    },
+    /** Loads the session ahead of its opening, which then takes what this loaded. */
+    async preload(sessionId: string) {
+      preloaded = await store.load(sessionId);
+      return preloaded;
     },
     entries: store.entries.bind(store),
     list: store.list.bind(store),

@@ -30,8 +30,10 @@ export {
   sessionOfDrive,
   type SessionClient,
   type SessionClientOptions,
+  subagentWakeWorkflowId,
 } from './sessionClient.js';
 export { type InboxInput, type SessionInbox } from './sessionInbox.js';
+export { type RunningSubagent, sessionConfigOf, type SubagentDrives } from './subagentDrives.js';
 export {
   type SessionWorker,
   type SessionWorkerOptions,

@@ -133,28 +133,7 @@ export function sessionClient(
     store,
     createSession: (sessionId, metadata) =>
       store.create(newSessionHeader(sessionId, Date.now(), metadata)),
-    async send(sessionId, event, options) {
-      const { seq } = await inbox.put(
-        sessionId,
-        event,
-        async (transaction, seq) => {
-          await dbos.enqueueInTransaction(
-            // DBOS takes pg's client; the pool hands out exactly that.
-            transaction as unknown as Parameters<DBOSClient['enqueueInTransaction']>[0],
-            {
-              queueName: SESSION_QUEUE,
-              workflowName: DRIVE_WORKFLOW,
-              workflowID: driveWorkflowId(sessionId, seq),
-              queuePartitionKey: sessionId,
-              appVersion: DRIVE_APP_VERSION,
-            },
-            sessionId,
-          );
-        },
-        options,
-      );
-      return { inboxSeq: seq, workflowId: driveWorkflowId(sessionId, seq) };
-    },
+    send: (sessionId, event, options) => sendInput(inbox, dbos, sessionId, event, options),
     result: (workflowId) =>
       dbos.retrieveWorkflow<DriveResult>(workflowId).getResult({ pollingIntervalMs: 100 }),
     events: (workflowId, offset = 0) =>
@@ -171,6 +150,62 @@ export function sessionClient(
 }
 
 /**
+ * Puts `event` in the session's inbox and enqueues the drive that takes it, in one transaction:
+ * what `SessionClient.send` does, and what a drive does to start a subagent's session on its task.
+ *
+ * @example
+ * const { workflowId } = await sendInput(inbox, dbos, 'alice-1', event, { idempotencyKey: 'req-1' });
+ */
+export async function sendInput(
+  inbox: SessionInbox,
+  dbos: DBOSClient,
+  sessionId: string,
+  event: AgentEvent,
+  options?: SendOptions,
+): Promise<{ inboxSeq: number; workflowId: string }> {
+  const { seq } = await inbox.put(
+    sessionId,
+    event,
+    async (transaction, seq) => {
+      await dbos.enqueueInTransaction(
+        // DBOS takes pg's client; the pool hands out exactly that.
+        transaction as unknown as Parameters<DBOSClient['enqueueInTransaction']>[0],
+        driveOptions(sessionId, driveWorkflowId(sessionId, seq)),
+        sessionId,
+      );
+    },
+    options,
+  );
+  return { inboxSeq: seq, workflowId: driveWorkflowId(sessionId, seq) };
+}
+
+/**
+ * Enqueues a drive of the session under `workflowId` with no input of its own: it drives what
+ * the session's log says is left to do. Enqueued once, however often it is asked for (DBOS keeps
+ * the first workflow of an id).
+ *
+ * @example
+ * await enqueueDrive(dbos, 'alice-1', subagentWakeWorkflowId('alice-1', 'toolu_1'));
+ */
+export async function enqueueDrive(
+  dbos: DBOSClient,
+  sessionId: string,
+  workflowId: string,
+): Promise<void> {
+  await dbos.enqueue(driveOptions(sessionId, workflowId), sessionId);
+}
+
+function driveOptions(sessionId: string, workflowId: string) {
+  return {
+    queueName: SESSION_QUEUE,
+    workflowName: DRIVE_WORKFLOW,
+    workflowID: workflowId,
+    queuePartitionKey: sessionId,
+    appVersion: DRIVE_APP_VERSION,
+  };
+}
+
+/**
  * The id of the drive enqueued with input `seq` of a session.
  *
  * @example
@@ -181,11 +216,24 @@ export function driveWorkflowId(sessionId: string, seq: number): string {
 }
 
 /**
- * The session a drive's workflow id names, or `undefined` for another id.
+ * The id of the drive of a session that takes the answer of the subagent a task call of it
+ * started: enqueued by the subagent's drive once it rests with its answer, once per task call.
+ *
+ * @example
+ * subagentWakeWorkflowId('alice-1', 'toolu_1'); // 'session:alice-1:task:toolu_1'
+ */
+export function subagentWakeWorkflowId(sessionId: string, callId: string): string {
+  return `session:${sessionId}:task:${callId}`;
+}
+
+/**
+ * The session a drive's workflow id names (one an input enqueued, or one a subagent's answer
+ * did), or `undefined` for another id.
  *
  * @example
  * sessionOfDrive('session:alice-1:input:3'); // 'alice-1'
+ * sessionOfDrive('session:alice-1:task:toolu_1'); // 'alice-1'
  */
 export function sessionOfDrive(workflowId: string): string | undefined {
-  return /^session:(.+):input:\d+$/.exec(workflowId)?.[1];
+  return /^session:(.+):(?:input:\d+|task:[^:]+)$/.exec(workflowId)?.[1];
 }

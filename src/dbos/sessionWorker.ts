@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Anthropic from '@anthropic-ai/sdk';
+import type { DBOSClient as DBOSClientType } from '@dbos-inc/dbos-sdk';
 import {
   type LlmTransport,
   type AgentHooks,
@@ -18,12 +19,14 @@ import {
   createPostgresSessionStore,
   importOptionalPeer,
   openPostgresPool,
-  SessionCore,
+  type SessionCore,
 } from '../persistence/index.js';
 import {
   type AgentConfig,
   AgentStatechartError,
   type CompletedToolInfo,
+  DEFAULT_SUBAGENT_DEPTH,
+  resolveConfig,
 } from '../machine/index.js';
 import type { McpServerConfig, McpServers } from '../mcp/index.js';
 import { SessionTracers, type TelemetryOptions, telemetryOptions } from '../telemetry/index.js';
@@ -44,10 +47,13 @@ import {
 import {
   DRIVE_APP_VERSION,
   DRIVE_WORKFLOW,
+  enqueueDrive,
   SESSION_QUEUE,
+  sendInput,
   sessionClient,
   type SessionClient,
 } from './sessionClient.js';
+import { openDrivenSession } from './subagentDrives.js';
 import { withIdleTransactionTimeout } from './idleTransactionTimeout.js';
 import { createSessionInbox } from './sessionInbox.js';
 import { workerTools } from './workerTools.js';
@@ -73,9 +79,18 @@ export interface SessionWorkerOptions {
    * of a service. `askUser: true` offers the model the built-in `ask_user` tool: a drive that
    * reaches its questions streams them (`question`) and rests with them in its result's
    * `awaitingAnswer`, and a `UserAnswer` sent to the session, through any worker or client,
-   * answers them.
+   * answers them. With `agents`, the model hands tasks to subagents (the built-in `task` tool):
+   * each runs in a session of its own, `subagentSessionId(sessionId, callId)`, driven by its own
+   * drives on any worker, while the session that gave the task rests until it has the answer
+   * (see the result's `subagents`). A config the chart refuses is refused here, before anything
+   * opens.
    */
   agent: AgentConfig;
+  /**
+   * How many levels of subagents may run below a session (with `agent.agents`): with 2, the
+   * default, a subagent may hand tasks to subagents of its own, which may not.
+   */
+  maxSubagentDepth?: number;
   /** The tools the chart's calls run. */
   tools: ToolRegistry;
   /**
@@ -138,8 +153,8 @@ export interface SessionWorkerOptions {
 export interface SessionWorker extends SessionClient {
   readonly executorId: string;
   /**
-   * Opens a session to read it (`core.state`, `core.context`), as this worker's chart sees it;
-   * feeding it events is the drives' job.
+   * Opens a session to read it (`core.state`, `core.context`), as this worker's chart sees it (a
+   * subagent's session with the config its link makes); feeding it events is the drives' job.
    */
   open(sessionId: string): Promise<SessionCore>;
   /** Stops taking work, and closes DBOS and the connections. */
@@ -162,13 +177,18 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   // The chart waits for the hooks the worker is given; refused before anything opens when they
   // are not hooks.
   const switches = hookSwitches(options.hooks, options.hookTimeoutMs);
-  if (options.agent.agents !== undefined) {
+  const agent = switches === undefined ? options.agent : { ...options.agent, hooks: switches };
+  const maxSubagentDepth = options.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH;
+  if (!Number.isInteger(maxSubagentDepth) || maxSubagentDepth < 1) {
     throw new AgentStatechartError(
       'INVALID_OPTION',
-      'agent.agents: the workers do not start subagents yet; leave agents out of a worker’s config',
+      `maxSubagentDepth must be a whole number of at least 1; got ${String(options.maxSubagentDepth)}`,
     );
   }
-  const agent = switches === undefined ? options.agent : { ...options.agent, hooks: switches };
+  // A config the chart refuses (a subagent's spec naming a tool the worker lacks, say) is
+  // refused before anything opens, not at each session's first step. MCP servers' tools join it
+  // once they are connected, and are checked then.
+  if (options.mcpServers === undefined) resolveConfig(agent);
   const schema = options.schema ?? 'agent_statechart';
   const applicationName = options.applicationName ?? 'agent-statechart';
   const leaseMs = options.leaseMs ?? 3_000;
@@ -201,6 +221,23 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
     options.mcpServers,
     typeof options.workspace === 'string' ? options.workspace : process.cwd(),
   );
+  if (options.mcpServers !== undefined) {
+    try {
+      resolveConfig(tools.config());
+    } catch (error) {
+      await tools.close();
+      throw error;
+    }
+  }
+  // The client a drive starts its subagents' drives with and wakes its parent's with; made as
+  // soon as DBOS has launched, before the queue hands this worker any drive.
+  const launched: { dbos?: DBOSClientType } = {};
+  const dbosOf = (): DBOSClientType => {
+    if (launched.dbos === undefined) {
+      throw new AgentStatechartError('STORE_FAILED', 'the worker’s DBOS client is not open yet');
+    }
+    return launched.dbos;
+  };
   DBOS.registerWorkflow(
     createSessionDriver({
       engine,
@@ -218,16 +255,23 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
       ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
       ...(options.onFenced ? { onFenced: options.onFenced } : {}),
       ...(telemetry === undefined ? {} : { tracers: new SessionTracers(telemetry) }),
+      subagents: {
+        send: (sessionId, event, sendOptions) =>
+          sendInput(inbox, dbosOf(), sessionId, event, sendOptions),
+        wake: (sessionId, workflowId) => enqueueDrive(dbosOf(), sessionId, workflowId),
+      },
+      maxSubagentDepth,
     }),
     { name: DRIVE_WORKFLOW },
   );
   await DBOS.launch();
+  const dbosClient = await DBOSClient.create({ systemDatabaseUrl: leased, applicationName });
+  launched.dbos = dbosClient;
   await DBOS.registerQueue(SESSION_QUEUE, {
     partitionConcurrency: 1,
     workerConcurrency: options.concurrency ?? 10,
     minPollingIntervalMs: QUEUE_POLL_MS,
   });
-  const dbosClient = await DBOSClient.create({ systemDatabaseUrl: leased, applicationName });
 
   let stopped = false;
   // DBOS 5 stops a process's queue only by shutting down: its first move is to stop the queue
@@ -282,8 +326,7 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
     events: (workflowId, offset = 0) =>
       DBOS.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, { offset }),
     executorId,
-    open: (sessionId) =>
-      SessionCore.open(store, sessionId, { config: tools.config(), mustExist: true }),
+    open: (sessionId) => openDrivenSession(store, sessionId, tools.config(), maxSubagentDepth),
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);

@@ -58,12 +58,15 @@ export {
 export {
   DEFAULT_SUBAGENT_DEPTH,
   isSubagentCall,
+  lastResponseText,
   SUBAGENT_HOOKS,
   SUBAGENT_TOOL,
   type SubagentActorInput,
+  subagentConfig,
   subagentScope,
   type SubagentTask,
   subagentTaskOf,
+  subagentUsageOf,
 } from './subagents.js';
 export {
   type AgentConfig,

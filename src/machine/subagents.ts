@@ -4,8 +4,10 @@
  * (hooks, permissions, approvals, interrupts), but in a `subagent` actor of its own, whose final
  * answer is the call's result; pure mode's `StartSubagent` action asks for the same.
  */
-import type { PermissionMode, SubagentSpec } from './config.js';
-import type { ToolCall, ToolDefinition } from './messages.js';
+import { AgentStatechartError } from './agentStatechartError.js';
+import type { AgentConfig, HookSwitches, PermissionMode, SubagentSpec } from './config.js';
+import { messageText, type Message, type ToolCall, type ToolDefinition } from './messages.js';
+import type { UsageTotals } from './usage.js';
 
 /**
  * The name of the built-in tool that hands a sub-task to a subagent.
@@ -143,4 +145,118 @@ export function subagentScope(
     ([, agent]) => agent.tools === undefined || agent.tools.every((name) => tools.includes(name)),
   );
   return offered.length === 0 ? { tools } : { tools, agents: Object.fromEntries(offered) };
+}
+
+/** What a subagent runs with as its parent does, unless its spec says otherwise. */
+const INHERITED_CONFIG_KEYS = [
+  'maxRetries',
+  'model',
+  'maxTokens',
+  'request',
+  'promptCache',
+  'retry',
+  'toolGraceMs',
+  'maxTurns',
+  'compaction',
+  'pricing',
+] as const satisfies ReadonlyArray<keyof AgentConfig>;
+
+// A field added to the chart's config and decided on nowhere below fails to compile here, rather
+// than be left out of every subagent's config unnoticed.
+const EVERY_CONFIG_FIELD_DECIDED: [
+  Exclude<
+    keyof AgentConfig,
+    | (typeof INHERITED_CONFIG_KEYS)[number]
+    // Set from the spec and the parent, below.
+    | 'tools'
+    | 'agents'
+    | 'permissions'
+    | 'hooks'
+    | 'system'
+    // The parent's own: a subagent answers in text, asks no one, and spends what its parent may.
+    | 'askUser'
+    | 'output'
+    | 'maxBudgetUsd'
+  >,
+] extends [never]
+  ? true
+  : never = true;
+void EVERY_CONFIG_FIELD_DECIDED;
+
+/**
+ * The chart config of a task's subagent, from its parent's — what `createAgent` gives a child
+ * agent: the spec's system prompt, model and `maxTurns` over the parent's model and `maxTurns`;
+ * the tools the spec names (all the parent's without a list); the parent's permission rules in
+ * `mode` (the parent's as the task started); the parent's tool hooks; and, while `levelsLeft`
+ * (how many levels of subagents may run below the parent) allows, the parent's agents whose
+ * tools the child has (`subagentScope`). Not the parent's structured answer, `ask_user` or
+ * budget.
+ *
+ * @example
+ * subagentConfig(config, { agent: 'reviewer', mode: 'default' }, 1);
+ */
+export function subagentConfig(
+  parent: AgentConfig,
+  task: { agent: string; mode?: PermissionMode | undefined },
+  levelsLeft: number,
+): AgentConfig {
+  const spec = parent.agents?.[task.agent];
+  if (spec === undefined) {
+    throw new AgentStatechartError(
+      'INVALID_CONFIG',
+      `agents['${task.agent}'] is not configured: a subagent's session runs with the spec of its agent, so every worker of a service needs the same agents`,
+    );
+  }
+  const child: AgentConfig = {};
+  for (const key of INHERITED_CONFIG_KEYS) {
+    if (parent[key] !== undefined) Object.assign(child, { [key]: parent[key] });
+  }
+  const parentTools = parent.tools ?? [];
+  const scope = subagentScope(
+    spec,
+    parentTools.map((tool) => tool.name),
+    parent.agents,
+    levelsLeft - 1,
+  );
+  child.tools = parentTools.filter((tool) => scope.tools.includes(tool.name));
+  if (scope.agents !== undefined) child.agents = scope.agents;
+  if (parent.permissions !== undefined) {
+    child.permissions = {
+      ...parent.permissions,
+      ...(task.mode === undefined ? {} : { mode: task.mode }),
+    };
+  }
+  const hooks: HookSwitches = {};
+  for (const name of SUBAGENT_HOOKS) if (parent.hooks?.[name]) hooks[name] = true;
+  if (Object.keys(hooks).length > 0) child.hooks = hooks;
+  if (spec.system !== undefined) child.system = spec.system;
+  if (spec.model !== undefined) child.model = spec.model;
+  if (spec.maxTurns !== undefined) child.maxTurns = spec.maxTurns;
+  return child;
+}
+
+/**
+ * A subagent's answer: the text of the last response in its transcript (`''` when it has none).
+ *
+ * @example
+ * lastResponseText(child.context.messages); // 'alpha: researched'
+ */
+export function lastResponseText(messages: readonly Message[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role === 'assistant') return messageText(message);
+  }
+  return '';
+}
+
+/**
+ * What a subagent used, as its parent adds it (a task's `ToolCompleted.usage`): its tokens and
+ * cost, not its count of calls (which the parent's `maxTurns` reads of its own).
+ *
+ * @example
+ * subagentUsageOf(child.context.usage);
+ */
+export function subagentUsageOf(session: UsageTotals): Omit<UsageTotals, 'calls'> {
+  const { calls: _calls, ...used } = session;
+  return used;
 }

@@ -41,8 +41,10 @@ export type {
 export { createSqliteSessionStore, type SqliteSessionStoreOptions } from './sqliteSessionStore.js';
 export { checkSessionId, fromStoredJson, sessionNotFound, toStoredJson } from './storeRules.js';
 export {
+  childLink,
   type SubagentLink,
   subagentLinkOf,
+  subagentSessionConfig,
   subagentSessionId,
   sessionTree,
 } from './subagentSessions.js';

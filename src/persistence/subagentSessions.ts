@@ -6,25 +6,81 @@
  * read back from the store alone.
  */
 import { createHash } from 'node:crypto';
-import { PERMISSION_MODES, type PermissionMode } from '../machine/index.js';
+import {
+  type AgentConfig,
+  PERMISSION_MODES,
+  type PermissionMode,
+  subagentConfig,
+} from '../machine/index.js';
 import type { SessionSummary } from './sessionStore.js';
 
 /**
  * What a subagent's session keeps of where it came from, in its header's metadata under
  * `subagent`: the parent's session, the task call it answers, the agent that ran it, how many
- * levels below the top agent it is (1 for a subagent of the top agent), and the permission mode
- * it started in (its parent's as the task started; none when the agents run without one). With
- * these, whoever reads the session back starts its chart as the subagent's started.
+ * levels below the top agent it is (1 for a subagent of the top agent), the agents from the top
+ * agent's subagent down to it, the top session, and the permission mode it started in (its
+ * parent's as the task started; none when the agents run without one). With these, whoever reads
+ * the session back starts its chart as the subagent's started (`subagentSessionConfig`).
  *
  * @example
- * const link: SubagentLink = { parentSessionId: 'alice-1', callId: 'toolu_1', agent: 'reviewer', depth: 1, mode: 'default' };
+ * const link: SubagentLink = {
+ *   parentSessionId: 'alice-1', callId: 'toolu_1', agent: 'reviewer', depth: 1,
+ *   agentPath: ['reviewer'], rootSessionId: 'alice-1', mode: 'default',
+ * };
  */
 export interface SubagentLink {
   parentSessionId: string;
   callId: string;
   agent: string;
   depth: number;
+  /** The agents from the top agent's subagent down to this one: `depth` of them. */
+  agentPath: string[];
+  /** The top session of the tree. */
+  rootSessionId: string;
   mode?: PermissionMode;
+}
+
+/**
+ * The link of the session a task call of session `parentSessionId` (itself a subagent's when
+ * `parent` is its link) runs its subagent in.
+ *
+ * @example
+ * childLink('alice-1', undefined, { callId: 'toolu_1', agent: 'reviewer', mode: 'default' });
+ */
+export function childLink(
+  parentSessionId: string,
+  parent: SubagentLink | undefined,
+  task: { callId: string; agent: string; mode?: PermissionMode | undefined },
+): SubagentLink {
+  return {
+    parentSessionId,
+    callId: task.callId,
+    agent: task.agent,
+    depth: (parent?.depth ?? 0) + 1,
+    agentPath: [...(parent?.agentPath ?? []), task.agent],
+    rootSessionId: parent?.rootSessionId ?? parentSessionId,
+    ...(task.mode === undefined ? {} : { mode: task.mode }),
+  };
+}
+
+/**
+ * The chart config a subagent's session runs with, from its top session's (`top`): the top
+ * agent's taken down the agents of the link, one level at a time, as each parent started its
+ * child (`subagentConfig`), with `maxDepth` levels of subagents in all.
+ *
+ * @example
+ * const config = subagentSessionConfig(workerConfig, subagentLinkOf(header.metadata)!, 2);
+ */
+export function subagentSessionConfig(
+  top: AgentConfig,
+  link: Pick<SubagentLink, 'agentPath' | 'mode'>,
+  maxDepth: number,
+): AgentConfig {
+  let config = top;
+  for (const [index, agent] of link.agentPath.entries()) {
+    config = subagentConfig(config, { agent, mode: link.mode }, maxDepth - index);
+  }
+  return config;
 }
 
 /** The longest session id a store takes. */
@@ -57,18 +113,28 @@ export function subagentLinkOf(
 ): SubagentLink | undefined {
   const link = metadata?.subagent;
   if (typeof link !== 'object' || link === null) return undefined;
-  const { parentSessionId, callId, agent, depth, mode } = link as Record<string, unknown>;
+  const { parentSessionId, callId, agent, depth, agentPath, rootSessionId, mode } = link as Record<
+    string,
+    unknown
+  >;
   if (typeof parentSessionId !== 'string' || typeof callId !== 'string') return undefined;
-  if (typeof agent !== 'string' || !Number.isInteger(depth) || (depth as number) < 1) {
-    return undefined;
-  }
+  if (typeof agent !== 'string' || typeof rootSessionId !== 'string') return undefined;
+  if (!Number.isInteger(depth) || (depth as number) < 1) return undefined;
+  const path =
+    Array.isArray(agentPath) &&
+    agentPath.length === depth &&
+    agentPath.at(-1) === agent &&
+    agentPath.every((name) => typeof name === 'string');
+  if (!path) return undefined;
   const known = (PERMISSION_MODES as readonly unknown[]).includes(mode);
   if (mode !== undefined && !known) return undefined;
   return {
     parentSessionId,
     callId,
     agent,
-    depth: depth as number,
+    depth: depth,
+    agentPath: agentPath,
+    rootSessionId,
     ...(known ? { mode: mode as PermissionMode } : {}),
   };
 }

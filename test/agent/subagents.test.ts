@@ -16,6 +16,7 @@ import {
 import { sessionTree, subagentLinkOf, subagentSessionId } from '../../src/persistence/index.js';
 import { reply, type ScriptFunction } from '../../src/testing/index.js';
 import { lookUp, useScriptedAgents } from './scriptedAgents.js';
+import { systemText, textWithResults as textOf } from '../support/agentRequests.js';
 
 const scripted = useScriptedAgents('subagents-');
 
@@ -40,25 +41,6 @@ const deploy = defineTool({
   mutating: true,
   execute: ({ what }) => `deployed ${what}`,
 });
-
-function textOf(message: Message | undefined): string {
-  if (message === undefined) return '';
-  if (typeof message.content === 'string') return message.content;
-  return message.content
-    .map((block) => {
-      if (block.type === 'text') return block.text;
-      if (block.type === 'tool_result') return JSON.stringify(block.content);
-      return '';
-    })
-    .join(' ');
-}
-
-/** A request's system prompt, a string or text blocks (the prompt cache marks its end). */
-function systemText(system: unknown): string {
-  if (typeof system === 'string') return system;
-  if (!Array.isArray(system)) return '';
-  return system.map((block: { text?: string }) => block.text ?? '').join('');
-}
 
 /** The model of every agent of the tree, told apart by its system prompt. */
 function treeModel(options: { slowChecker?: boolean; deployFirst?: boolean } = {}): ScriptFunction {

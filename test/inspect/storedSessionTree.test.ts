@@ -19,7 +19,15 @@ import {
 } from '../../src/persistence/index.js';
 
 const link = (parentSessionId: string, callId: string, agent: string) => ({
-  subagent: { parentSessionId, callId, agent, depth: parentSessionId.split('/').length },
+  subagent: {
+    parentSessionId,
+    callId,
+    agent,
+    depth: parentSessionId.split('/').length,
+    // The agents down to this one, as the tests' ids name them (lead/toolu_a/toolu_c).
+    agentPath: [...(parentSessionId.includes('/') ? ['researcher'] : []), agent],
+    rootSessionId: parentSessionId.split('/')[0]!,
+  },
 });
 
 /**
@@ -75,6 +83,8 @@ describe('sessionPlace', () => {
       callId: 'toolu_c',
       agent: 'checker',
       depth: 2,
+      agentPath: ['researcher', 'checker'],
+      rootSessionId: 'lead',
       stored: true,
     });
     expect(checker?.ancestors).toEqual([

@@ -90,6 +90,8 @@ async function expectFinished(
     callId: taskCall?.[1],
     agent: 'researcher',
     depth: 1,
+    agentPath: ['researcher'],
+    rootSessionId: sessionId,
     mode: 'bypassPermissions',
   });
   expect(only!.sessionId, where).toBe(`${sessionId}/${taskCall?.[1]}`);

@@ -6,11 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkSessionId,
+  childLink,
   type SessionSummary,
   sessionTree,
   subagentLinkOf,
   subagentSessionId,
+  subagentSessionConfig,
 } from '../../src/persistence/index.js';
+import type { AgentConfig } from '../../src/index.js';
 
 function summary(sessionId: string, parent?: string): SessionSummary {
   return {
@@ -22,7 +25,7 @@ function summary(sessionId: string, parent?: string): SessionSummary {
     messageCount: 2,
     ...(parent === undefined
       ? {}
-      : { metadata: { subagent: { parentSessionId: parent, callId: 'c', agent: 'a', depth: 1 } } }),
+      : { metadata: { subagent: childLink(parent, undefined, { callId: 'c', agent: 'a' }) } }),
   };
 }
 
@@ -39,7 +42,15 @@ describe('subagent sessions', () => {
   });
 
   it('reads a link only where every field is there and of its kind', () => {
-    const link = { parentSessionId: 'p', callId: 'c', agent: 'a', depth: 2, mode: 'plan' };
+    const link = {
+      parentSessionId: 'p/c0',
+      callId: 'c',
+      agent: 'a',
+      depth: 2,
+      agentPath: ['b', 'a'],
+      rootSessionId: 'p',
+      mode: 'plan',
+    };
     expect(subagentLinkOf({ subagent: link, title: 't' })).toEqual(link);
     const { mode: _mode, ...modeless } = link;
     expect(subagentLinkOf({ subagent: modeless })).toEqual(modeless);
@@ -47,6 +58,8 @@ describe('subagent sessions', () => {
     expect(subagentLinkOf({ subagent: 'p' })).toBeUndefined();
     expect(subagentLinkOf({ subagent: { ...link, agent: 3 } })).toBeUndefined();
     expect(subagentLinkOf({ subagent: { ...link, depth: 0 } })).toBeUndefined();
+    expect(subagentLinkOf({ subagent: { ...link, agentPath: ['a'] } })).toBeUndefined();
+    expect(subagentLinkOf({ subagent: { ...link, agentPath: ['a', 'b'] } })).toBeUndefined();
     expect(subagentLinkOf({ subagent: { ...link, mode: 'yolo' } })).toBeUndefined();
   });
 
@@ -71,5 +84,65 @@ describe('subagent sessions', () => {
       ['x', 0],
       ['y', 1],
     ]);
+  });
+
+  it('links a subagent’s session a level below its parent’s, down the agents from the top', () => {
+    const child = childLink('top', undefined, { callId: 'c1', agent: 'researcher', mode: 'plan' });
+    expect(child).toEqual({
+      parentSessionId: 'top',
+      callId: 'c1',
+      agent: 'researcher',
+      depth: 1,
+      agentPath: ['researcher'],
+      rootSessionId: 'top',
+      mode: 'plan',
+    });
+    const grandchild = childLink('top/c1', child, { callId: 'c2', agent: 'checker' });
+    expect(grandchild).toEqual({
+      parentSessionId: 'top/c1',
+      callId: 'c2',
+      agent: 'checker',
+      depth: 2,
+      agentPath: ['researcher', 'checker'],
+      rootSessionId: 'top',
+    });
+    expect(subagentLinkOf({ subagent: grandchild })).toEqual(grandchild);
+  });
+
+  it('configures a subagent’s session as each parent started its child, down from the top', () => {
+    const top: AgentConfig = {
+      tools: [{ name: 'read_file' }, { name: 'bash' }],
+      permissions: { mode: 'default' },
+      askUser: true,
+      hooks: { preToolUse: true, stop: true },
+      maxTurns: 30,
+      agents: {
+        researcher: { description: 'Researches', system: 'You research.' },
+        checker: { description: 'Checks', tools: ['read_file'], maxTurns: 3 },
+      },
+    };
+    const link = childLink(
+      'top/c1',
+      childLink('top', undefined, { callId: 'c1', agent: 'researcher' }),
+      {
+        callId: 'c2',
+        agent: 'checker',
+        mode: 'plan',
+      },
+    );
+    const researcher = subagentSessionConfig(top, { agentPath: ['researcher'] }, 2);
+    expect(researcher).toMatchObject({
+      system: 'You research.',
+      maxTurns: 30,
+      hooks: { preToolUse: true },
+    });
+    expect(researcher.askUser).toBeUndefined();
+    expect(Object.keys(researcher.agents ?? {})).toEqual(['researcher', 'checker']);
+    const checker = subagentSessionConfig(top, link, 2);
+    expect(checker.tools).toEqual([{ name: 'read_file' }]);
+    expect(checker).toMatchObject({ maxTurns: 3, permissions: { mode: 'plan' } });
+    expect(checker.agents).toBeUndefined();
+    expect(checker.system).toBeUndefined();
+    expect(() => subagentSessionConfig(top, { agentPath: ['nobody'] }, 2)).toThrow(/nobody/);
   });
 });

@@ -18,6 +18,7 @@ import { reply, type ScriptFunction } from '../../src/testing/index.js';
 import { useScriptedAgents } from '../agent/scriptedAgents.js';
 import { userInput } from '../support/events.js';
 import { tree } from './spanTree.js';
+import { systemText } from '../support/agentRequests.js';
 
 const scripted = useScriptedAgents('subagent-spans-');
 const exporter = new InMemorySpanExporter();
@@ -36,13 +37,6 @@ const AGENTS = {
   },
   checker: { description: 'Checks one finding', system: 'You are the checker.', tools: [] },
 };
-
-/** A request's system prompt, a string or text blocks (the prompt cache marks its end). */
-function systemText(system: unknown): string {
-  if (typeof system === 'string') return system;
-  if (!Array.isArray(system)) return '';
-  return system.map((block: { text?: string }) => block.text ?? '').join('');
-}
 
 function firstPrompt(messages: readonly Message[]): string {
   const content = messages[0]?.content;

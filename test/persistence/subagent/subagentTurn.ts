@@ -9,6 +9,7 @@ import { appendFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { type AgentConfig, defineTool, type Message, type Tool } from '../../../src/index.js';
 import { reply, type ScriptFunction } from '../../../src/testing/index.js';
+import { systemText } from '../../support/agentRequests.js';
 
 export const INPUT = 'Research alpha, note it, and tell me.';
 export const CHILD_ANSWER = 'alpha: researched and noted';
@@ -29,12 +30,6 @@ export const CHILD_CONFIG: AgentConfig = {
   tools: [{ name: 'append_side', mutating: true }],
   permissions: { mode: 'bypassPermissions' },
 };
-
-function systemText(system: unknown): string {
-  if (typeof system === 'string') return system;
-  if (!Array.isArray(system)) return '';
-  return system.map((block: { text?: string }) => block.text ?? '').join('');
-}
 
 function lastToolResult(messages: readonly Message[]): string {
   const last = messages.at(-1)?.content;

@@ -1,0 +1,416 @@
+/**
+ * Subagents on a DBOS worker in this process, on a real PostgreSQL and the local Messages API
+ * server: a task call's subagent runs in a session of its own (`parent/callId`, its header
+ * linking it to its parent), driven by drives of its own, while the parent's drive rests; the
+ * subagent's answer wakes the parent, which goes on with it as the call's result. Parallel tasks,
+ * a subagent's own subagent two levels down, usage rolled up, an interrupt of the parent passed on
+ * to its subagent, and a subagent's approval answered through its own session. One worker for
+ * the file: DBOS is one per process.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type DriveResult,
+  type DriveStreamValue,
+  type SessionWorker,
+  startSessionWorker,
+} from '../../src/dbos/index.js';
+import {
+  createToolRegistry,
+  defineTool,
+  findTranscriptViolations,
+  type Message,
+} from '../../src/index.js';
+import { subagentLinkOf } from '../../src/persistence/index.js';
+import {
+  type MessagesApiServer,
+  reply,
+  type ScriptedTurn,
+  startMessagesApiServer,
+} from '../../src/testing/index.js';
+import { testLlmClient } from '../support/llmTransport.js';
+import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
+import { systemText, textWithResults as textOf } from '../support/agentRequests.js';
+
+const installation = inject('postgresInstallation');
+
+const lookUp = defineTool({
+  name: 'look_up',
+  description: 'Look a word up',
+  input: z.object({ word: z.string() }),
+  mutating: false,
+  execute: ({ word }) => `${word}: a word`,
+});
+
+/** Mutating: in `default` mode every call waits for an approval. */
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy a finding',
+  input: z.object({ what: z.string() }),
+  mutating: true,
+  execute: ({ what }) => `deployed ${what}`,
+});
+
+const AGENTS = {
+  researcher: {
+    description: 'Researches one topic and reports',
+    system: 'You are the researcher.',
+    tools: ['look_up'],
+    maxTurns: 30,
+  },
+  checker: {
+    description: 'Checks one finding',
+    system: 'You are the checker.',
+    tools: ['look_up'],
+  },
+  shipper: { description: 'Ships a finding', system: 'You are the shipper.', tools: ['deploy'] },
+};
+
+/** Output tokens each agent's calls report, so what rolls up can be added up exactly. */
+const OUTPUT_TOKENS = { lead: 1000, researcher: 100, checker: 10, shipper: 1 };
+
+const task = (id: string, agent: string, prompt: string) =>
+  ({ type: 'tool_use', id, name: 'task', input: { agent, prompt } }) as const;
+
+/**
+ * Every agent's model, told apart by its system prompt; the lead's by the first word of its
+ * session's prompt.
+ */
+function treeModel(request: { system?: unknown; messages: unknown[] }): ScriptedTurn {
+  const system = systemText(request.system);
+  const messages = request.messages as Message[];
+  const first = textOf(messages[0]);
+  const last = textOf(messages.at(-1));
+  const used = (agent: keyof typeof OUTPUT_TOKENS) => ({
+    usage: { output_tokens: OUTPUT_TOKENS[agent] },
+  });
+  if (system.includes('checker')) {
+    // Slow to answer: its parent's drive has rested by then.
+    return reply(`checked: ${first.includes('alpha') ? 'alpha holds' : 'unknown'}`, {
+      ...used('checker'),
+      responseDelayMs: 300,
+    });
+  }
+  if (system.includes('shipper')) {
+    if (messages.length === 1) {
+      return reply(
+        [{ type: 'tool_use', id: 'toolu_deploy', name: 'deploy', input: { what: 'beta' } }],
+        used('shipper'),
+      );
+    }
+    return reply(`shipped (${last.slice(0, 40)})`, used('shipper'));
+  }
+  if (system.includes('researcher')) {
+    // A task that never ends on its own: a slow look-up after another.
+    if (first.includes('forever')) {
+      return reply(
+        [
+          {
+            type: 'tool_use',
+            id: `toolu_again_${messages.length}`,
+            name: 'look_up',
+            input: { word: 'again' },
+          },
+        ],
+        { ...used('researcher'), eventDelayMs: 60 },
+      );
+    }
+    const topic = first.includes('alpha') ? 'alpha' : 'beta';
+    // Slow to start: its parent's drive has rested by then.
+    const slow = messages.length === 1 ? { responseDelayMs: 300 } : {};
+    if (topic === 'alpha' && messages.length === 1) {
+      return reply(
+        [
+          task('toolu_check', 'checker', 'check alpha'),
+          { type: 'tool_use', id: 'toolu_look', name: 'look_up', input: { word: 'alpha' } },
+        ],
+        { ...used('researcher'), ...slow },
+      );
+    }
+    return reply(`${topic}: researched (${last.slice(0, 80)})`, { ...used('researcher'), ...slow });
+  }
+  if (messages.length === 1) {
+    if (first.startsWith('tree')) {
+      return reply(
+        [
+          { type: 'text', text: 'Handing both out.' },
+          task('toolu_alpha', 'researcher', 'research alpha'),
+          task('toolu_beta', 'researcher', 'research beta'),
+        ],
+        used('lead'),
+      );
+    }
+    if (first.startsWith('halt')) {
+      return reply([task('toolu_forever', 'researcher', 'research forever')], used('lead'));
+    }
+    if (first.startsWith('ship')) {
+      return reply([task('toolu_ship', 'shipper', 'ship beta')], used('lead'));
+    }
+  }
+  return reply(`Done: ${last.slice(0, 400)}`, used('lead'));
+}
+
+describe.skipIf(installation === null)('subagents on a session worker', () => {
+  let postgres: PostgresServer;
+  let model: MessagesApiServer;
+  let worker: SessionWorker;
+  let directory: string;
+  /** The sessions the tools were given a workspace for. */
+  const workspaces: string[] = [];
+
+  const bySystem = (word: string) =>
+    model.requests.filter((request) => systemText(request.body.system).includes(word));
+
+  /** Creates the session and sends it its prompt; the first drive's stream and result. */
+  async function start(sessionId: string, content: string) {
+    await worker.createSession(sessionId);
+    const { workflowId } = await worker.send(sessionId, {
+      type: 'UserInput',
+      message: { role: 'user', content },
+    });
+    const values: DriveStreamValue[] = [];
+    for await (const value of worker.events(workflowId)) values.push(value);
+    return { values, result: await worker.result(workflowId) };
+  }
+
+  /**
+   * Follows a session whose drive rested while subagents worked: the drive each one's answer
+   * wakes, until one rests with none at work. Every result on the way, in order.
+   */
+  async function untilSubagentsAnswer(result: DriveResult): Promise<DriveResult[]> {
+    const results = [result];
+    for (let last = result; last.subagents !== undefined;) {
+      last = await worker.result(last.subagents[0]!.wakeWorkflowId);
+      results.push(last);
+    }
+    return results;
+  }
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'subagent-worker-'));
+    model = await startMessagesApiServer({ script: (request) => treeModel(request) });
+    postgres = await startPostgres({ installation: installation!, database: 'subagents' });
+    const tools = createToolRegistry([lookUp, deploy]);
+    worker = await startSessionWorker({
+      connectionString: postgres.connectionString,
+      agent: {
+        tools: tools.specs(),
+        system: 'You are the lead.',
+        permissions: { mode: 'default' },
+        agents: AGENTS,
+      },
+      tools,
+      workspace: (sessionId) => {
+        workspaces.push(sessionId);
+        return directory;
+      },
+      llm: testLlmClient({ baseURL: model.baseURL, apiKey: 'test-key' }),
+    });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await postgres?.stop();
+    await model?.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('runs parallel tasks as drives of their own, two levels deep, while the parent rests; the answers wake it and its usage counts theirs', async () => {
+    const { values, result } = await start('tree-1', 'tree: research alpha and beta');
+    // The parent's drive rested with both subagents at work, each in a session of its own.
+    expect(result).toEqual({
+      state: 'ExecutingTools',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+      subagents: ['alpha', 'beta'].map((topic) => ({
+        callId: `toolu_${topic}`,
+        agent: 'researcher',
+        sessionId: `tree-1/toolu_${topic}`,
+        workflowId: `session:tree-1/toolu_${topic}:input:1`,
+        wakeWorkflowId: `session:tree-1:task:toolu_${topic}`,
+      })),
+    });
+    expect(values.at(-1)).toEqual({ type: 'idle', ...result });
+    const started = values.flatMap((value) => (value.type === 'toolStart' ? [value.call.id] : []));
+    expect(started).toEqual(['toolu_alpha', 'toolu_beta']);
+
+    const results = await untilSubagentsAnswer(result);
+    expect(results.at(-1)).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+    });
+    const parent = await worker.open('tree-1');
+    const [, , toolResults, answer] = parent.core.context.messages;
+    expect(textOf(toolResults)).toContain('alpha: researched');
+    expect(textOf(toolResults)).toContain('checked: alpha holds');
+    expect(textOf(toolResults)).toContain('beta: researched');
+    expect(answer).toMatchObject({ role: 'assistant' });
+    expect(textOf(answer)).toMatch(/^Done: /);
+
+    // The alpha researcher's own drive rested while its checker worked, and was woken in turn.
+    const alphaFirst = await worker.result('session:tree-1/toolu_alpha:input:1');
+    expect(alphaFirst.state).toBe('ExecutingTools');
+    expect(alphaFirst.subagents).toEqual([
+      expect.objectContaining({
+        agent: 'checker',
+        sessionId: 'tree-1/toolu_alpha/toolu_check',
+      }) as unknown,
+    ]);
+
+    // Each session's steps ran again and again while its subagents worked; each subagent got its
+    // prompt once, with one drive, and each answer woke its parent once.
+    const admin = new pg.Client({ connectionString: postgres.connectionString });
+    await admin.connect();
+    const rows = async (sql: string) =>
+      (await admin.query<{ session: string; what: string }>(sql)).rows.map(
+        (row) => `${row.session} ${row.what}`,
+      );
+    const inboxes = await rows(
+      `SELECT session_id AS session, input::json->>'type' AS what FROM agent_statechart.inbox
+       WHERE session_id LIKE 'tree-1%' ORDER BY session_id, seq`,
+    );
+    const drives = await rows(
+      `SELECT queue_partition_key AS session, workflow_uuid AS what FROM dbos.workflow_status
+       WHERE queue_partition_key LIKE 'tree-1%' ORDER BY queue_partition_key, workflow_uuid`,
+    );
+    await admin.end();
+    expect(inboxes).toEqual([
+      'tree-1 UserInput',
+      'tree-1/toolu_alpha UserInput',
+      'tree-1/toolu_alpha/toolu_check UserInput',
+      'tree-1/toolu_beta UserInput',
+    ]);
+    expect(drives).toEqual([
+      'tree-1 session:tree-1:input:1',
+      'tree-1 session:tree-1:task:toolu_alpha',
+      'tree-1 session:tree-1:task:toolu_beta',
+      'tree-1/toolu_alpha session:tree-1/toolu_alpha:input:1',
+      'tree-1/toolu_alpha session:tree-1/toolu_alpha:task:toolu_check',
+      'tree-1/toolu_alpha/toolu_check session:tree-1/toolu_alpha/toolu_check:input:1',
+      'tree-1/toolu_beta session:tree-1/toolu_beta:input:1',
+    ]);
+
+    // Each subagent's session is linked to its parent, and says how its chart is made.
+    const header = async (sessionId: string) =>
+      (await worker.store.load(sessionId))?.header.metadata?.subagent;
+    expect(await header('tree-1/toolu_beta')).toEqual({
+      parentSessionId: 'tree-1',
+      callId: 'toolu_beta',
+      agent: 'researcher',
+      depth: 1,
+      mode: 'default',
+      agentPath: ['researcher'],
+      rootSessionId: 'tree-1',
+    });
+    expect(await header('tree-1/toolu_alpha/toolu_check')).toEqual({
+      parentSessionId: 'tree-1/toolu_alpha',
+      callId: 'toolu_check',
+      agent: 'checker',
+      depth: 2,
+      mode: 'default',
+      agentPath: ['researcher', 'checker'],
+      rootSessionId: 'tree-1',
+    });
+    const stored = await worker.store.load('tree-1/toolu_alpha/toolu_check');
+    expect(subagentLinkOf(stored?.header.metadata)?.depth).toBe(2);
+
+    // Each agent had its own tools: the task tool one level down, and no further.
+    const toolNames = (word: string) =>
+      (bySystem(word)[0]?.body.tools ?? []).map((tool) => tool.name);
+    expect(toolNames('lead')).toEqual(['look_up', 'deploy', 'task']);
+    expect(toolNames('researcher')).toEqual(['look_up', 'task']);
+    expect(toolNames('checker')).toEqual(['look_up']);
+    expect(bySystem('researcher')).toHaveLength(3);
+    expect(bySystem('checker')).toHaveLength(1);
+    for (const request of model.requests) {
+      expect(findTranscriptViolations(request.body.messages as Message[])).toEqual([]);
+    }
+    // The look-up the alpha researcher ran worked in the top session's workspace.
+    expect(workspaces).toContain('tree-1');
+    expect(workspaces.filter((id) => id.includes('/'))).toEqual([]);
+
+    // Usage rolls up: each session counts its own calls and its subagents' tokens.
+    const usage = async (sessionId: string) => (await worker.open(sessionId)).core.context.usage;
+    const checker = await usage('tree-1/toolu_alpha/toolu_check');
+    const alpha = await usage('tree-1/toolu_alpha');
+    const beta = await usage('tree-1/toolu_beta');
+    const lead = parent.core.context.usage;
+    expect(checker).toMatchObject({ calls: 1, output_tokens: 10 });
+    expect(alpha).toMatchObject({ calls: 2, output_tokens: 210 });
+    expect(beta).toMatchObject({ calls: 1, output_tokens: 100 });
+    expect(lead).toMatchObject({ calls: 2, output_tokens: 2310 });
+  });
+
+  it('passes an interrupt of the parent on to its subagent, which stops', async () => {
+    const { result } = await start('halt-1', 'halt: research until told');
+    expect(result.subagents?.map((running) => running.sessionId)).toEqual(['halt-1/toolu_forever']);
+    const child = 'halt-1/toolu_forever';
+    // The subagent is at work: it has called its model twice at least.
+    await expect
+      .poll(
+        () =>
+          bySystem('researcher').filter((r) =>
+            textOf(r.body.messages[0] as Message).includes('forever'),
+          ).length,
+      )
+      .toBeGreaterThanOrEqual(2);
+
+    const { workflowId } = await worker.send('halt-1', { type: 'Interrupt' });
+    const interrupted = await worker.result(workflowId);
+    expect(interrupted).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+    });
+    const parent = await worker.open('halt-1');
+    const results = parent.core.context.messages.find(
+      (message) => message.role === 'user' && textOf(message).includes('interrupted'),
+    );
+    expect(results).toBeDefined();
+
+    // The subagent took the interrupt from its inbox and rests, its model no longer called.
+    await expect
+      .poll(async () => {
+        const session = await worker.open(child);
+        return session.resume === undefined ? session.core.state : 'busy';
+      })
+      .toBe('WaitingForUserInput');
+    const entries = await worker.store.entries(child);
+    expect(
+      entries.filter((entry) => entry.kind === 'event' && entry.data.type === 'Interrupt'),
+    ).toHaveLength(1);
+    const calls = (await worker.open(child)).core.context.usage.calls;
+    expect(calls).toBeLessThan(AGENTS.researcher.maxTurns);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await worker.open(child)).core.context.usage.calls).toBe(calls);
+  });
+
+  it('rests a subagent waiting for an approval; the approval sent to its session lets the parent go on', async () => {
+    const { result } = await start('ship-1', 'ship: ship the finding');
+    const [shipper] = result.subagents ?? [];
+    expect(shipper).toMatchObject({ agent: 'shipper', sessionId: 'ship-1/toolu_ship' });
+
+    // The subagent's own drive rests waiting for its approval; its parent's waits for it.
+    const waiting = await worker.result(shipper!.workflowId);
+    expect(waiting).toMatchObject({
+      state: 'ExecutingTools',
+      awaitingApproval: [expect.objectContaining({ id: 'toolu_deploy', name: 'deploy' })],
+    });
+    await worker.send(shipper!.sessionId, {
+      type: 'ToolApproval',
+      callId: 'toolu_deploy',
+      decision: 'allow',
+    });
+    const woken = await worker.result(shipper!.wakeWorkflowId);
+    expect(woken.state).toBe('WaitingForUserInput');
+    const parent = await worker.open('ship-1');
+    const toolResult = parent.core.context.messages[2];
+    expect(textOf(toolResult)).toContain('shipped');
+    expect(textOf(toolResult)).toContain('deployed beta');
+  });
+});
