@@ -55,7 +55,7 @@ import {
   type StoredSession,
   subagentLinkOf,
 } from '../persistence/index.js';
-import type { AgentTracer, SessionTracers } from '../telemetry/index.js';
+import { type AgentTracer, type SessionTracers, spanParentOf } from '../telemetry/index.js';
 import { claimWhileAlive } from './executorLiveness.js';
 import type { SessionInbox } from './sessionInbox.js';
 import {
@@ -67,6 +67,7 @@ import {
   type SubagentDrives,
   type SubagentStep,
   taskCallIds,
+  TRACE_PARENT_KEY,
   wakeParent,
 } from './subagentDrives.js';
 
@@ -252,12 +253,15 @@ async function advance(
   const config = sessionConfigOf(workerConfig, link, maxDepth);
   const session = await SessionCore.open(fenced, sessionId, { config, mustExist: true });
   const stream = (value: DriveStreamValue) => engine.writeStream(DRIVE_STREAM, value);
-  const chart = new StreamedChart(
-    session,
-    stream,
-    engine.executorID,
-    dependencies.tracers?.for(sessionId),
+  // A subagent's turns continue its parent's trace, under the task call's span its header keeps.
+  const parent = spanParentOf(metadata?.[TRACE_PARENT_KEY]);
+  const tracer = dependencies.tracers?.for(
+    sessionId,
+    link === undefined
+      ? undefined
+      : { agentName: link.agent, ...(parent === undefined ? {} : { parent }) },
   );
+  const chart = new StreamedChart(session, stream, engine.executorID, tracer);
   if (!execution.restated) {
     // What a dead worker may have recorded and not lived to say is said again: how the latest
     // model call ended (a client takes each call's end once). The calls waiting for approval
@@ -271,6 +275,7 @@ async function advance(
     link,
     session,
     announce: (action) => chart.announce(action),
+    traceParent: (callId) => tracer?.toolSpanParent(callId),
     store: dependencies.store,
     inbox,
     drives: dependencies.subagents,

@@ -45,6 +45,7 @@ import {
   subagentSessionConfig,
   subagentSessionId,
 } from '../persistence/index.js';
+import type { SpanParent } from '../telemetry/index.js';
 import { type SendOptions, subagentWakeWorkflowId } from './sessionClient.js';
 import type { SessionInbox } from './sessionInbox.js';
 
@@ -156,6 +157,8 @@ export interface SubagentStep {
   session: SessionCore;
   /** Streams what the step does (the task's `toolStart`). */
   announce: (action: AgentAction) => Promise<void>;
+  /** The span of a task call a subagent's turns go under, when the session is traced. */
+  traceParent: (callId: string) => SpanParent | undefined;
   store: SessionStore;
   inbox: SessionInbox;
   drives: SubagentDrives | undefined;
@@ -217,7 +220,7 @@ export async function startSubagents(
     const stored = await step.store.load(sessionId);
     if (stored === undefined) {
       await step.store
-        .create(newSessionHeader(sessionId, Date.now(), { ...step.metadata, subagent: link }))
+        .create(newSessionHeader(sessionId, Date.now(), childMetadata(step, link)))
         .catch((error: unknown) => {
           // A step that ran before created it.
           if ((error as { code?: unknown }).code !== 'SESSION_EXISTS') throw error;
@@ -253,6 +256,23 @@ export async function startSubagents(
     });
   }
   return progress;
+}
+
+/** Where a subagent's session keeps the span of the task call its turns go under. */
+export const TRACE_PARENT_KEY = 'traceParent';
+
+/**
+ * A subagent's session's metadata: its parent's (but for the span its parent's own turns go
+ * under), its link, and the task call's span when the parent is traced.
+ */
+function childMetadata(step: SubagentStep, link: SubagentLink): Record<string, unknown> {
+  const { [TRACE_PARENT_KEY]: _parents, ...inherited } = step.metadata ?? {};
+  const traceParent = step.traceParent(link.callId);
+  return {
+    ...inherited,
+    subagent: link,
+    ...(traceParent === undefined ? {} : { [TRACE_PARENT_KEY]: traceParent }),
+  };
 }
 
 /**

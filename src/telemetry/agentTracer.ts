@@ -83,6 +83,45 @@ export function telemetryOptions(
   return telemetry === true ? {} : telemetry;
 }
 
+/**
+ * A span as another process continues under it: its trace and span ids (hex) and trace flags,
+ * plain data a session keeps (a subagent's session, the task call's span it runs under).
+ *
+ * @example
+ * const parent: SpanParent = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+ */
+export interface SpanParent {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+}
+
+/**
+ * The span parent kept in `value`, when it is one (ids of the right length, in hex).
+ *
+ * @example
+ * spanParentOf(header.metadata?.traceParent);
+ */
+export function spanParentOf(value: unknown): SpanParent | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { traceId, spanId, traceFlags } = value as Record<string, unknown>;
+  if (typeof traceId !== 'string' || !/^[0-9a-f]{32}$/.test(traceId)) return undefined;
+  if (typeof spanId !== 'string' || !/^[0-9a-f]{16}$/.test(spanId)) return undefined;
+  if (typeof traceFlags !== 'number' || !Number.isInteger(traceFlags)) return undefined;
+  return { traceId, spanId, traceFlags };
+}
+
+/**
+ * A `parentContext` option that puts each turn under `parent`, a span of another process.
+ *
+ * @example
+ * new AgentTracer({ conversationId: childId, parentContext: remoteParent(parent) });
+ */
+export function remoteParent(parent: SpanParent): () => Context {
+  const { trace, context } = loadOtelApi();
+  return () => trace.setSpanContext(context.active(), { ...parent, isRemote: true });
+}
+
 /** The API surface the tracer needs at run time; loaded only when tracing is asked for. */
 type OtelApi = typeof OtelApiModule;
 
@@ -281,6 +320,20 @@ export class AgentTracer {
     const span = this.#tools.get(callId);
     if (span === undefined) return undefined;
     return this.#api.trace.setSpan(this.#turn?.context ?? this.#api.context.active(), span);
+  }
+
+  /**
+   * A tool call's open `execute_tool` span as plain data, for another process to continue
+   * under (a subagent's session driven elsewhere). `undefined` as for {@link toolContext}.
+   *
+   * @example
+   * const parent = tracer.toolSpanParent(call.id); // kept with the subagent's session
+   */
+  toolSpanParent(callId: string): SpanParent | undefined {
+    const span = this.#tools.get(callId);
+    if (span === undefined) return undefined;
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    return { traceId, spanId, traceFlags };
   }
 
   #startChat(request: LlmRequest, extra: Attributes, inTurn = true): void {

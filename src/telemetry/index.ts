@@ -2,6 +2,13 @@
  * OpenTelemetry spans of an agent's work (GenAI semantic conventions), read off the chart's
  * events and actions.
  */
-export { AgentTracer, type TelemetryOptions, telemetryOptions } from './agentTracer.js';
+export {
+  AgentTracer,
+  remoteParent,
+  type SpanParent,
+  spanParentOf,
+  type TelemetryOptions,
+  telemetryOptions,
+} from './agentTracer.js';
 export { SessionTracers } from './sessionTracers.js';
 export { traceActor } from './traceActor.js';

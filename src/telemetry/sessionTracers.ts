@@ -1,4 +1,9 @@
-import { AgentTracer, type TelemetryOptions } from './agentTracer.js';
+import {
+  AgentTracer,
+  remoteParent,
+  type SpanParent,
+  type TelemetryOptions,
+} from './agentTracer.js';
 
 /**
  * One tracer per session a process drives, made when the session is first driven and let go
@@ -18,11 +23,20 @@ export class SessionTracers {
     this.#options = options;
   }
 
-  /** The tracer of `sessionId`, made on first use. */
-  for(sessionId: string): AgentTracer {
+  /**
+   * The tracer of `sessionId`, made on first use. A subagent's session names its agent, and its
+   * turns go under `parent`: its task call's span, in its parent's trace.
+   */
+  for(sessionId: string, subagent?: { agentName: string; parent?: SpanParent }): AgentTracer {
     let tracer = this.#bySession.get(sessionId);
     if (tracer === undefined) {
-      tracer = new AgentTracer({ ...this.#options, conversationId: sessionId });
+      const parent = subagent?.parent;
+      tracer = new AgentTracer({
+        ...this.#options,
+        conversationId: sessionId,
+        ...(subagent === undefined ? {} : { agentName: subagent.agentName }),
+        ...(parent === undefined ? {} : { parentContext: remoteParent(parent) }),
+      });
       this.#bySession.set(sessionId, tracer);
     }
     return tracer;

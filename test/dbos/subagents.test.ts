@@ -11,6 +11,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -37,6 +42,8 @@ import { startPostgres, type PostgresServer } from '../support/postgresServer.js
 import { systemText, textWithResults as textOf } from '../support/agentRequests.js';
 
 const installation = inject('postgresInstallation');
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
 const lookUp = defineTool({
   name: 'look_up',
@@ -209,6 +216,7 @@ describe.skipIf(installation === null)('subagents on a session worker', () => {
         return directory;
       },
       llm: testLlmClient({ baseURL: model.baseURL, apiKey: 'test-key' }),
+      telemetry: { tracer: provider.getTracer('subagents-test'), agentName: 'lead' },
     });
   });
 
@@ -344,6 +352,41 @@ describe.skipIf(installation === null)('subagents on a session worker', () => {
     expect(alpha).toMatchObject({ calls: 2, output_tokens: 210 });
     expect(beta).toMatchObject({ calls: 1, output_tokens: 100 });
     expect(lead).toMatchObject({ calls: 2, output_tokens: 2310 });
+
+    // Traced: each subagent's turns continue its parent's trace, under the task call's span,
+    // whichever drive runs them (the span is kept in the subagent's header).
+    const spans = exporter.getFinishedSpans();
+    const of = (conversation: string, name: string) =>
+      spans.filter(
+        (span) =>
+          span.attributes['gen_ai.conversation.id'] === conversation && span.name.startsWith(name),
+      );
+    const leadTrace = of('tree-1', 'chat')[0]!.spanContext().traceId;
+    for (const [child, parentId] of [
+      ['tree-1/toolu_alpha', 'tree-1'],
+      ['tree-1/toolu_beta', 'tree-1'],
+      ['tree-1/toolu_alpha/toolu_check', 'tree-1/toolu_alpha'],
+    ] as const) {
+      const kept = (await worker.store.load(child))?.header.metadata?.traceParent as {
+        traceId: string;
+        spanId: string;
+      };
+      expect(kept.traceId, child).toBe(leadTrace);
+      const turns = of(child, 'invoke_agent');
+      expect(turns.length, child).toBeGreaterThan(0);
+      for (const turn of turns) {
+        expect(turn.spanContext().traceId, child).toBe(leadTrace);
+        expect(turn.parentSpanContext?.spanId, child).toBe(kept.spanId);
+        expect(turn.attributes['gen_ai.agent.name'], child).toBe(
+          child.endsWith('check') ? 'checker' : 'researcher',
+        );
+      }
+      // The task call's span is the parent's own: its parent session's tracer opened it.
+      const parentTask = spans.find((span) => span.spanContext().spanId === kept.spanId);
+      if (parentTask !== undefined) {
+        expect(parentTask.attributes['gen_ai.conversation.id']).toBe(parentId);
+      }
+    }
   });
 
   it('passes an interrupt of the parent on to its subagent, which stops', async () => {
