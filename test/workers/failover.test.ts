@@ -4,7 +4,7 @@
  * against a scripted model in its own process. One worker is SIGKILLed mid-load and restarted
  * later; another is SIGSTOPped past its lease and SIGCONTed (it must find itself declared dead and
  * exit, its late writes refused). Smaller tests kill a worker while the model's question to the
- * user waits or the stop hook decides, pause one mid-call, interrupt a turn and stream a drive to several readers. Every session must complete with no input lost, no tool_use
+ * user waits or the stop hook decides, or while a subagent's call runs in a drive of its own, pause one mid-call, interrupt a turn and stream a drive to several readers. Every session must complete with no input lost, no tool_use
  * left without its result and no mutating call run twice, and a client reading the drives'
  * streams must rebuild exactly the assistant texts each session stored; the time from a worker's
  * death to the next step of each session it held is measured and printed.
@@ -255,6 +255,14 @@ async function movedOn(db: pg.Client, sessions: string[], since: number) {
   );
   const delays = (values: Array<{ at: number }>) => values.map((row) => Number(row.at) - since);
   return { firstStep: delays(rows), pickUp: delays(picked.rows) };
+}
+
+/** The spans the workers ended so far, each with the process that ended it. */
+async function readSpans() {
+  return (await readFile(join(directory, 'spans.jsonl'), 'utf8').catch(() => ''))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { pid: number; traceId: string; conversation: string });
 }
 
 /** p50 and p99 of `values`, and how many there are. */
@@ -556,6 +564,130 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     await startWorker(holder!.name);
   });
 
+  it('takes over, on another worker, the drive of a subagent whose worker was killed mid-call; its answer wakes the parent, whose turn ends with it', async ({
+    onTestFinished,
+  }) => {
+    const holdFile = join(directory, 'side-effects.txt.hold');
+    const held = async () => (await readFile(holdFile, 'utf8')).match(/^sub-delegated$/gm);
+    await client.createSession('delegated');
+    const { workflowId } = await client.send('delegated', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'delegate delegated' },
+    });
+    // The parent's drive rests while its subagent works, in a session and a drive of its own.
+    const rested = await client.result(workflowId);
+    const child = 'delegated/toolu_task_delegated';
+    expect(rested).toEqual({
+      state: 'ExecutingTools',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+      subagents: [
+        {
+          callId: 'toolu_task_delegated',
+          agent: 'researcher',
+          sessionId: child,
+          workflowId: `session:${child}:input:1`,
+          wakeWorkflowId: 'session:delegated:task:toolu_task_delegated',
+        },
+      ],
+    });
+    const subagent = rested.subagents![0]!;
+    // The subagent's model called `hold` (slow, read-only); the worker running it is killed.
+    while ((await held()) === null) await sleep(20);
+    let holder: Worker | undefined;
+    for (const worker of workers.values()) {
+      if ((await sessionsOn(worker)).includes(child)) holder = worker;
+    }
+    expect(holder).toBeDefined();
+    holder!.expected = true;
+    holder!.child.kill('SIGKILL');
+    await holder!.exited;
+    retired.push(holder!);
+
+    // Another worker takes the subagent's drive over, runs the read-only call again, and rests
+    // with the subagent's mutating call waiting for its approval, sent to the subagent's session.
+    const waiting = await client.result(subagent.workflowId);
+    expect(waiting).toMatchObject({
+      state: 'ExecutingTools',
+      awaitingApproval: [expect.objectContaining({ name: 'bump' }) as unknown],
+      awaitingAnswer: [],
+    });
+    expect(waiting.subagents).toBeUndefined();
+    await expect.poll(() => recoveredFrom(holder!)).toContain(child);
+    expect((await dbos.getWorkflow(subagent.workflowId))?.executorId).not.toBe(holder!.executorId);
+    expect(await held()).toHaveLength(2);
+    const approved = await client.send(child, {
+      type: 'ToolApproval',
+      callId: waiting.awaitingApproval[0]!.id,
+      decision: 'allow',
+    });
+    expect((await client.result(approved.workflowId)).state).toBe('WaitingForUserInput');
+
+    // The subagent's answer woke the parent, whose turn ends with it as the task's result.
+    expect(await client.result(subagent.wakeWorkflowId)).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+    });
+    const parent = await openSession(client.store, 'delegated', { mustExist: true });
+    const researched = await openSession(client.store, child, { mustExist: true });
+    expect(findTranscriptViolations(parent.core.context.messages)).toEqual([]);
+    expect(findTranscriptViolations(researched.core.context.messages)).toEqual([]);
+    const answer = storedTexts(researched.core.context.messages).at(-1);
+    expect(answer).toMatch(/^researched delegated after .*bumped sub-delegated/);
+    expect(parent.core.context.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(JSON.stringify(parent.core.context.messages[2])).toContain('researched delegated');
+    expect(storedTexts(parent.core.context.messages).at(-1)).toMatch(
+      /^Done: .*researched delegated after .*bumped sub-delegated/,
+    );
+
+    // One subagent session, its prompt taken once; its mutating call ran once.
+    const db = new pg.Client({ connectionString: server.connectionString });
+    onTestFinished(() => db.end().catch(() => undefined));
+    await db.connect();
+    const sessions = await db.query<{ session_id: string }>(
+      `SELECT session_id FROM agent_statechart.sessions WHERE session_id LIKE 'delegated/%'`,
+    );
+    expect(sessions.rows.map((row) => row.session_id)).toEqual([child]);
+    const inbox = await db.query<{ type: string }>(
+      `SELECT input::json->>'type' AS type FROM agent_statechart.inbox
+        WHERE session_id = $1 ORDER BY seq`,
+      [child],
+    );
+    expect(inbox.rows.map((row) => row.type)).toEqual(['UserInput', 'ToolApproval']);
+    const inputs = (await client.store.entries(child)).filter(
+      (entry) => entry.kind === 'event' && entry.data.type === 'UserInput',
+    );
+    expect(inputs).toHaveLength(1);
+    const bumps = (await readFile(join(directory, 'side-effects.txt'), 'utf8')).match(
+      /^sub-delegated /gm,
+    );
+    expect(bumps).toHaveLength(1);
+
+    // Traced as one: the subagent's turn went on in its parent's trace, on the worker that was
+    // killed (its model call's span ended there) and then on another.
+    const spans = async () =>
+      (await readSpans()).filter((span) => span.conversation.split('/')[0] === 'delegated');
+    await expect
+      .poll(async () => {
+        const ofChild = (await spans()).filter((span) => span.conversation === child);
+        return new Set(ofChild.map((span) => span.pid)).size;
+      })
+      .toBeGreaterThanOrEqual(2);
+    const ofTree = await spans();
+    expect(new Set(ofTree.map((span) => span.conversation))).toEqual(new Set(['delegated', child]));
+    expect(new Set(ofTree.map((span) => span.traceId)).size).toBe(1);
+    expect(
+      ofTree.some((span) => span.conversation === child && span.pid === holder!.child.pid),
+    ).toBe(true);
+    await startWorker(holder!.name);
+  });
+
   it('stops taking work once it learns it was declared dead: what is sent while it lingers goes to the others', async ({
     onTestFinished,
   }) => {
@@ -723,15 +855,12 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
 
     // A turn taken over goes on in its trace: the killed worker's ended spans and the spans of
     // the worker that finished the turn share one trace id, and a trace holds one session.
-    const spans = (await readFile(join(directory, 'spans.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { pid: number; traceId: string; conversation: string });
+    // (A subagent's turns go on in its parent's trace: a trace holds one top session.)
     const traces = new Map<string, { pids: Set<number>; sessions: Set<string> }>();
-    for (const span of spans) {
+    for (const span of await readSpans()) {
       const trace = traces.get(span.traceId) ?? { pids: new Set(), sessions: new Set() };
       trace.pids.add(span.pid);
-      trace.sessions.add(span.conversation);
+      trace.sessions.add(span.conversation.split('/')[0]!);
       traces.set(span.traceId, trace);
     }
     expect([...traces.values()].filter((trace) => trace.sessions.size !== 1)).toEqual([]);

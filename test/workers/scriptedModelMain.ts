@@ -6,12 +6,17 @@
  * with `hold <key>` gets one call of `hold` (slow, read-only), then `held <key>`. One that starts
  * with `ask <key>` gets an `ask_user` call (which colour, red or blue) beside a call of `hold`,
  * then `chose <answer> for <key>`. One that starts with `verify <key>` answers `unverified <key>`
- * (which the workers' stop hook sends back), then `verified <key>`. Prints the base URL.
+ * (which the workers' stop hook sends back), then `verified <key>`. One that starts with
+ * `delegate <key>` hands the task `research <key>` to the subagent `researcher` (call id
+ * `toolu_task_<key>`), then answers `Done: <the task's result>`. The researcher (told apart by
+ * its system prompt) calls `hold` with `sub-<key>`, then `bump` with `sub-<key>`, then answers
+ * `researched <key> after <bump's result>`. Prints the base URL.
  *
  * @example
  * spawn(process.execPath, ['--import', 'tsx', 'test/workers/scriptedModelMain.ts']);
  */
 import { reply, startMessagesApiServer } from '../../src/testing/index.js';
+import { systemText, textWithResults } from '../support/agentRequests.js';
 
 const LONG_STORY = 'Once upon a time '.repeat(200).slice(0, 2_000);
 
@@ -29,6 +34,34 @@ const server = await startMessagesApiServer({
   eventDelayMs: 3,
   script: (request) => {
     const first = request.messages[0]?.content;
+    const research = typeof first === 'string' ? /^research (\S+)$/.exec(first) : null;
+    if (research && systemText(request.system).includes('You are the researcher.')) {
+      const key = research[1]!;
+      if (request.messages.length === 1) {
+        return reply([{ type: 'tool_use', name: 'hold', input: { key: `sub-${key}` } }]);
+      }
+      if (request.messages.length === 3) {
+        return reply([{ type: 'tool_use', name: 'bump', input: { key: `sub-${key}` } }]);
+      }
+      const seen = textWithResults(request.messages.at(-1));
+      return reply(`researched ${key} after ${seen}`);
+    }
+    const delegate = typeof first === 'string' ? /^delegate (\S+)$/.exec(first) : null;
+    if (delegate) {
+      const key = delegate[1]!;
+      if (request.messages.length === 1) {
+        return reply([
+          { type: 'text', text: `Handing ${key} out.` },
+          {
+            type: 'tool_use',
+            id: `toolu_task_${key}`,
+            name: 'task',
+            input: { agent: 'researcher', prompt: `research ${key}` },
+          },
+        ]);
+      }
+      return reply(`Done: ${textWithResults(request.messages.at(-1))}`);
+    }
     const hold = typeof first === 'string' ? /^hold (\S+)$/.exec(first) : null;
     if (hold) {
       return request.messages.length === 1

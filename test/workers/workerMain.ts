@@ -3,7 +3,9 @@
  * (read-only), `bump` (mutating: appends `<key> <call id>` to the side file, after a pause that
  * leaves room to kill it mid-call) and `hold` (read-only, notes its start in `<side file>.hold`
  * and takes 5 s). Mutating calls wait for approval; the model may ask the user questions
- * (`askUser`). A turn that ends `unverified <key>` goes on once: the stop hook notes the key in
+ * (`askUser`) and hand a task to the subagent `researcher` (its system prompt `You are the
+ * researcher.`, its tools `hold` and `bump`), which runs as a drive of its own on any worker. A
+ * turn that ends `unverified <key>` goes on once: the stop hook notes the key in
  * `<side file>.stop`, takes 5 s, and asks to verify it. Prints `ready <executor id>`,
  * then one line per fenced write and per recovery it made, and, declared dead, `declared dead`
  * and `stopped taking work <ms since the epoch>`. Environment: DATABASE_URL, MODEL_URL,
@@ -81,7 +83,19 @@ function spansTo(file: string) {
 
 const worker = await startSessionWorker({
   connectionString: env.DATABASE_URL!,
-  agent: { tools: tools.specs(), permissions: { mode: 'default' }, maxRetries: 5, askUser: true },
+  agent: {
+    tools: tools.specs(),
+    permissions: { mode: 'default' },
+    maxRetries: 5,
+    askUser: true,
+    agents: {
+      researcher: {
+        description: 'Researches one topic and reports.',
+        system: 'You are the researcher.',
+        tools: ['hold', 'bump'],
+      },
+    },
+  },
   tools,
   workspace: process.cwd(),
   llm: testLlmClient({ baseURL: env.MODEL_URL!, apiKey: 'test' }),

@@ -5,7 +5,9 @@
  * subagent's answer wakes the parent, which goes on with it as the call's result. Parallel tasks,
  * a subagent's own subagent two levels down, usage rolled up, an interrupt of the parent passed on
  * to its subagent, and a subagent's approval answered through its own session. One worker for
- * the file: DBOS is one per process.
+ * the file: DBOS is one per process, so the file runs with `npm run test:workers`, each of whose
+ * files has a process of its own (`npm test` shares processes between files, and
+ * `test/dbos/sessionWorker.test.ts` starts its own worker).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
