@@ -215,16 +215,28 @@ describe('OpenTelemetry spans of subagents', () => {
     // Content stays off, as the parent's is.
     expect(spans.some((span) => 'gen_ai.input.messages' in span.attributes)).toBe(false);
 
+    // The traced agent's work winds down first (a subagent's last spans end as it shuts down).
+    await traced.shutdown();
+    const tracedRun = new Set(
+      exporter.getFinishedSpans().map((span) => span.spanContext().traceId),
+    );
     exporter.reset();
     // Were a subagent of an untraced agent traced anyway, the global provider would see it.
     trace.setGlobalTracerProvider(provider);
     try {
       const untraced = scripted.open({ agents: AGENTS });
       await untraced.run('Research alpha and beta', { timeoutMs: 30_000 });
+      await untraced.shutdown();
     } finally {
       trace.disable();
     }
-    expect(exporter.getFinishedSpans()).toEqual([]);
+    // The package's own spans, each naming its agent (the Anthropic SDK traces its own calls
+    // with the global provider, which the SDK transport shows).
+    const others = exporter
+      .getFinishedSpans()
+      .filter((span) => !tracedRun.has(span.spanContext().traceId))
+      .filter((span) => 'gen_ai.agent.name' in span.attributes);
+    expect(others.map((span) => span.name)).toEqual([]);
   });
 
   it('puts a pure-mode child’s turn under the span of its parent’s task call', () => {
