@@ -52,7 +52,6 @@ import {
   type PostgresSessionStore,
   SessionCore,
   type SessionStore,
-  type StoredSession,
   subagentLinkOf,
 } from '../persistence/index.js';
 import { type AgentTracer, type SessionTracers, spanParentOf } from '../telemetry/index.js';
@@ -61,6 +60,7 @@ import type { SessionInbox } from './sessionInbox.js';
 import {
   answeredTask,
   cancelSubagents,
+  loadedOnce,
   type RunningSubagent,
   sessionConfigOf,
   startSubagents,
@@ -244,14 +244,19 @@ async function advance(
 ): Promise<StepOutcome> {
   const { engine, inbox } = dependencies;
   const fenced = fencedStore(dependencies.store, inbox, epoch);
-  // A subagent's session is opened with its own config, which its header says how to make.
-  const stored = await fenced.preload(sessionId);
+  // A subagent's session is opened with its own config, which its header says how to make: read
+  // once, for the header and the opening both.
+  const stored = await fenced.load(sessionId);
   const metadata = stored?.header.metadata;
   const link = subagentLinkOf(metadata);
   const maxDepth = dependencies.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH;
   const workerConfig = dependencies.config;
   const config = sessionConfigOf(workerConfig, link, maxDepth);
-  const session = await SessionCore.open(fenced, sessionId, { config, mustExist: true });
+  const session = await SessionCore.open(
+    stored === undefined ? fenced : loadedOnce(fenced, stored),
+    sessionId,
+    { config, mustExist: true },
+  );
   const stream = (value: DriveStreamValue) => engine.writeStream(DRIVE_STREAM, value);
   // A subagent's turns continue its parent's trace, under the task call's span its header keeps.
   const parent = spanParentOf(metadata?.[TRACE_PARENT_KEY]);
@@ -609,7 +614,6 @@ function fencedStore(
   epoch: number,
 ): SessionStore & {
   taking: number | undefined;
-  preload(sessionId: string): Promise<StoredSession | undefined>;
   takeAlone(sessionId: string, seq: number): Promise<void>;
   stillMine(sessionId: string): Promise<void>;
 } {
@@ -621,22 +625,14 @@ function fencedStore(
   ) => store.appendWith(sessionId, { after: head, epoch, entries: [] }, alongside);
   // The head as this execution last loaded or wrote it (one step opens one session).
   let head = 0;
-  let preloaded: StoredSession | undefined;
   const fenced = {
     taking: undefined as number | undefined,
     create: store.create.bind(store),
     claim: store.claim.bind(store),
     async load(sessionId: string) {
-      const stored =
-        preloaded?.header.sessionId === sessionId ? preloaded : await store.load(sessionId);
-      preloaded = undefined;
+      const stored = await store.load(sessionId);
       head = stored?.head ?? 0;
       return stored;
-    },
-    /** Loads the session ahead of its opening, which then takes what this loaded. */
-    async preload(sessionId: string) {
-      preloaded = await store.load(sessionId);
-      return preloaded;
     },
     entries: store.entries.bind(store),
     list: store.list.bind(store),

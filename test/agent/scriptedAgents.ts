@@ -22,6 +22,15 @@ export const lookUp = defineTool({
   execute: ({ word }) => `${word}: a word`,
 });
 
+/** A mutating tool that is not an edit: it asks for approval in `default` and `acceptEdits`. */
+export const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy a finding',
+  input: z.object({ what: z.string() }),
+  mutating: true,
+  execute: ({ what }) => `deployed ${what}`,
+});
+
 /** What a test of the file reads: its folder and store, the server, and how to start agents. */
 export interface ScriptedAgents {
   readonly temp: TempStore;

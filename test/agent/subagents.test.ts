@@ -6,16 +6,14 @@
  * interrupt of the parent interrupts every subagent, and every transcript stays valid.
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   type AgentNotifications,
-  defineTool,
   findTranscriptViolations,
   type Message,
 } from '../../src/index.js';
 import { sessionTree, subagentLinkOf, subagentSessionId } from '../../src/persistence/index.js';
 import { reply, type ScriptFunction } from '../../src/testing/index.js';
-import { lookUp, useScriptedAgents } from './scriptedAgents.js';
+import { deploy, lookUp, useScriptedAgents } from './scriptedAgents.js';
 import { systemText, textWithResults as textOf } from '../support/agentRequests.js';
 
 const scripted = useScriptedAgents('subagents-');
@@ -32,15 +30,6 @@ const AGENTS: Record<string, { description: string; system: string; tools: strin
     tools: ['look_up'],
   },
 };
-
-/** A mutating tool that is not an edit: it asks for approval in `acceptEdits`. */
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a finding',
-  input: z.object({ what: z.string() }),
-  mutating: true,
-  execute: ({ what }) => `deployed ${what}`,
-});
 
 /** The model of every agent of the tree, told apart by its system prompt. */
 function treeModel(options: { slowChecker?: boolean; deployFirst?: boolean } = {}): ScriptFunction {

@@ -19,19 +19,13 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
 import {
   type DriveResult,
   type DriveStreamValue,
   type SessionWorker,
   startSessionWorker,
 } from '../../src/dbos/index.js';
-import {
-  createToolRegistry,
-  defineTool,
-  findTranscriptViolations,
-  type Message,
-} from '../../src/index.js';
+import { createToolRegistry, findTranscriptViolations, type Message } from '../../src/index.js';
 import { subagentLinkOf } from '../../src/persistence/index.js';
 import {
   type MessagesApiServer,
@@ -41,28 +35,12 @@ import {
 } from '../../src/testing/index.js';
 import { testLlmClient } from '../support/llmTransport.js';
 import { startPostgres, type PostgresServer } from '../support/postgresServer.js';
+import { deploy, lookUp } from '../agent/scriptedAgents.js';
 import { systemText, textWithResults as textOf } from '../support/agentRequests.js';
 
 const installation = inject('postgresInstallation');
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-const lookUp = defineTool({
-  name: 'look_up',
-  description: 'Look a word up',
-  input: z.object({ word: z.string() }),
-  mutating: false,
-  execute: ({ word }) => `${word}: a word`,
-});
-
-/** Mutating: in `default` mode every call waits for an approval. */
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a finding',
-  input: z.object({ what: z.string() }),
-  mutating: true,
-  execute: ({ what }) => `deployed ${what}`,
-});
 
 const AGENTS = {
   researcher: {

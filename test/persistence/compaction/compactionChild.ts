@@ -9,24 +9,10 @@
  * Run (the test bundles it first): node compactionChild.mjs '<json settings>'
  */
 import { createAgent } from '../../../src/index.js';
-import {
-  countingStore,
-  type KillPoint,
-  openStoreSetting,
-  printWhenIdle,
-  type StoreSetting,
-} from '../crash/childSession.js';
+import { openChildSession, printWhenIdle } from '../crash/childSession.js';
 import { COMPACTION, INPUT } from './compactionTurn.js';
 
-interface Settings extends KillPoint {
-  workspace: string;
-  baseURL: string;
-  sessionId: string;
-  store: StoreSetting;
-}
-
-const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
-const counted = countingStore(openStoreSetting(settings.store), settings);
+const { settings, counted } = openChildSession();
 const { store } = counted;
 const agent = createAgent({
   workspace: settings.workspace,

@@ -26,6 +26,26 @@ export interface KillPoint {
   killAfterWrite?: number;
 }
 
+/** What every child process is started with (as JSON, its one argument). */
+export interface ChildSettings extends KillPoint {
+  workspace: string;
+  baseURL: string;
+  sessionId: string;
+  store: StoreSetting;
+}
+
+/**
+ * The settings this process was started with, and its store, counting its writes and dying
+ * where they say.
+ */
+export function openChildSession<Settings extends ChildSettings>(): {
+  settings: Settings;
+  counted: CountingStore;
+} {
+  const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
+  return { settings, counted: countingStore(openStoreSetting(settings.store), settings) };
+}
+
 /** A store that counts its writes (`writes`, one line each) and dies at `kill`. */
 export interface CountingStore {
   store: SessionStore;

@@ -6,25 +6,14 @@
  */
 import { createAgent } from '../../../src/index.js';
 import { subagentLinkOf } from '../../../src/persistence/subagentSessions.js';
-import {
-  countingStore,
-  type KillPoint,
-  openStoreSetting,
-  printWhenIdle,
-  type StoreSetting,
-} from '../crash/childSession.js';
+import { type ChildSettings, openChildSession, printWhenIdle } from '../crash/childSession.js';
 import { AGENTS, INPUT, sideTools } from './subagentTurn.js';
 
-interface Settings extends KillPoint {
-  workspace: string;
+interface Settings extends ChildSettings {
   sideFile: string;
-  baseURL: string;
-  sessionId: string;
-  store: StoreSetting;
 }
 
-const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
-const counted = countingStore(openStoreSetting(settings.store), settings);
+const { settings, counted } = openChildSession<Settings>();
 const { store } = counted;
 const agent = createAgent({
   workspace: settings.workspace,
