@@ -161,8 +161,9 @@ describe('AgentCore properties', () => {
         // before a request has a window small enough.
         const config = withWaitFor(stopIn, drawn);
         const { probe, events, world, choose } = runScenario(
-          // A run aiming for a state may take longer to get there.
-          { g, config, length: stopIn === undefined ? length : 100, profile: NO_SHUTDOWN, stopIn },
+          // A run aiming for a state may take longer to get there: the post-tools hook, the
+          // rarest, needs a mutating call to succeed, which a random run may take a while to draw.
+          { g, config, length: stopIn === undefined ? length : 250, profile: NO_SHUTDOWN, stopIn },
           () => undefined,
         );
         const { core } = probe;
