@@ -51,9 +51,11 @@ import {
 } from '../persistence/index.js';
 import {
   AgentTracer,
+  keepingStoredParent,
   type TelemetryOptions,
   telemetryOptions,
   traceActor,
+  withTraceParent,
 } from '../telemetry/index.js';
 import type { McpServerConfig, McpServers } from '../mcp/index.js';
 import { Agent, type AgentParts } from './agent.js';
@@ -315,12 +317,13 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const children: SubagentChildren = new Map();
   const inherited = inheritedOptions(options);
   const { store, sessionId, sessionMetadata, telemetry } = options;
-  const tracer = tracerFor(telemetry, sessionId);
+  const traced = tracerFor(telemetry, sessionId);
+  const tracer = traced?.tracer;
   const startSubagent = (input: SubagentActorInput): Agent => {
     const child = subagentOptions(inherited, input, registry.tools, workspace);
     return createAgent({
       ...child,
-      ...subagentSession(input, child, store, sessionId, sessionMetadata),
+      ...subagentSession(input, child, { store, sessionId, sessionMetadata, tracer }),
       ...subagentTelemetry(input, tracer, telemetry, sessionId),
     });
   };
@@ -339,6 +342,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
   const start = (session?: OpenedSession): AgentParts => {
     const recorder = session?.recorder;
     if (session !== undefined && !session.created) startedIn = session.core.state;
+    traced?.keep(session?.header.metadata);
     // An actor that throws instead of answering: the chart is given the event for its failure.
     const running: { chart?: Actor<AgentMachine> } = {};
     const onFailure: ActorFailureHandler = ({ actor, event, reason }) => {
@@ -547,29 +551,42 @@ function subagentOptions(
   return child;
 }
 
+/** What of its parent a subagent's session is made from. */
+interface SubagentSessionParent {
+  store: SessionStore | undefined;
+  sessionId: string | undefined;
+  sessionMetadata: Record<string, unknown> | undefined;
+  tracer: AgentTracer | undefined;
+}
+
 /**
  * Where a stored session's subagent stores its own: the parent's store, under the id the parent's
- * session and the task call make, with the parent's metadata and the link to it (a level below
- * the parent's, in the mode the child starts in). An agent without a store keeps its subagents'
- * sessions nowhere, as its own.
+ * session and the task call make, with the parent's metadata, the link to it (a level below the
+ * parent's, in the mode the child starts in) and, when the parent is traced, the task call's span:
+ * a parent resumed in another process has no span open for the call, and the subagent's turns
+ * go on under the one kept. An agent without a store keeps its subagents' sessions nowhere, as
+ * its own.
  */
 function subagentSession(
   input: SubagentActorInput,
   child: CreateAgentOptions,
-  store: SessionStore | undefined,
-  parentSessionId: string | undefined,
-  metadata: Record<string, unknown> | undefined,
+  parent: SubagentSessionParent,
 ): Pick<CreateAgentOptions, 'store' | 'sessionId' | 'sessionMetadata'> {
+  const { store, sessionId: parentSessionId, sessionMetadata: metadata, tracer } = parent;
   if (store === undefined || parentSessionId === undefined) return {};
+  const callId = input.call.id;
   const link = childLink(parentSessionId, subagentLinkOf(metadata), {
-    callId: input.call.id,
+    callId,
     agent: input.task.agent,
     mode: child.permissions?.mode,
   });
   return {
     store,
-    sessionId: subagentSessionId(parentSessionId, input.call.id),
-    sessionMetadata: { ...metadata, subagent: link },
+    sessionId: subagentSessionId(parentSessionId, callId),
+    sessionMetadata: withTraceParent(
+      { ...metadata, subagent: link },
+      tracer?.toolSpanParent(callId),
+    ),
   };
 }
 
@@ -611,17 +628,28 @@ function openingEvents(
   return events;
 }
 
+/**
+ * A traced agent's tracer, and how it is handed the header of the session as it opens: a
+ * subagent's session keeps the span its turns go under when its parent has no span open for the
+ * task call (see {@link keepingStoredParent}).
+ */
+interface TracedAgent {
+  tracer: AgentTracer;
+  keep: (metadata: Record<string, unknown> | undefined) => void;
+}
+
 /** The agent's tracer, when telemetry is asked for; the session names the conversation. */
 function tracerFor(
   telemetry: CreateAgentOptions['telemetry'],
   sessionId: string | undefined,
-): AgentTracer | undefined {
+): TracedAgent | undefined {
   const options = telemetryOptions(telemetry);
   if (options === undefined) return undefined;
-  return new AgentTracer({
+  const { options: kept, keep } = keepingStoredParent({
     ...(sessionId === undefined ? {} : { conversationId: sessionId }),
     ...options,
   });
+  return { tracer: new AgentTracer(kept), keep };
 }
 
 /**

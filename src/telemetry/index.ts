@@ -11,4 +11,5 @@ export {
   telemetryOptions,
 } from './agentTracer.js';
 export { SessionTracers } from './sessionTracers.js';
+export { keepingStoredParent, TRACE_PARENT_KEY, withTraceParent } from './traceParent.js';
 export { traceActor } from './traceActor.js';

@@ -194,6 +194,23 @@ describe('OpenTelemetry spans of subagents', () => {
     }
     expect(lead!.links).toEqual([]);
 
+    // Each subagent's session keeps its own task call's span, for a process resuming it to go
+    // on under (a grandchild's is its own call's, not the one its parent's session keeps).
+    for (const [session, callId] of [
+      ['lead-1/call_alpha', 'call_alpha'],
+      ['lead-1/call_beta', 'call_beta'],
+      ['lead-1/call_alpha/call_check', 'call_check'],
+    ] as const) {
+      const { traceId: keptTrace, spanId, traceFlags } = taskSpan(callId).spanContext();
+      const stored = await scripted.temp.store.load(session);
+      expect(stored?.header.metadata?.traceParent).toEqual({
+        traceId: keptTrace,
+        spanId,
+        traceFlags,
+      });
+    }
+    expect((await scripted.temp.store.load('lead-1'))?.header.metadata).toBeUndefined();
+
     // The parent's recordContent holds for its subagents.
     const alphaChats = below(alpha).filter(
       (span) => span.name === CHAT && span.parentSpanContext?.spanId === alpha.spanContext().spanId,

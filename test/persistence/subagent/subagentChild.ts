@@ -7,7 +7,7 @@
 import { createAgent } from '../../../src/index.js';
 import { subagentLinkOf } from '../../../src/persistence/subagentSessions.js';
 import { type ChildSettings, openChildSession, printWhenIdle } from '../crash/childSession.js';
-import { AGENTS, INPUT, sideTools } from './subagentTurn.js';
+import { INPUT, turnAgentOptions } from './subagentTurn.js';
 
 interface Settings extends ChildSettings {
   sideFile: string;
@@ -16,12 +16,7 @@ interface Settings extends ChildSettings {
 const { settings, counted } = openChildSession<Settings>();
 const { store } = counted;
 const agent = createAgent({
-  workspace: settings.workspace,
-  tools: sideTools(settings.sideFile),
-  agents: AGENTS,
-  autoCommit: false,
-  permissions: { mode: 'bypassPermissions' },
-  anthropic: { baseURL: settings.baseURL, apiKey: 'test-key' },
+  ...turnAgentOptions(settings),
   retryDelayScale: 0.05,
   store,
   sessionId: settings.sessionId,

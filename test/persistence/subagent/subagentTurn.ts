@@ -7,7 +7,13 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { type AgentConfig, defineTool, type Message, type Tool } from '../../../src/index.js';
+import {
+  type AgentConfig,
+  type CreateAgentOptions,
+  defineTool,
+  type Message,
+  type Tool,
+} from '../../../src/index.js';
 import { reply, type ScriptFunction } from '../../../src/testing/index.js';
 import { systemText } from '../../support/agentRequests.js';
 
@@ -79,4 +85,23 @@ export function sideTools(sideFile: string): Tool[] {
       },
     }),
   ];
+}
+
+/**
+ * What every agent that runs this turn is created with: the side tool, the researcher, no
+ * approvals, and the local Messages API server.
+ */
+export function turnAgentOptions(settings: {
+  workspace: string;
+  sideFile: string;
+  baseURL: string;
+}): CreateAgentOptions {
+  return {
+    workspace: settings.workspace,
+    tools: sideTools(settings.sideFile),
+    agents: AGENTS,
+    autoCommit: false,
+    permissions: { mode: 'bypassPermissions' },
+    anthropic: { baseURL: settings.baseURL, apiKey: 'test-key' },
+  };
 }
