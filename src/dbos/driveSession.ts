@@ -52,9 +52,15 @@ import {
   type PostgresSessionStore,
   SessionCore,
   type SessionStore,
+  type SubagentLink,
   subagentLinkOf,
 } from '../persistence/index.js';
-import { type AgentTracer, type SessionTracers, spanParentOf } from '../telemetry/index.js';
+import {
+  type AgentTracer,
+  type SessionTracers,
+  spanParentOf,
+  TRACE_PARENT_KEY,
+} from '../telemetry/index.js';
 import { claimWhileAlive } from './executorLiveness.js';
 import type { SessionInbox } from './sessionInbox.js';
 import {
@@ -65,9 +71,10 @@ import {
   sessionConfigOf,
   startSubagents,
   type SubagentDrives,
+  endsTheTask,
+  reportFailedTask,
   type SubagentStep,
-  taskCallIds,
-  TRACE_PARENT_KEY,
+  tasksCancelledBy,
   wakeParent,
 } from './subagentDrives.js';
 
@@ -201,33 +208,66 @@ export function createSessionDriver(
     }
     // Steps this execution replays from DBOS's record do not run; the first that runs may be one
     // a dead worker began, whose outcome it recorded but never streamed.
-    const execution = { restated: false };
-    for (;;) {
-      const outcome = await engine.runStep(
-        () => advance(dependencies, sessionId, epoch, execution),
-        {
-          name: 'advance',
-          retriesAllowed: true,
-          maxAttempts: 4,
-          intervalSeconds: 0.2,
-          backoffRate: 2,
-          // A lost claim never comes back; only a store that could not be reached is worth retrying.
-          shouldRetry: (error) => {
-            const code = (error as { code?: unknown })?.code;
-            if (code === 'SESSION_FENCED') dependencies.onFenced?.(sessionId);
-            return code === 'STORE_FAILED';
-          },
-        },
-      );
-      if (outcome.next === 'sleep') await engine.sleep(outcome.ms);
-      if (outcome.next === 'rest') {
-        dependencies.tracers?.release(sessionId);
-        await engine.writeStream(DRIVE_STREAM, { type: 'idle', ...outcome.result });
-        await engine.closeStream(DRIVE_STREAM);
-        return outcome.result;
+    const execution: Execution = { restated: false };
+    try {
+      return await driveOn(dependencies, sessionId, epoch, execution);
+    } catch (error) {
+      // A subagent's drive that fails answers its task with the error, or its parent would wait
+      // for it for ever.
+      if (endsTheTask(error)) {
+        await engine.runStep(
+          () => reportFailedTask(dependencies.subagents, store, sessionId, execution.link, error),
+          { name: 'reportFailedTask', ...STEP_RETRIES },
+        );
       }
+      throw error;
     }
   };
+}
+
+/** How one step is retried when the store could not be reached. */
+const STEP_RETRIES = {
+  retriesAllowed: true,
+  maxAttempts: 4,
+  intervalSeconds: 0.2,
+  backoffRate: 2,
+} as const;
+
+/** What one execution of a drive knows across its steps. */
+interface Execution {
+  /** Whether a step of it has said again what a dead worker may not have lived to say. */
+  restated: boolean;
+  /** The session's link to its parent, once a step read it. */
+  link?: SubagentLink | undefined;
+}
+
+/** The drive's loop of steps, until the session rests. */
+async function driveOn(
+  dependencies: DriverDependencies,
+  sessionId: string,
+  epoch: number,
+  execution: Execution,
+): Promise<DriveResult> {
+  const { engine } = dependencies;
+  for (;;) {
+    const outcome = await engine.runStep(() => advance(dependencies, sessionId, epoch, execution), {
+      name: 'advance',
+      ...STEP_RETRIES,
+      // A lost claim never comes back; only a store that could not be reached is worth retrying.
+      shouldRetry: (error) => {
+        const code = (error as { code?: unknown })?.code;
+        if (code === 'SESSION_FENCED') dependencies.onFenced?.(sessionId);
+        return code === 'STORE_FAILED';
+      },
+    });
+    if (outcome.next === 'sleep') await engine.sleep(outcome.ms);
+    if (outcome.next === 'rest') {
+      dependencies.tracers?.release(sessionId);
+      await engine.writeStream(DRIVE_STREAM, { type: 'idle', ...outcome.result });
+      await engine.closeStream(DRIVE_STREAM);
+      return outcome.result;
+    }
+  }
 }
 
 /** What a step does: one of the chart's effects, or takes a subagent's answer to its task. */
@@ -240,7 +280,7 @@ async function advance(
   dependencies: DriverDependencies,
   sessionId: string,
   epoch: number,
-  execution: { restated: boolean },
+  execution: Execution,
 ): Promise<StepOutcome> {
   const { engine, inbox } = dependencies;
   const fenced = fencedStore(dependencies.store, inbox, epoch);
@@ -249,6 +289,7 @@ async function advance(
   const stored = await fenced.load(sessionId);
   const metadata = stored?.header.metadata;
   const link = subagentLinkOf(metadata);
+  execution.link = link;
   const maxDepth = dependencies.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH;
   const workerConfig = dependencies.config;
   const config = sessionConfigOf(workerConfig, link, maxDepth);
@@ -288,15 +329,6 @@ async function advance(
     workerConfig,
     maxDepth,
   };
-  /** Feeds an event; an interrupt or a shutdown is passed on to the subagents it cancelled. */
-  const take = async (event: AgentEvent, cause: 'Interrupt' | 'ShutdownRequested') => {
-    const effects = await chart.take(event);
-    const cancelled = chart.cancelledTasks;
-    if (cancelled.length > 0) {
-      await cancelSubagents(dependencies.subagents, sessionId, cancelled, cause);
-    }
-    return effects;
-  };
   // The tasks this session's log says were started: their starts are not recorded again.
   const started = new Set(session.resume?.startedToolCallIds ?? []);
   /** The step's work among `effects`: tasks are started first, and wait for their subagents. */
@@ -320,7 +352,7 @@ async function advance(
       running: progress.running,
     };
   };
-  const resumed = session.resume ? await take(session.resume, 'Interrupt') : [];
+  const resumed = session.resume ? await chart.take(session.resume) : [];
   // Inputs wait for the drive in front of them, which holds the session's partition until it
   // rests; an Interrupt is the exception, taken before more work starts (or more tasks).
   const input = await inbox.next(sessionId);
@@ -335,13 +367,19 @@ async function advance(
       return { next: 'rest', result: restingResult(session, resting.running) };
     }
     fenced.taking = input.seq;
-    const cause = input.event.type === 'ShutdownRequested' ? 'ShutdownRequested' : 'Interrupt';
-    let effects = await take(input.event, cause);
+    const { event } = input;
+    if (event.type === 'Interrupt' || event.type === 'ShutdownRequested') {
+      // Passed on before it is recorded: a worker that dies in between leaves the input in the
+      // inbox, and the one that takes it over passes it on again (once per subagent, by its key).
+      const cancelled = tasksCancelledBy(session.core, event);
+      await cancelSubagents(dependencies.subagents, sessionId, cancelled, event.type);
+    }
+    let effects = await chart.take(event);
     // An input the chart refused records nothing; it is taken all the same.
     if (fenced.taking !== undefined) await fenced.takeAlone(sessionId, input.seq);
     // Between steps nothing of this drive is running: the calls an Interrupt would wait for
     // cannot report any more, so their grace is over at once.
-    if (chart.awaitsCancelledCalls) effects = await take({ type: 'ToolGraceExpired' }, cause);
+    if (chart.awaitsCancelledCalls) effects = await chart.take({ type: 'ToolGraceExpired' });
     ({ work } = await workOf(effects));
     if (work === undefined) return { next: 'more' };
   }
@@ -518,7 +556,6 @@ class StreamedChart {
   readonly #executor: string;
   readonly #tracer: AgentTracer | undefined;
   #cancelledCallsPending = false;
-  #cancelledTasks: string[] = [];
 
   constructor(
     session: SessionCore,
@@ -537,11 +574,6 @@ class StreamedChart {
     return this.#cancelledCallsPending;
   }
 
-  /** The task calls the last event cancelled: their subagents are to be told. */
-  get cancelledTasks(): string[] {
-    return this.#cancelledTasks;
-  }
-
   /** Feeds and records `event`, streams what came of it, and returns the effects asked for. */
   async take(event: AgentEvent): Promise<Effect[]> {
     const before = this.#session.core.context.toolRuns;
@@ -551,7 +583,6 @@ class StreamedChart {
     const restating = event.type === 'Resume';
     const effects: Effect[] = [];
     this.#cancelledCallsPending = false;
-    this.#cancelledTasks = [];
     this.#tracer?.event(event);
     for (const action of actions) {
       // Every step opens the session with a Resume, which asks again for every approval and
@@ -559,11 +590,8 @@ class StreamedChart {
       // them all again.
       const askedAgain = restating && ASKED_AGAIN_ON_RESUME.has(action.type);
       if (!askedAgain) this.#tracer?.action(action);
-      if (action.type === 'Cancel') {
-        if (action.graceMs !== undefined) this.#cancelledCallsPending = true;
-        const ids = action.toolCallIds ?? [];
-        const config = this.#session.core.context.config;
-        this.#cancelledTasks.push(...taskCallIds(before, ids, config));
+      if (action.type === 'Cancel' && action.graceMs !== undefined) {
+        this.#cancelledCallsPending = true;
       }
       if (isEffect(action)) {
         effects.push(action);

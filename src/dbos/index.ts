@@ -21,16 +21,15 @@ export {
   type DriveStreamValue,
 } from './driveSession.js';
 export { type Recovery } from './executorLiveness.js';
+export { driveWorkflowId, sessionOfDrive, subagentWakeWorkflowId } from './driveIds.js';
+export { type TurnStreamValue } from './followTurn.js';
 export {
   connectSessionClient,
   DRIVE_WORKFLOW,
-  driveWorkflowId,
   SESSION_QUEUE,
   type SendOptions,
-  sessionOfDrive,
   type SessionClient,
   type SessionClientOptions,
-  subagentWakeWorkflowId,
 } from './sessionClient.js';
 export { type InboxInput, type SessionInbox } from './sessionInbox.js';
 export { type RunningSubagent, sessionConfigOf, type SubagentDrives } from './subagentDrives.js';

@@ -15,6 +15,8 @@ import type { AgentEvent } from '../machine/index.js';
 import type { DriveResult, DriveStreamValue } from './driveSession.js';
 import { DRIVE_STREAM } from './driveSession.js';
 import { withIdleTransactionTimeout } from './idleTransactionTimeout.js';
+import { driveWorkflowId } from './driveIds.js';
+import { followTurn, type TurnSource, type TurnStreamValue } from './followTurn.js';
 import { createSessionInbox, type SessionInbox } from './sessionInbox.js';
 
 /** The DBOS queue sessions are driven from. */
@@ -86,6 +88,14 @@ export interface SessionClient {
   result(workflowId: string): Promise<DriveResult>;
   /** What a drive streams, from value number `offset` on, until the drive ends. */
   events(workflowId: string, offset?: number): AsyncGenerator<DriveStreamValue>;
+  /**
+   * What the drive `workflowId` and every drive of its session's subagents after it stream, as
+   * one stream, each value tagged with its session (and a subagent's link): the drives a
+   * subagent's answer wakes and those an approval sent to a subagent starts are followed too.
+   * Ends once the session rests with no subagent at work and every drive followed has ended.
+   * See {@link followTurn}.
+   */
+  followTurn(workflowId: string): AsyncGenerator<TurnStreamValue>;
   close(): Promise<void>;
 }
 
@@ -129,6 +139,11 @@ export function sessionClient(
   dbos: DBOSClient,
   pool: PostgresPool,
 ): SessionClient {
+  const events = (workflowId: string, offset = 0) =>
+    dbos.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, {
+      offset,
+      pollingIntervalMs: 200,
+    });
   return {
     store,
     createSession: (sessionId, metadata) =>
@@ -136,16 +151,40 @@ export function sessionClient(
     send: (sessionId, event, options) => sendInput(inbox, dbos, sessionId, event, options),
     result: (workflowId) =>
       dbos.retrieveWorkflow<DriveResult>(workflowId).getResult({ pollingIntervalMs: 100 }),
-    events: (workflowId, offset = 0) =>
-      dbos.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, {
-        offset,
-        pollingIntervalMs: 200,
-      }),
+    events,
+    followTurn: (workflowId) => followTurn(turnSource(store, dbos, events), workflowId),
     async close() {
       await dbos.destroy();
       await store.close();
       await pool.end();
     },
+  };
+}
+
+/**
+ * What following a turn reads, through a client's connections; `events` reads a drive's stream.
+ *
+ * @example
+ * for await (const value of followTurn(turnSource(store, dbos, events), workflowId)) show(value);
+ */
+export function turnSource(
+  store: PostgresSessionStore,
+  dbos: Pick<DBOSClient, 'getWorkflow' | 'listWorkflows'>,
+  events: (workflowId: string) => AsyncIterable<DriveStreamValue>,
+): TurnSource {
+  return {
+    events,
+    enqueuedAt: async (workflowId) => (await dbos.getWorkflow(workflowId))?.createdAt,
+    async drives(prefixes, since) {
+      const found = await dbos.listWorkflows({
+        workflow_id_prefix: prefixes,
+        startTime: new Date(since).toISOString(),
+        loadInput: false,
+        loadOutput: false,
+      });
+      return found.map((workflow) => workflow.workflowID);
+    },
+    metadataOf: async (sessionId) => (await store.load(sessionId))?.header.metadata,
   };
 }
 
@@ -161,7 +200,7 @@ export async function sendInput(
   dbos: DBOSClient,
   sessionId: string,
   event: AgentEvent,
-  options?: SendOptions,
+  options?: SendOptions & { taskAnswer?: boolean },
 ): Promise<{ inboxSeq: number; workflowId: string }> {
   const { seq } = await inbox.put(
     sessionId,
@@ -203,37 +242,4 @@ function driveOptions(sessionId: string, workflowId: string) {
     queuePartitionKey: sessionId,
     appVersion: DRIVE_APP_VERSION,
   };
-}
-
-/**
- * The id of the drive enqueued with input `seq` of a session.
- *
- * @example
- * driveWorkflowId('alice-1', 3); // 'session:alice-1:input:3'
- */
-export function driveWorkflowId(sessionId: string, seq: number): string {
-  return `session:${sessionId}:input:${seq}`;
-}
-
-/**
- * The id of the drive of a session that takes the answer of the subagent a task call of it
- * started: enqueued by the subagent's drive once it rests with its answer, once per task call.
- *
- * @example
- * subagentWakeWorkflowId('alice-1', 'toolu_1'); // 'session:alice-1:task:toolu_1'
- */
-export function subagentWakeWorkflowId(sessionId: string, callId: string): string {
-  return `session:${sessionId}:task:${callId}`;
-}
-
-/**
- * The session a drive's workflow id names (one an input enqueued, or one a subagent's answer
- * did), or `undefined` for another id.
- *
- * @example
- * sessionOfDrive('session:alice-1:input:3'); // 'alice-1'
- * sessionOfDrive('session:alice-1:task:toolu_1'); // 'alice-1'
- */
-export function sessionOfDrive(workflowId: string): string | undefined {
-  return /^session:(.+):(?:input:\d+|task:[^:]+)$/.exec(workflowId)?.[1];
 }

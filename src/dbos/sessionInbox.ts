@@ -69,13 +69,14 @@ export interface SessionInbox {
    * the input's number, so what it writes commits or rolls back with the input. With an
    * `idempotencyKey` the session already stored an input under, it stores nothing and calls
    * nothing: it answers that input's number (`repeated`), or refuses with `INVALID_OPTION` when
-   * that input was another event.
+   * that input was another event. Only the events a caller sends are taken, and, with
+   * `taskAnswer`, the `ToolCompleted` a subagent's drive answers its task with.
    */
   put<T>(
     sessionId: string,
     event: AgentEvent,
     alongside: (client: PostgresPoolClient, seq: number) => Promise<T>,
-    options?: { idempotencyKey?: string },
+    options?: { idempotencyKey?: string; taskAnswer?: boolean },
   ): Promise<{ seq: number; repeated: false; result: T } | { seq: number; repeated: true }>;
   /** The oldest input the session's driver has not taken yet, if any. */
   next(sessionId: string): Promise<InboxInput | undefined>;
@@ -101,7 +102,8 @@ export function createSessionInbox(pool: PostgresPool, schema: string): SessionI
       checkSessionId(sessionId);
       const key = options.idempotencyKey;
       if (key !== undefined) checkIdempotencyKey(key);
-      if (!INBOX_EVENTS.has((event as { type?: string })?.type ?? '')) {
+      const type = (event as { type?: string })?.type ?? '';
+      if (!INBOX_EVENTS.has(type) && !(options.taskAnswer === true && type === 'ToolCompleted')) {
         throw new AgentStatechartError(
           'INVALID_OPTION',
           `a session takes ${[...INBOX_EVENTS].join(', ')} from outside; got ${JSON.stringify((event as { type?: string })?.type)}`,

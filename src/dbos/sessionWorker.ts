@@ -52,7 +52,9 @@ import {
   sendInput,
   sessionClient,
   type SessionClient,
+  turnSource,
 } from './sessionClient.js';
+import { followTurn } from './followTurn.js';
 import { openDrivenSession } from './subagentDrives.js';
 import { withIdleTransactionTimeout } from './idleTransactionTimeout.js';
 import { createSessionInbox } from './sessionInbox.js';
@@ -258,6 +260,8 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
       subagents: {
         send: (sessionId, event, sendOptions) =>
           sendInput(inbox, dbosOf(), sessionId, event, sendOptions),
+        answer: (sessionId, event, idempotencyKey) =>
+          sendInput(inbox, dbosOf(), sessionId, event, { idempotencyKey, taskAnswer: true }),
         wake: (sessionId, workflowId) => enqueueDrive(dbosOf(), sessionId, workflowId),
       },
       maxSubagentDepth,
@@ -320,11 +324,13 @@ export async function startSessionWorker(options: SessionWorkerOptions): Promise
   ];
 
   const client = sessionClient(store, inbox, dbosClient, pool);
+  // Inside a worker, DBOS wakes stream readers through LISTEN/NOTIFY instead of polling.
+  const events = (workflowId: string, offset = 0) =>
+    DBOS.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, { offset });
   return {
     ...client,
-    // Inside a worker, DBOS wakes stream readers through LISTEN/NOTIFY instead of polling.
-    events: (workflowId, offset = 0) =>
-      DBOS.readStream<DriveStreamValue>(workflowId, DRIVE_STREAM, { offset }),
+    events,
+    followTurn: (workflowId) => followTurn(turnSource(store, dbosClient, events), workflowId),
     executorId,
     open: (sessionId) => openDrivenSession(store, sessionId, tools.config(), maxSubagentDepth),
     async stop() {

@@ -23,16 +23,14 @@
 import {
   type AgentAction,
   type AgentConfig,
-  type AgentCore,
+  AgentCore,
   type AgentEvent,
   errorMessage,
   errorOutcome,
   isSubagentCall,
   lastResponseText,
-  type SubagentSpec,
   subagentUsageOf,
   type ToolCompletedEvent,
-  type ToolRun,
 } from '../machine/index.js';
 import {
   childLink,
@@ -45,8 +43,9 @@ import {
   subagentSessionConfig,
   subagentSessionId,
 } from '../persistence/index.js';
-import type { SpanParent } from '../telemetry/index.js';
-import { type SendOptions, subagentWakeWorkflowId } from './sessionClient.js';
+import { type SpanParent, withTraceParent } from '../telemetry/index.js';
+import { subagentWakeWorkflowId } from './driveIds.js';
+import type { SendOptions } from './sessionClient.js';
 import type { SessionInbox } from './sessionInbox.js';
 
 /**
@@ -75,7 +74,11 @@ export interface RunningSubagent {
  * What a drive starts other sessions' drives with: the worker's client.
  *
  * @example
- * const drives: SubagentDrives = { send: (id, event, options) => sendInput(inbox, dbos, id, event, options), wake: (id, workflowId) => enqueueDrive(dbos, id, workflowId) };
+ * const drives: SubagentDrives = {
+ *   send: (id, event, options) => sendInput(inbox, dbos, id, event, options),
+ *   answer: (id, event, key) => sendInput(inbox, dbos, id, event, { idempotencyKey: key, taskAnswer: true }),
+ *   wake: (id, workflowId) => enqueueDrive(dbos, id, workflowId),
+ * };
  */
 export interface SubagentDrives {
   /** Puts `event` in a session's inbox and enqueues its drive, as `SessionClient.send`. */
@@ -83,6 +86,15 @@ export interface SubagentDrives {
     sessionId: string,
     event: AgentEvent,
     options?: SendOptions,
+  ): Promise<{ inboxSeq: number; workflowId: string }>;
+  /**
+   * Puts a task's answer (its call's `ToolCompleted`) in the parent session's inbox and enqueues
+   * its drive, once by `idempotencyKey`: how a subagent whose drive failed answers its task.
+   */
+  answer(
+    sessionId: string,
+    event: ToolCompletedEvent,
+    idempotencyKey: string,
   ): Promise<{ inboxSeq: number; workflowId: string }>;
   /** Enqueues a drive of the session under `workflowId`, once however often asked. */
   wake(sessionId: string, workflowId: string): Promise<void>;
@@ -220,7 +232,13 @@ export async function startSubagents(
     const stored = await step.store.load(sessionId);
     if (stored === undefined) {
       await step.store
-        .create(newSessionHeader(sessionId, Date.now(), childMetadata(step, link)))
+        .create(
+          newSessionHeader(
+            sessionId,
+            Date.now(),
+            withTraceParent({ ...step.metadata, subagent: link }, step.traceParent(call.id)),
+          ),
+        )
         .catch((error: unknown) => {
           // A step that ran before created it.
           if ((error as { code?: unknown }).code !== 'SESSION_EXISTS') throw error;
@@ -256,23 +274,6 @@ export async function startSubagents(
     });
   }
   return progress;
-}
-
-/** Where a subagent's session keeps the span of the task call its turns go under. */
-export const TRACE_PARENT_KEY = 'traceParent';
-
-/**
- * A subagent's session's metadata: its parent's (but for the span its parent's own turns go
- * under), its link, and the task call's span when the parent is traced.
- */
-function childMetadata(step: SubagentStep, link: SubagentLink): Record<string, unknown> {
-  const { [TRACE_PARENT_KEY]: _parents, ...inherited } = step.metadata ?? {};
-  const traceParent = step.traceParent(link.callId);
-  return {
-    ...inherited,
-    subagent: link,
-    ...(traceParent === undefined ? {} : { [TRACE_PARENT_KEY]: traceParent }),
-  };
 }
 
 /**
@@ -347,18 +348,24 @@ export async function cancelSubagents(
 }
 
 /**
- * The task calls among `callIds`: those of `runs` that are tasks for subagents.
+ * The task calls an interrupt or a shutdown would cancel, as the chart's own transition says on a
+ * copy of the session's chart (the session's is left as it is, so the subagents can be told
+ * before the event is recorded).
  *
  * @example
- * taskCallIds(before, cancel.toolCallIds, config); // ['toolu_1']
+ * tasksCancelledBy(session.core, { type: 'Interrupt' }); // ['toolu_1']
  */
-export function taskCallIds(
-  runs: readonly ToolRun[],
-  callIds: readonly string[],
-  config: { agents: Readonly<Record<string, SubagentSpec>> },
+export function tasksCancelledBy(
+  core: AgentCore,
+  event: Extract<AgentEvent, { type: 'Interrupt' | 'ShutdownRequested' }>,
 ): string[] {
-  return runs
-    .filter((run) => callIds.includes(run.call.id) && isSubagentCall(run.call, config))
+  const copy = AgentCore.fromSnapshot(core.snapshot(), core.config);
+  const cancelled = copy
+    .handleEvent(event)
+    .flatMap((action) => (action.type === 'Cancel' ? (action.toolCallIds ?? []) : []));
+  const { toolRuns, config } = core.context;
+  return toolRuns
+    .filter((run) => cancelled.includes(run.call.id) && isSubagentCall(run.call, config))
     .map((run) => run.call.id);
 }
 
@@ -377,4 +384,45 @@ export async function wakeParent(
     link.parentSessionId,
     subagentWakeWorkflowId(link.parentSessionId, link.callId),
   );
+}
+
+/**
+ * Whether a drive that failed with `error` leaves its session's task unanswered for good: not
+ * when the session was taken over by another execution (that one goes on), nor when DBOS parked
+ * or cancelled the workflow (it may be resumed).
+ */
+export function endsTheTask(error: unknown): boolean {
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  return (
+    code !== 'SESSION_FENCED' &&
+    name !== 'DBOSWorkflowConflictError' &&
+    name !== 'DBOSWorkflowCancelledError'
+  );
+}
+
+/**
+ * Answers a subagent's task with the error its drive failed on: the parent's drive takes the
+ * answer from its inbox (once, by its key) and its turn goes on. `known` is the link as the
+ * failed drive read it, for a session whose log can no longer be read.
+ *
+ * @example
+ * await reportFailedTask(drives, store, 'alice-1/toolu_1', link, error);
+ */
+export async function reportFailedTask(
+  drives: SubagentDrives | undefined,
+  store: SessionStore,
+  sessionId: string,
+  known: SubagentLink | undefined,
+  error: unknown,
+): Promise<void> {
+  if (drives === undefined) return;
+  const stored = await store.load(sessionId).catch(() => undefined);
+  const link = subagentLinkOf(stored?.header.metadata) ?? known;
+  if (link === undefined) return;
+  const answer: ToolCompletedEvent = {
+    type: 'ToolCompleted',
+    callId: link.callId,
+    outcome: errorOutcome(`subagent '${link.agent}' failed: ${errorMessage(error)}`),
+  };
+  await drives.answer(link.parentSessionId, answer, `task-failed-${link.callId}`);
 }

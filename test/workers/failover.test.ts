@@ -688,6 +688,112 @@ describe.skipIf(installation === null)('many workers on one PostgreSQL', () => {
     await startWorker(holder!.name);
   });
 
+  it("passes a parent's interrupt on to its subagent before recording it: the worker killed in between leaves the subagent told, and the one taking over records it once", async ({
+    onTestFinished,
+  }) => {
+    await client.createSession('cutoff');
+    const sent = await client.send('cutoff', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'delegate cutoff' },
+    });
+    const [subagent] = (await client.result(sent.workflowId)).subagents ?? [];
+    const child = 'cutoff/toolu_task_cutoff';
+    expect(subagent?.sessionId).toBe(child);
+    // The subagent rests, its mutating call waiting for an approval.
+    const waiting = await client.result(subagent!.workflowId);
+    expect(waiting.awaitingApproval).toEqual([expect.objectContaining({ name: 'bump' })]);
+
+    // The worker that takes the parent's interrupt is held as it records it: a trigger on the
+    // log waits for a lock this test holds.
+    const lock = new pg.Client({ connectionString: server.connectionString });
+    const db = new pg.Client({ connectionString: server.connectionString });
+    onTestFinished(async () => {
+      await db.query('DROP TRIGGER IF EXISTS hold_interrupt ON agent_statechart.entries');
+      await lock.end().catch(() => undefined);
+      await db.end().catch(() => undefined);
+    });
+    await lock.connect();
+    await db.connect();
+    await lock.query('SELECT pg_advisory_lock(4242)');
+    await db.query(`
+      CREATE OR REPLACE FUNCTION agent_statechart.hold_interrupt() RETURNS trigger AS $$
+      BEGIN
+        IF NEW.session_id = 'cutoff' AND NEW.kind = 'event'
+           AND (NEW.data::json)->>'type' = 'Interrupt' THEN
+          PERFORM pg_advisory_xact_lock(4242);
+        END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql`);
+    await db.query(`CREATE TRIGGER hold_interrupt BEFORE INSERT ON agent_statechart.entries
+      FOR EACH ROW EXECUTE FUNCTION agent_statechart.hold_interrupt()`);
+    const interrupt = await client.send('cutoff', { type: 'Interrupt' });
+    const inboxOf = async (sessionId: string) =>
+      (
+        await db.query<{ type: string }>(
+          `SELECT input::json->>'type' AS type FROM agent_statechart.inbox
+            WHERE session_id = $1 ORDER BY seq`,
+          [sessionId],
+        )
+      ).rows.map((row) => row.type);
+    // The subagent was told while its parent's interrupt was not yet in the parent's log.
+    await expect
+      .poll(() => inboxOf(child), { timeout: 15_000 })
+      .toEqual(['UserInput', 'Interrupt']);
+    let holder: Worker | undefined;
+    await expect
+      .poll(async () => {
+        for (const worker of workers.values()) {
+          if ((await drivesOn(worker)).includes(interrupt.workflowId)) holder = worker;
+        }
+        return holder?.name;
+      })
+      .toBeDefined();
+    expect(
+      (await client.store.entries('cutoff')).filter(
+        (entry) => entry.kind === 'event' && entry.data.type === 'Interrupt',
+      ),
+    ).toEqual([]);
+    holder!.expected = true;
+    holder!.child.kill('SIGKILL');
+    await holder!.exited;
+    retired.push(holder!);
+    await lock.query('SELECT pg_advisory_unlock(4242)');
+
+    // Another worker takes the parent's drive over and records the interrupt once; the
+    // subagent's turn ends on the interrupt it was sent, its mutating call never run.
+    expect(await client.result(interrupt.workflowId)).toEqual({
+      state: 'WaitingForUserInput',
+      awaitingApproval: [],
+      awaitingAnswer: [],
+    });
+    await expect
+      .poll(async () => {
+        const session = await openSession(client.store, child, { mustExist: true });
+        return session.resume === undefined ? session.core.state : 'busy';
+      })
+      .toBe('WaitingForUserInput');
+    const interruptsOf = async (sessionId: string) =>
+      (await client.store.entries(sessionId)).filter(
+        (entry) => entry.kind === 'event' && entry.data.type === 'Interrupt',
+      );
+    expect(await interruptsOf('cutoff')).toHaveLength(1);
+    expect(await interruptsOf(child)).toHaveLength(1);
+    expect(await inboxOf(child)).toEqual(['UserInput', 'Interrupt']);
+    const parent = await openSession(client.store, 'cutoff', { mustExist: true });
+    const researcher = await openSession(client.store, child, { mustExist: true });
+    expect(findTranscriptViolations(parent.core.context.messages)).toEqual([]);
+    expect(findTranscriptViolations(researcher.core.context.messages)).toEqual([]);
+    expect(parent.core.context.messages[2]).toMatchObject({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_task_cutoff', is_error: true }],
+    });
+    const bumps = (await readFile(join(directory, 'side-effects.txt'), 'utf8')).match(
+      /^sub-cutoff /gm,
+    );
+    expect(bumps).toBeNull();
+    await startWorker(holder!.name);
+  });
+
   it('stops taking work once it learns it was declared dead: what is sent while it lingers goes to the others', async ({
     onTestFinished,
   }) => {

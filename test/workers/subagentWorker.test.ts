@@ -24,6 +24,7 @@ import {
   type DriveStreamValue,
   type SessionWorker,
   startSessionWorker,
+  type TurnStreamValue,
 } from '../../src/dbos/index.js';
 import { createToolRegistry, findTranscriptViolations, type Message } from '../../src/index.js';
 import { subagentLinkOf } from '../../src/persistence/index.js';
@@ -369,6 +370,55 @@ describe.skipIf(installation === null)('subagents on a session worker', () => {
     }
   });
 
+  it('follows a turn and every subagent under it as one stream, each value tagged with its session', async () => {
+    await worker.createSession('tree-2');
+    const { workflowId } = await worker.send('tree-2', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'tree: two topics' },
+    });
+    const values: TurnStreamValue[] = [];
+    for await (const value of worker.followTurn(workflowId)) values.push(value);
+
+    const alpha = 'tree-2/toolu_alpha';
+    const check = 'tree-2/toolu_alpha/toolu_check';
+    expect(new Set(values.map((value) => value.sessionId))).toEqual(
+      new Set(['tree-2', alpha, 'tree-2/toolu_beta', check]),
+    );
+    for (const { sessionId, subagent } of values) {
+      if (sessionId === 'tree-2') expect(subagent).toBeUndefined();
+      else expect(subagent?.agent).toBe(sessionId === check ? 'checker' : 'researcher');
+    }
+    expect(values.find((value) => value.sessionId === check)?.subagent).toMatchObject({
+      parentSessionId: alpha,
+      callId: 'toolu_check',
+      depth: 2,
+      agentPath: ['researcher', 'checker'],
+    });
+    const said = (sessionId: string) =>
+      values
+        .flatMap(({ sessionId: id, value }) =>
+          id === sessionId && value.type === 'text' ? [value.text] : [],
+        )
+        .join('');
+    expect(said(check)).toBe('checked: alpha holds');
+    expect(said(alpha)).toContain('alpha: researched');
+    expect(said('tree-2')).toContain('Done:');
+    // Each drive followed streamed to its end: the parent's first, the drives its subagents'
+    // answers woke, and each subagent's own.
+    const drives = new Set(values.map((value) => value.workflowId));
+    const idles = values.filter((value) => value.value.type === 'idle');
+    expect(idles.map((value) => value.workflowId).sort()).toEqual([...drives].sort());
+    expect(drives.has(workflowId)).toBe(true);
+    expect(drives.has('session:tree-2:task:toolu_alpha')).toBe(true);
+    // The last is the parent at rest with no subagent at work: the turn is over.
+    const last = values.at(-1)!;
+    expect(last).toMatchObject({
+      sessionId: 'tree-2',
+      value: { type: 'idle', state: 'WaitingForUserInput' },
+    });
+    expect(last.value.type === 'idle' && last.value.subagents).toBe(undefined);
+  });
+
   it('passes an interrupt of the parent on to its subagent, which stops', async () => {
     const { result } = await start('halt-1', 'halt: research until told');
     expect(result.subagents?.map((running) => running.sessionId)).toEqual(['halt-1/toolu_forever']);
@@ -435,5 +485,97 @@ describe.skipIf(installation === null)('subagents on a session worker', () => {
     const toolResult = parent.core.context.messages[2];
     expect(textOf(toolResult)).toContain('shipped');
     expect(textOf(toolResult)).toContain('deployed beta');
+  });
+
+  it("follows a subagent's approval through the turn's stream: the drive the approval starts is followed too", async () => {
+    await worker.createSession('ship-3');
+    const { workflowId } = await worker.send('ship-3', {
+      type: 'UserInput',
+      message: { role: 'user', content: 'ship: ship the finding' },
+    });
+    const values: TurnStreamValue[] = [];
+    for await (const value of worker.followTurn(workflowId)) {
+      values.push(value);
+      if (value.value.type === 'approvalRequest') {
+        await worker.send(value.sessionId, {
+          type: 'ToolApproval',
+          callId: value.value.call.id,
+          decision: 'allow',
+        });
+      }
+    }
+    const asked = values.filter((value) => value.value.type === 'approvalRequest');
+    expect(asked).toEqual([
+      expect.objectContaining({
+        sessionId: 'ship-3/toolu_ship',
+        subagent: expect.objectContaining({ agent: 'shipper', callId: 'toolu_ship' }) as unknown,
+      }),
+    ]);
+    // The approval's drive of the subagent was followed: its deploy ran and it answered.
+    const ends = values.filter(
+      (value) => value.sessionId === 'ship-3/toolu_ship' && value.value.type === 'toolEnd',
+    );
+    expect(ends).toHaveLength(1);
+    expect(values.at(-1)).toMatchObject({
+      sessionId: 'ship-3',
+      value: { type: 'idle', state: 'WaitingForUserInput' },
+    });
+    const parent = await worker.open('ship-3');
+    expect(textOf(parent.core.context.messages[2])).toContain('deployed beta');
+  });
+
+  it("answers a task with the error its subagent's drive failed on, and the parent's turn goes on", async () => {
+    const { result } = await start('ship-2', 'ship: ship the finding');
+    const [shipper] = result.subagents ?? [];
+    const waiting = await worker.result(shipper!.workflowId);
+    expect(waiting.awaitingApproval).toHaveLength(1);
+    // The subagent's stored state is damaged while it waits: its next drive cannot open it.
+    const db = new pg.Client({ connectionString: postgres.connectionString });
+    await db.connect();
+    try {
+      const { rowCount } = await db.query(
+        `UPDATE agent_statechart.entries e SET data = '{"type":"UserInput"}'
+           FROM agent_statechart.sessions s
+          WHERE e.session_id = $1 AND s.session_id = e.session_id AND e.kind = 'event'
+            AND e.seq > coalesce(s.checkpoint_seq, 0)`,
+        [shipper!.sessionId],
+      );
+      expect(rowCount).toBeGreaterThan(0);
+    } finally {
+      await db.end();
+    }
+    const approved = await worker.send(shipper!.sessionId, {
+      type: 'ToolApproval',
+      callId: 'toolu_deploy',
+      decision: 'allow',
+    });
+    await expect(worker.result(approved.workflowId)).rejects.toThrow();
+
+    // The parent took the failure as the task's result, and its model went on with it.
+    await expect
+      .poll(async () => {
+        const session = await worker.open('ship-2');
+        return session.resume === undefined ? session.core.state : 'busy';
+      })
+      .toBe('WaitingForUserInput');
+    const parent = await worker.open('ship-2');
+    const { messages } = parent.core.context;
+    expect(findTranscriptViolations(messages)).toEqual([]);
+    expect(messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(messages[2]).toMatchObject({
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_ship', is_error: true }],
+    });
+    expect(textOf(messages[2])).toContain("subagent 'shipper' failed: session 'ship-2/toolu_ship'");
+    expect(textOf(messages[3])).toContain("subagent 'shipper' failed");
+    // Told once: the failure's answer is in the parent's inbox under one key.
+    const answers = (await worker.store.entries('ship-2')).filter(
+      (entry) => entry.kind === 'event' && entry.data.type === 'ToolCompleted',
+    );
+    expect(answers).toHaveLength(1);
   });
 });
