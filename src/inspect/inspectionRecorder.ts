@@ -373,14 +373,15 @@ export class InspectionRecorder {
             ...rawState(state),
             emitted: (state.emitted ?? []).filter(isShownEmitted),
           }));
-          const final = states.pop();
           record.pending = {
             event: sanitizeWith(step.event, this.#limits),
             source: step.source,
             microsteps: states,
             emitting: [],
           };
-          this.#flush(record, final ?? rawState(record.last), step.time);
+          // The last microstep is where the event settled; one that changed nothing shows the
+          // state it left unchanged, once.
+          this.#flush(record, states.length > 0 ? null : rawState(record.last), step.time);
         } catch (error) {
           this.reportError(error);
         }

@@ -251,6 +251,30 @@ describe('InspectionRecorder', () => {
     expect(droppedView(recorder, writer.agentId)).toEqual(DROPPED_STEPS);
   });
 
+  it('records a stored session replayed from its log step for step as the live agent, transient states included', () => {
+    const view = (recorder: InspectionRecorder, agentId: string) =>
+      (recorder.history(agentId)?.steps ?? []).map((step) => [
+        step.continued ? '↳' : (step.event as { type: string }).type,
+        value(step),
+      ]);
+    const live = new InspectionRecorder();
+    const actor = startAgent(live.observe());
+    for (const event of TURN) actor.send(event);
+
+    const stored = new InspectionRecorder();
+    const replay = new SessionLogReplay({});
+    const writer = stored.recordAgent({ id: 'stored:turn', machine: agentMachine });
+    writer.step(replay.initialStep(0));
+    TURN.forEach((data, index) => {
+      const step = replay.next({ seq: index + 1, at: index + 1, kind: 'event', data });
+      if (step !== undefined) writer.step(step);
+    });
+
+    const steps = view(stored, writer.agentId);
+    expect(steps).toEqual(view(live, actor.sessionId));
+    expect(steps).toContainEqual(['↳', 'CallingLlm.Streaming']);
+  });
+
   it('never throws into the agent: failures go to onError', () => {
     const errors: unknown[] = [];
     const recorder = new InspectionRecorder({ onError: (error) => errors.push(error) });

@@ -131,7 +131,10 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
     await expect.poll(() => viewedState()).toBe(READY);
     await expect.poll(() => text('conversation-caption')).toBe('0 messages');
     await page.keyboard.press('ArrowRight');
-    // The input's step: CallingLlm sized the request (nothing to compact) and streams it.
+    // The input's step, a microstep at a time, as a live agent's: CallingLlm sizes the request
+    // (a transient state: nothing to compact), then streams it.
+    await expect.poll(() => viewedState()).toBe('CallingLlm CallingLlm.Sizing');
+    await page.keyboard.press('ArrowRight');
     await expect.poll(() => viewedState()).toBe('CallingLlm CallingLlm.Streaming');
     await expect.poll(() => text('conversation-caption')).toBe('1 message');
 
@@ -144,9 +147,11 @@ describe.runIf(chromiumPath)('agent-statechart inspect --session', { timeout: 90
       );
     await page.locator('[data-state="ExecutingTools"].is-active').waitFor();
     await expect.poll(() => card.getAttribute('data-status')).toBe('running');
+    // The call's outcome is taken in ExecutingTools; the next microstep leaves for the hook.
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => card.getAttribute('data-status')).toBe('done');
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => viewedState()).toBe('PostToolsHook');
-    await expect.poll(() => card.getAttribute('data-status')).toBe('done');
     await (await findLogRow(page, 'PostToolsHookCompleted'))?.click();
     await expect.poll(() => text('payload')).toContain('"actionTaken": true');
     await screenshot(page, 'stored-session');
