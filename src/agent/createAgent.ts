@@ -62,7 +62,11 @@ import { Agent, type AgentParts } from './agent.js';
 import { type AgentActors, agentActors, checkAgentActors } from './agentActors.js';
 import { agentMcp, followMcpServers } from './agentMcp.js';
 import { NotificationHub, notifyActions } from './agentNotifications.js';
-import { attachInspector, type InspectorOption } from './inspectorOption.js';
+import {
+  type AttachedInspector,
+  attachInspector,
+  type InspectorOption,
+} from './inspectorOption.js';
 import { microstepNotifier } from './microstepNotifications.js';
 import { registerAgentActors, sharedAgentMachine } from './sharedAgentMachine.js';
 import type { SubagentChildren } from './subagentActor.js';
@@ -240,12 +244,17 @@ export interface CreateAgentOptions extends Omit<
   sessionMetadata?: Record<string, unknown>;
   /** Replace any of the invoked actors. */
   actors?: AgentActors;
-  /** An XState inspection observer (for example Stately's inspector). */
+  /**
+   * An XState inspection observer (for example Stately's inspector). It watches the agent's
+   * subagents too, each an actor of its own.
+   */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /**
    * Show this agent in the offline inspector page: options to start one for this agent (it
    * binds 127.0.0.1 unless told otherwise; read its address from `agent.inspector.ready`), or a
-   * running `InspectorServer` (from `agent-statechart/inspect`) shared by many agents.
+   * running `InspectorServer` (from `agent-statechart/inspect`) shared by many agents, alone or
+   * as `{ server, name }`. Its subagents are shown on the same page, each named after the path
+   * of agents down to it (`lead › researcher`).
    */
   inspector?: InspectorOption;
   /**
@@ -325,6 +334,7 @@ export function createAgent(options: CreateAgentOptions = {}): Agent {
       ...child,
       ...subagentSession(input, child, { store, sessionId, sessionMetadata, tracer }),
       ...subagentTelemetry(input, tracer, telemetry, sessionId),
+      ...subagentInspection(input, inspector, inspect),
     });
   };
   // Replacements are provided to a chart of the agent's own (a machine among them persists its
@@ -549,6 +559,28 @@ function subagentOptions(
     child.maxSubagentDepth = levelsLeft;
   }
   return child;
+}
+
+/**
+ * How a subagent is watched: on its parent's inspector page, named after the path of agents down
+ * to it, and by its parent's own observer.
+ */
+function subagentInspection(
+  input: SubagentActorInput,
+  inspector: AttachedInspector | undefined,
+  inspect: CreateAgentOptions['inspect'],
+): Pick<CreateAgentOptions, 'inspector' | 'inspect'> {
+  return {
+    ...(inspector === undefined
+      ? {}
+      : {
+          inspector: {
+            server: inspector.server,
+            name: `${inspector.name ?? 'agent'} › ${input.task.agent}`,
+          },
+        }),
+    ...(inspect === undefined ? {} : { inspect }),
+  };
 }
 
 /** What of its parent a subagent's session is made from. */

@@ -12,16 +12,23 @@ import {
 
 /**
  * What `createAgent({ inspector })` takes: options to start a page for this agent (closed when
- * the agent shuts down), or a running `InspectorServer` shared by many agents.
+ * the agent shuts down), or a running `InspectorServer` shared by many agents, alone or with the
+ * name the agent is shown under.
  *
  * @example
  * const own: InspectorOption = { name: 'reviewer', port: 4700 };
+ * const shared: InspectorOption = { server: await startInspectorServer(), name: 'reviewer' };
  */
-export type InspectorOption = (InspectorServerOptions & { name?: string }) | InspectorServer;
+export type InspectorOption =
+  | (InspectorServerOptions & { name?: string })
+  | InspectorServer
+  | { server: InspectorServer; name: string };
 
 /** An inspector attached to one agent. */
 export interface AttachedInspector {
   server: InspectorServer;
+  /** The name the agent was asked to be shown under, if any. */
+  name: string | undefined;
   /** The agent's inspection observer. */
   record: (event: InspectionEvent) => void;
   /** Called when the agent shuts down: closes a page started for it alone. */
@@ -40,11 +47,16 @@ export function attachInspector(
   given: InspectorOption,
   onError: (error: unknown) => void,
 ): AttachedInspector {
-  if ('ready' in given) {
-    return { server: given, record: given.observe(), release: () => Promise.resolve() };
-  }
+  const shared = (server: InspectorServer, name: string | undefined): AttachedInspector => ({
+    server,
+    name,
+    record: server.observe(name === undefined ? {} : { name }),
+    release: () => Promise.resolve(),
+  });
+  if ('ready' in given) return shared(given, undefined);
+  if ('server' in given) return shared(given.server, given.name);
   const server = createInspectorServer(given);
   server.ready.catch(onError);
   const record = server.observe(given.name === undefined ? {} : { name: given.name });
-  return { server, record, release: () => server.close() };
+  return { server, name: given.name, record, release: () => server.close() };
 }

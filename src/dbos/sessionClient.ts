@@ -93,7 +93,6 @@ export interface SessionClient {
    * one stream, each value tagged with its session (and a subagent's link): the drives a
    * subagent's answer wakes and those an approval sent to a subagent starts are followed too.
    * Ends once the session rests with no subagent at work and every drive followed has ended.
-   * See {@link followTurn}.
    */
   followTurn(workflowId: string): AsyncGenerator<TurnStreamValue>;
   close(): Promise<void>;

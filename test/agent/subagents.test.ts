@@ -5,7 +5,9 @@
  * subagent's approval requests are its parent's; what it uses adds to its parent's usage; an
  * interrupt of the parent interrupts every subagent, and every transcript stays valid.
  */
+import type { InspectionEvent } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { createInspectorServer } from '../../src/inspect/index.js';
 import {
   type AgentNotifications,
   findTranscriptViolations,
@@ -137,6 +139,43 @@ describe('subagents in createAgent', () => {
     );
     expect(childOutput).toBeGreaterThan(0);
     expect(agent.usage.session.output_tokens).toBe(sum(ownOutput) + childOutput);
+  });
+
+  it('shows each subagent on its parent’s inspector page, named after the path of agents down to it, and to its parent’s observer', async ({
+    onTestFinished,
+  }) => {
+    const inspector = createInspectorServer();
+    onTestFinished(() => inspector.close());
+    const observed = new Set<string>();
+    const agent = await startTree(treeModel(), {
+      inspector: { server: inspector, name: 'lead' },
+      inspect: (event: InspectionEvent) => observed.add(event.actorRef.sessionId),
+    });
+    await agent.run('Research alpha and beta', { timeoutMs: 30_000 });
+
+    const shown = inspector.recorder.agents();
+    expect(shown.map((summary) => summary.name).sort()).toEqual([
+      'lead',
+      'lead › researcher',
+      'lead › researcher (2)',
+      'lead › researcher › checker',
+    ]);
+    // Each went through its own turn to the end, step by step; a subagent is shut down once it
+    // has answered its task.
+    for (const summary of shown) {
+      expect(summary.value, summary.name).toEqual(
+        summary.name === 'lead' ? { WaitingForUserInput: 'Ready' } : 'ShuttingDown',
+      );
+      const states = (inspector.recorder.history(summary.id)?.steps ?? []).map((step) =>
+        JSON.stringify(step.value),
+      );
+      expect(
+        states.some((state) => state.includes('CallingLlm')),
+        summary.name,
+      ).toBe(true);
+    }
+    // The parent's own observer watched the subagents' actors as well as its own.
+    expect(observed.size).toBeGreaterThanOrEqual(4);
   });
 
   it('asks the parent for a subagent’s approvals, tagged with the subagent', async () => {
