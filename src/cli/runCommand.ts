@@ -53,10 +53,14 @@ import {
   sessionAgents,
   sessionAsksUser,
   sessionHooks,
+  type SessionLimits,
+  sessionLimits,
+  sessionModel,
 } from './sessionConfig.js';
 import { checkResumedSessionAgents, type GivenAgents, readAgentsFile } from './agentsFile.js';
 import { type HooksModule, loadHooksModule } from './hooksModule.js';
 import { checkResumedSessionHooks } from './resumedSessionHooks.js';
+import { checkResumedSessionLimits } from './resumedSessionLimits.js';
 import { describeUsage } from './describeSession.js';
 import { describeCompacted, showProgress } from './showProgress.js';
 import { openSessionStore } from './workspaceSessionStore.js';
@@ -109,9 +113,15 @@ export interface RunOptions {
   model?: string;
   session?: string;
   store?: string;
-  /** `--max-turns N`: model calls a turn may make (the chart's `maxTurns`). */
+  /**
+   * `--max-turns N`: model calls a turn may make (the chart's `maxTurns`). A session records it,
+   * and a resumed one runs with its own (another value is refused).
+   */
   maxTurns?: number;
-  /** `--max-budget USD`: what the session may spend (the chart's `maxBudgetUsd`). */
+  /**
+   * `--max-budget USD`: what the session may spend (the chart's `maxBudgetUsd`); recorded, and
+   * kept on resume, as `maxTurns` is.
+   */
   maxBudgetUsd?: number;
   /** `--otel`: trace the agent (see `startCliTracing`). */
   otel?: boolean;
@@ -239,8 +249,12 @@ export async function runCommand(
   const offline = !io.env.ANTHROPIC_API_KEY;
   const session =
     options.session === undefined ? undefined : await openRunSession(options, hooks, given);
-  // A resumed session runs with the agents it records (a different --agents was refused above).
+  // A resumed session runs with the agents and limits it records (others were refused above).
   const agents = session?.existed ? session.agents : given?.agents;
+  const limits = session?.existed ? session.limits : givenLimits(options);
+  // A model given on the command line wins; a resumed session otherwise keeps its own, whose
+  // price its budget needs.
+  const model = options.model || session?.model;
   const server = offline ? await startMessagesApiServer({ script: offlineModel }) : null;
   const resumed = watchResume();
   const tracing = options.otel ? await startCliTracing(io.env, write) : undefined;
@@ -253,9 +267,8 @@ export async function runCommand(
     workspace: options.workspace,
     askUser,
     ...(mode === undefined ? {} : { permissions: { mode } }),
-    ...(options.model ? { model: options.model } : {}),
-    ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
-    ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
+    ...(model ? { model } : {}),
+    ...limits,
     ...(tracing ? { telemetry: { tracer: tracing.tracer } } : {}),
     ...(mcpServers === undefined ? {} : { mcpServers }),
     ...(agents === undefined ? {} : { agents }),
@@ -280,6 +293,8 @@ export async function runCommand(
             askUser,
             ...(hooks === undefined ? {} : { hooks: hooks.switches }),
             ...(agents === undefined ? {} : { agents }),
+            ...limits,
+            ...(model ? { model } : {}),
           }),
           inspect: resumed.observer,
         }
@@ -454,7 +469,7 @@ function subagentPrefix(path: readonly SubagentRef[] | undefined): string {
 /**
  * The session `run --session` keeps: its store, whether it existed before, whether its model
  * may ask the user questions (a new one may; one created before `run` offered the tool may not),
- * and the agents a resumed one records.
+ * and the agents, limits and model a resumed one records.
  */
 interface RunSession {
   id: string;
@@ -463,11 +478,21 @@ interface RunSession {
   existed: boolean;
   askUser: boolean;
   agents: Record<string, SubagentSpec> | undefined;
+  limits: SessionLimits;
+  model: string | undefined;
+}
+
+/** The limits `--max-turns` and `--max-budget` give, only those given. */
+function givenLimits(options: RunOptions): SessionLimits {
+  return {
+    ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+    ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
+  };
 }
 
 /**
  * Opens the store and reads how the session was created, if it was. A subagent's session, or a
- * session resumed with other hooks or other agents than it records, is refused here, before
+ * session resumed with other hooks, agents or limits than it records, is refused here, before
  * anything starts (and the store is closed again).
  */
 async function openRunSession(
@@ -490,9 +515,11 @@ async function openRunSession(
       );
     }
     const agents = existed ? sessionAgents(header.metadata) : undefined;
+    const limits = existed ? sessionLimits(header.metadata) : {};
     if (existed) {
       checkResumedSessionHooks(id, sessionHooks(header.metadata), hooks);
       checkResumedSessionAgents(id, agents, given);
+      checkResumedSessionLimits(id, limits, givenLimits(options));
     }
     return {
       id,
@@ -501,6 +528,8 @@ async function openRunSession(
       existed,
       askUser: !existed || sessionAsksUser(header.metadata),
       agents,
+      limits,
+      model: existed ? sessionModel(header.metadata) : undefined,
     };
   } catch (error) {
     await store.close();
@@ -519,6 +548,13 @@ function describeRunSession(
   const lines = [
     `session ${session.id} · resumed from ${session.path} · ${count} message${count === 1 ? '' : 's'}`,
   ];
+  // Given or not on this command line, these are the limits it goes on with.
+  const { maxTurns, maxBudgetUsd } = session.limits;
+  const limits = [
+    ...(maxTurns === undefined ? [] : [`--max-turns ${maxTurns}`]),
+    ...(maxBudgetUsd === undefined ? [] : [`--max-budget ${maxBudgetUsd}`]),
+  ];
+  if (limits.length > 0) lines.push(`  it runs with its own ${limits.join(' and ')}`);
   if (resumed === undefined) {
     lines.push('  it was at rest: nothing was in flight');
   } else {

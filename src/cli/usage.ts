@@ -21,11 +21,15 @@ const COMMANDS: Readonly<Record<string, CommandHelp>> = Object.freeze({
     details: `  --workspace DIR   where the agent works (default: the current directory)
   --mode MODE       plan, default, acceptEdits or bypassPermissions (default: default; a
                     resumed session keeps the mode it was stored in unless --mode is given)
-  --model NAME      the Claude model to call
+  --model NAME      the Claude model to call (a resumed session keeps the one it was created
+                    with unless --model is given)
   --session NAME    store every step and resume the session where it stopped
   --store PATH      the session store's file (default: DIR/.agent-statechart/sessions.db)
   --max-turns N     model calls one turn may make (default 100); the turn then stops
-  --max-budget USD  what the session may spend on model calls; turns then stop
+  --max-budget USD  what the session may spend on model calls (the model needs a price);
+                    turns then stop. A stored session keeps the limits it was created with:
+                    resumed, it runs with them, and another --max-turns or --max-budget (or
+                    one it was created without) is refused
   --mcp-config FILE MCP servers whose tools the agent may call, as in a .mcp.json
                     ({ "mcpServers": { name: { command, args } | { url, headers } } });
                     \${VAR} in it is read from the environment
