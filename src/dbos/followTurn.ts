@@ -68,14 +68,15 @@ export async function* followTurn(
       `followTurn follows a drive of a session (a workflow id client.send answered); ${JSON.stringify(workflowId)} is none`,
     );
   }
+  /** The turn's session, and subagent sessions whose ids do not start with its own (long ids). */
+  const tops = new Set<string>([root]);
   const inTree = (sessionId: string) =>
-    sessionId === root || sessionId.startsWith(`${root}/`) || named.has(sessionId);
-  /** Subagent sessions named by an `idle` whose ids do not start with the root's (long ids). */
-  const named = new Set<string>();
+    [...tops].some((top) => sessionId === top || sessionId.startsWith(`${top}/`));
   const followed = new Set<string>();
   const ready: TurnStreamValue[] = [];
   let running = 0;
   let rootResting = false;
+  let closed = false;
   let failure: { error: unknown } | undefined;
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -90,6 +91,8 @@ export async function* followTurn(
       const link =
         sessionId === root ? undefined : subagentLinkOf(await source.metadataOf(sessionId));
       for await (const value of source.events(id)) {
+        // A reader that stopped reading the turn stops its drives' readers too.
+        if (closed) break;
         ready.push({
           sessionId,
           ...(link === undefined ? {} : { subagent: link }),
@@ -97,7 +100,9 @@ export async function* followTurn(
           value,
         });
         if (value.type === 'idle') {
-          for (const subagent of value.subagents ?? []) named.add(subagent.sessionId);
+          for (const subagent of value.subagents ?? []) {
+            if (!inTree(subagent.sessionId)) tops.add(subagent.sessionId);
+          }
           if (sessionId === root) rootResting = value.subagents === undefined;
         }
         notify();
@@ -113,8 +118,8 @@ export async function* followTurn(
   };
   /** Starts following the tree's drives the queue has that are not followed yet. */
   const discover = async () => {
-    const prefixes = [`session:${root}`, ...[...named].map((id) => `session:${id}:`)];
     let found = false;
+    const prefixes = [...tops].map((top) => `session:${top}`);
     for (const id of await source.drives(prefixes, since)) {
       const sessionId = sessionOfDrive(id);
       if (followed.has(id) || sessionId === undefined || !inTree(sessionId)) continue;
@@ -125,18 +130,28 @@ export async function* followTurn(
   };
 
   follow(workflowId, root);
-  for (;;) {
-    while (ready.length > 0) yield ready.shift()!;
-    if (failure !== undefined) throw failure.error;
-    const found = await discover();
-    if (!found && rootResting && running === 0 && ready.length === 0) return;
-    if (ready.length > 0 || failure !== undefined) continue;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(notify, DISCOVERY_INTERVAL_MS);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  let discovered = Date.now();
+  try {
+    for (;;) {
+      while (ready.length > 0) yield ready.shift()!;
+      if (failure !== undefined) throw failure.error;
+      const settled = rootResting && running === 0;
+      // The queue is asked at most once an interval, and once more before the turn is over.
+      if (settled || Date.now() - discovered >= DISCOVERY_INTERVAL_MS) {
+        discovered = Date.now();
+        const found = await discover();
+        if (!found && settled && ready.length === 0 && running === 0) return;
+      }
+      if (ready.length > 0 || failure !== undefined || (rootResting && running === 0)) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(notify, DISCOVERY_INTERVAL_MS - (Date.now() - discovered));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    closed = true;
   }
 }
