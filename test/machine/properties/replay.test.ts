@@ -21,6 +21,7 @@ import {
   isCheckingStop,
   lengthArb,
   nextEvent,
+  NO_SHUTDOWN,
   PLAUSIBLE,
   type Planned,
   Probe,
@@ -114,7 +115,9 @@ describe('AgentCore properties', () => {
             // states (PostToolsHook, Error) are split in as often as the common ones.
             let split = splitIn === undefined ? Math.min(splitAt, steps) : steps;
             for (let index = 0; index < split; index++) {
-              const planned = nextEvent(choose, original.core, world, PLAUSIBLE);
+              // A path aiming for a state is not shut down on the way there.
+              const profile = splitIn === undefined ? PLAUSIBLE : NO_SHUTDOWN;
+              const planned = nextEvent(choose, original.core, world, profile);
               events.push(planned);
               original.feed(planned);
               if (splitIn !== undefined && placeOf(original.core) === splitIn) split = index + 1;

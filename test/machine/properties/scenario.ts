@@ -552,7 +552,12 @@ export function withWaitFor(place: string | undefined, config: AgentConfig): Age
           : null;
   const hooked = hook === null ? config : { ...config, hooks: { ...config.hooks, [hook]: true } };
   const compacting = place === 'CallingLlm.CheckingCompaction' || place === 'CallingLlm.Compacting';
-  return compacting ? { ...hooked, compaction: SMALL_WINDOW } : hooked;
+  if (compacting) return { ...hooked, compaction: SMALL_WINDOW };
+  // The post-tools hook needs a mutating call that runs: in plan mode none does.
+  if (place === 'PostToolsHook' && hooked.permissions?.mode === 'plan') {
+    return { ...hooked, permissions: { ...hooked.permissions, mode: 'default' } };
+  }
+  return hooked;
 }
 
 /** The reason a `userPromptSubmit` hook gives when it blocks, and the note it adds. */
