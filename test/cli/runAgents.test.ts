@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offlineModel } from '../../src/cli/offlineModel.js';
 import { cliChartConfig } from '../../src/cli/sessionConfig.js';
-import { runSessionsCommand } from '../../src/cli/sessionsCommand.js';
+import { sessionsInProcess } from './sessionsInProcess.js';
 import { type AgentDiagnostic, AgentCore } from '../../src/machine/index.js';
 import {
   createSqliteSessionStore,
@@ -74,16 +74,8 @@ function toolNames(request: MessagesRequestBody): string[] {
   return (request.tools ?? []).map((tool) => tool.name);
 }
 
-/** `sessions …` in this process: its exit code and what it printed. */
-async function sessions(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runSessionsCommand([...argv, '--workspace', workspace], {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+/** `sessions …` in this process, on the test's workspace. */
+const sessions = (argv: string[]) => sessionsInProcess([...argv, '--workspace', workspace]);
 
 /**
  * A log replayed from its first entry through pure mode with the chart `metadata` gives: the

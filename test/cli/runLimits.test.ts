@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offlineModel } from '../../src/cli/offlineModel.js';
 import { cliChartConfig } from '../../src/cli/sessionConfig.js';
-import { runSessionsCommand } from '../../src/cli/sessionsCommand.js';
+import { sessionsInProcess } from './sessionsInProcess.js';
 import { AgentCore } from '../../src/machine/index.js';
 import {
   createSqliteSessionStore,
@@ -69,16 +69,9 @@ function openStore(): SessionStore {
   return store;
 }
 
-/** `sessions show ID` in this process: its exit code and what it printed. */
-async function show(sessionId: string): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runSessionsCommand(['show', sessionId, '--workspace', workspace], {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+/** `sessions show ID` in this process, on the test's workspace. */
+const show = (sessionId: string) =>
+  sessionsInProcess(['show', sessionId, '--workspace', workspace]);
 
 /**
  * The log replayed from its first entry with the chart `cliChartConfig` gives its header's
