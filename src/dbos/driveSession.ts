@@ -48,9 +48,9 @@ import {
   hookInputOf,
   type LlmStreamDelta,
 } from '../machine/index.js';
+import type { SessionCore } from '../persistence/index.js';
 import {
   type PostgresSessionStore,
-  SessionCore,
   type SessionStore,
   type SubagentLink,
   subagentLinkOf,
@@ -66,9 +66,8 @@ import type { SessionInbox } from './sessionInbox.js';
 import {
   answeredTask,
   cancelSubagents,
-  loadedOnce,
+  openStoredSession,
   type RunningSubagent,
-  sessionConfigOf,
   startSubagents,
   type SubagentDrives,
   endsTheTask,
@@ -286,17 +285,17 @@ async function advance(
   const fenced = fencedStore(dependencies.store, inbox, epoch);
   // A subagent's session is opened with its own config, which its header says how to make: read
   // once, for the header and the opening both.
-  const stored = await fenced.load(sessionId);
-  const metadata = stored?.header.metadata;
-  const link = subagentLinkOf(metadata);
-  execution.link = link;
   const maxDepth = dependencies.maxSubagentDepth ?? DEFAULT_SUBAGENT_DEPTH;
   const workerConfig = dependencies.config;
-  const config = sessionConfigOf(workerConfig, link, maxDepth);
-  const session = await SessionCore.open(
-    stored === undefined ? fenced : loadedOnce(fenced, stored),
+  const stored = await fenced.load(sessionId);
+  // Known before the opening, which fails on a log that cannot be replayed.
+  execution.link = subagentLinkOf(stored?.header.metadata);
+  const { session, config, link, metadata } = await openStoredSession(
+    fenced,
     sessionId,
-    { config, mustExist: true },
+    stored,
+    workerConfig,
+    maxDepth,
   );
   const stream = (value: DriveStreamValue) => engine.writeStream(DRIVE_STREAM, value);
   // A subagent's turns continue its parent's trace, under the task call's span its header keeps.

@@ -128,11 +128,37 @@ export async function openDrivenSession(
   maxDepth: number,
 ): Promise<SessionCore> {
   const stored = await store.load(sessionId);
-  const config = sessionConfigOf(workerConfig, subagentLinkOf(stored?.header.metadata), maxDepth);
-  return SessionCore.open(stored === undefined ? store : loadedOnce(store, stored), sessionId, {
-    config,
-    mustExist: true,
-  });
+  return (await openStoredSession(store, sessionId, stored, workerConfig, maxDepth)).session;
+}
+
+/**
+ * A session as the workers drive it, opened from what one load of it read (`stored`): the chart
+ * config its header's link makes, and that link and metadata, which a step needs besides.
+ *
+ * @example
+ * const { session, link } = await openStoredSession(store, id, await store.load(id), config, 2);
+ */
+export async function openStoredSession(
+  store: SessionStore,
+  sessionId: string,
+  stored: StoredSession | undefined,
+  workerConfig: AgentConfig,
+  maxDepth: number,
+): Promise<{
+  session: SessionCore;
+  config: AgentConfig;
+  link: SubagentLink | undefined;
+  metadata: Record<string, unknown> | undefined;
+}> {
+  const metadata = stored?.header.metadata;
+  const link = subagentLinkOf(metadata);
+  const config = sessionConfigOf(workerConfig, link, maxDepth);
+  const session = await SessionCore.open(
+    stored === undefined ? store : loadedOnce(store, stored),
+    sessionId,
+    { config, mustExist: true },
+  );
+  return { session, config, link, metadata };
 }
 
 /** `store`, with the next load of `stored`'s session answered from it. */
@@ -286,15 +312,13 @@ async function answerOfSubagent(
   sessionId: string,
   stored: StoredSession,
 ): Promise<Pick<ToolCompletedEvent, 'outcome' | 'usage'> | undefined> {
-  const config = sessionConfigOf(
+  const { session: child } = await openStoredSession(
+    step.store,
+    sessionId,
+    stored,
     step.workerConfig,
-    subagentLinkOf(stored.header.metadata),
     step.maxDepth,
   );
-  const child = await SessionCore.open(loadedOnce(step.store, stored), sessionId, {
-    config,
-    mustExist: true,
-  });
   if (child.resume !== undefined || !answeredTask(child.core)) return undefined;
   if ((await step.inbox.next(sessionId)) !== undefined) return undefined;
   const { context } = child.core;
@@ -403,7 +427,7 @@ export function endsTheTask(error: unknown): boolean {
 /**
  * Answers a subagent's task with the error its drive failed on: the parent's drive takes the
  * answer from its inbox (once, by its key) and its turn goes on. `known` is the link as the
- * failed drive read it, for a session whose log can no longer be read.
+ * failed drive read it (the header is read again only without it).
  *
  * @example
  * await reportFailedTask(drives, store, 'alice-1/toolu_1', link, error);
@@ -416,8 +440,9 @@ export async function reportFailedTask(
   error: unknown,
 ): Promise<void> {
   if (drives === undefined) return;
-  const stored = await store.load(sessionId).catch(() => undefined);
-  const link = subagentLinkOf(stored?.header.metadata) ?? known;
+  // A drive recovered past the step that failed has not read the header in this execution.
+  const link =
+    known ?? subagentLinkOf((await store.load(sessionId).catch(() => undefined))?.header.metadata);
   if (link === undefined) return;
   const answer: ToolCompletedEvent = {
     type: 'ToolCompleted',

@@ -3,12 +3,8 @@
  * local Messages API server, exported to the SDK's in-memory exporter. Attribute names are checked
  * against `@opentelemetry/semantic-conventions`: a name the conventions do not have fails.
  */
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { memoryTracing } from '../support/memoryTracing.js';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import * as conventions from '@opentelemetry/semantic-conventions/incubating';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,9 +18,7 @@ import { userInput } from '../support/events.js';
 import { tree } from './spanTree.js';
 
 const scripted = useScriptedAgents('telemetry-');
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const tracer = provider.getTracer('agent-statechart-test');
+const { exporter, tracer } = memoryTracing('agent-statechart-test');
 // A service's spans reach the agent's through the active context, as with the Node SDK.
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 afterEach(() => exporter.reset());

@@ -7,11 +7,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { memoryTracing } from '../support/memoryTracing.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, type Message } from '../../src/index.js';
 import { startMessagesApiServer } from '../../src/testing/index.js';
@@ -82,10 +78,7 @@ describe('a traced parent resumed after its process died mid-task', () => {
         });
 
         // This process resumes the parent, with a tracer of its own.
-        const exporter = new InMemorySpanExporter();
-        const provider = new BasicTracerProvider({
-          spanProcessors: [new SimpleSpanProcessor(exporter)],
-        });
+        const { exporter, tracer } = memoryTracing('resumed');
         const agent = createAgent({
           ...turnAgentOptions({
             workspace: temp.directory,
@@ -94,7 +87,7 @@ describe('a traced parent resumed after its process died mid-task', () => {
           }),
           store: temp.store,
           sessionId,
-          telemetry: { tracer: provider.getTracer('resumed'), agentName: 'lead' },
+          telemetry: { tracer, agentName: 'lead' },
         });
         try {
           await agent.waitUntilIdle({ timeoutMs: 20_000 });

@@ -6,12 +6,8 @@
  */
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { memoryTracing } from '../support/memoryTracing.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentCore, type AgentEvent, AgentTracer, type Message } from '../../src/index.js';
 import { reply, type ScriptFunction } from '../../src/testing/index.js';
@@ -21,9 +17,7 @@ import { tree } from './spanTree.js';
 import { systemText } from '../support/agentRequests.js';
 
 const scripted = useScriptedAgents('subagent-spans-');
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const tracer = provider.getTracer('agent-statechart-test');
+const { exporter, provider, tracer } = memoryTracing('agent-statechart-test');
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 afterEach(() => exporter.reset());
 

@@ -13,11 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { memoryTracing } from '../support/memoryTracing.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   type DriveResult,
@@ -40,8 +36,7 @@ import { deploy, lookUp } from '../agent/scriptedAgents.js';
 import { systemText, textWithResults as textOf } from '../support/agentRequests.js';
 
 const installation = inject('postgresInstallation');
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const { exporter, tracer } = memoryTracing('subagents-test');
 
 const AGENTS = {
   researcher: {
@@ -197,7 +192,7 @@ describe.skipIf(installation === null)('subagents on a session worker', () => {
         return directory;
       },
       llm: testLlmClient({ baseURL: model.baseURL, apiKey: 'test-key' }),
-      telemetry: { tracer: provider.getTracer('subagents-test'), agentName: 'lead' },
+      telemetry: { tracer, agentName: 'lead' },
     });
   });
 
